@@ -1,0 +1,83 @@
+package dev.toolhost.core;
+
+import com.networknt.schema.Error;
+import com.networknt.schema.Schema;
+import com.networknt.schema.SchemaLocation;
+import com.networknt.schema.SchemaRegistry;
+import com.networknt.schema.SpecificationVersion;
+import java.util.List;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * A parameters schema is a tool's JSON Schema, checked against the JSON Schema meta-schema and
+ * compiled once, that validates arguments objects.
+ *
+ * <p>Thread-safe: one compiled schema validates any number of calls at once. Schemas without a
+ * {@code $schema} keyword are read as draft 2020-12, the dialect MCP assumes; the meta-schemas come
+ * bundled with the validator, so compiling never touches the network.
+ */
+public final class ParametersSchema {
+
+  private static final SchemaRegistry REGISTRY =
+      SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_2020_12);
+  private static final Schema META_SCHEMA =
+      REGISTRY.getSchema(SchemaLocation.of("https://json-schema.org/draft/2020-12/schema"));
+
+  private final Schema schema;
+
+  private ParametersSchema(Schema schema) {
+    this.schema = schema;
+  }
+
+  /**
+   * Checks and compiles the parameters schema of the given tool.
+   *
+   * @throws IllegalArgumentException naming the tool and every way its schema is not a valid JSON
+   *     Schema object
+   */
+  public static ParametersSchema compile(String toolName, ObjectNode parameters) {
+    JsonNode type = parameters.get("type");
+    if (type == null || !type.isString() || !type.asString().equals("object")) {
+      throw new IllegalArgumentException(
+          "Tool '"
+              + toolName
+              + "' has an invalid parameters schema: its \"type\" must be \"object\".");
+    }
+    List<Error> errors = META_SCHEMA.validate(parameters);
+    if (!errors.isEmpty()) {
+      throw new IllegalArgumentException(
+          "Tool '"
+              + toolName
+              + "' has an invalid parameters schema: "
+              + String.join("; ", errors.stream().map(ParametersSchema::describe).toList()));
+    }
+    try {
+      Schema schema = REGISTRY.getSchema(parameters);
+      schema.initializeValidators();
+      return new ParametersSchema(schema);
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException(
+          "Tool '" + toolName + "' has an invalid parameters schema: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Returns every way the arguments break this schema, each as {@code "$.path: message"}; an empty
+   * list when they are valid.
+   */
+  public List<String> violations(JsonNode arguments) {
+    List<Error> errors = schema.validate(arguments);
+    if (errors.isEmpty()) {
+      return List.of();
+    }
+    return errors.stream().map(ParametersSchema::describe).toList();
+  }
+
+  private static String describe(Error error) {
+    String path = error.getInstanceLocation().toString();
+    String message = error.getMessage();
+    // The validator's message already opens with the path when it has one.
+    return message.startsWith(path) ? message : path + ": " + message;
+  }
+}

@@ -1,0 +1,55 @@
+package dev.toolhost.core;
+
+import io.opentelemetry.context.Context;
+import java.time.Instant;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The deadline step of the dispatch path: it runs the rest of the chain on a virtual thread of its
+ * own and waits for it until the call's deadline, never longer.
+ *
+ * <p>At the deadline the tool's thread is interrupted and the call answers {@code timeout}
+ * (retryable), whether or not the tool stops. When the waiting thread is interrupted (the caller
+ * cancelled), the tool's thread is interrupted too and the call answers {@code cancelled}. A call
+ * whose deadline has already passed does not run at all.
+ */
+final class ToolDeadline implements ToolInterceptor {
+
+  @Override
+  public ToolResult intercept(Chain chain) {
+    ToolCall call = chain.call();
+    long remaining = Instant.now().until(call.deadline(), java.time.temporal.ChronoUnit.NANOS);
+    if (remaining <= 0) {
+      return timeout(call);
+    }
+    FutureTask<ToolResult> task =
+        new FutureTask<>(Context.current().wrap(() -> chain.proceed(call)));
+    Thread.ofVirtual().name("tool-", 0).start(task);
+    try {
+      return task.get(remaining, TimeUnit.NANOSECONDS);
+    } catch (TimeoutException e) {
+      task.cancel(true);
+      return timeout(call);
+    } catch (InterruptedException e) {
+      task.cancel(true);
+      Thread.currentThread().interrupt();
+      return ToolResult.failure(
+          ErrorCode.CANCELLED, "The call to tool '" + call.toolName() + "' was cancelled.");
+    } catch (ExecutionException e) {
+      // Executors' exceptions are results already; this is a broken interceptor further in.
+      return ToolDispatcher.classify(call.toolName(), e.getCause());
+    }
+  }
+
+  private static ToolResult timeout(ToolCall call) {
+    return ToolResult.failure(
+        ErrorCode.TIMEOUT,
+        "Tool '"
+            + call.toolName()
+            + "' did not finish before its deadline and was stopped. You may retry, perhaps with"
+            + " a smaller request, or try another way.");
+  }
+}

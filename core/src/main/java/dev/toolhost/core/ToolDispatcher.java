@@ -1,0 +1,396 @@
+package dev.toolhost.core;
+
+import io.opentelemetry.api.OpenTelemetry;
+import io.opentelemetry.context.Context;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The tool dispatcher is the one path every tool call takes: find the tool in the caller's tool
+ * set, parse and validate the arguments against its schema, then run the interceptor chain around
+ * the executor.
+ *
+ * <p>It never throws at the caller: every failure is a {@link ToolResult.Failure} whose message the
+ * model can act on, with no stack trace or exception class name in it. A tool the caller's set does
+ * not show answers {@code tool_not_found} exactly as a tool that does not exist, naming up to three
+ * visible tools with the closest names. Arguments that are not a JSON object, or break the schema,
+ * answer {@code invalid_arguments} listing every violation before the tool runs.
+ *
+ * <p>Blocking and thread-safe: call it from any thread, virtual or not. {@link #dispatchAll} runs
+ * the calls of one model turn concurrently on virtual threads, each with its own deadline.
+ */
+public final class ToolDispatcher {
+
+  private static final Logger LOG = LoggerFactory.getLogger(ToolDispatcher.class);
+  private static final int CLOSEST_NAMES = 3;
+
+  private final ObjectMapper mapper;
+  private final ToolTelemetry telemetry;
+  private final ToolDeadline deadline = new ToolDeadline();
+  private final Optional<ToolInterceptor> resultChunker;
+  private final Optional<ToolInterceptor> leakScanner;
+  private final List<ToolInterceptor> chain;
+
+  private ToolDispatcher(Builder builder) {
+    this.mapper = builder.mapper;
+    this.telemetry = new ToolTelemetry(builder.openTelemetry, builder.recordContent);
+    this.resultChunker = builder.resultChunker;
+    this.leakScanner = builder.leakScanner;
+    this.chain = interceptors();
+  }
+
+  /** A dispatcher with no telemetry backend and no optional steps. */
+  public static ToolDispatcher create() {
+    return builder().build();
+  }
+
+  /** A builder of a dispatcher. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** The interceptor chain, outermost first. This method is the one place its order is written. */
+  private List<ToolInterceptor> interceptors() {
+    List<ToolInterceptor> steps = new ArrayList<>();
+    // Outermost, so that it measures everything below it, timeouts included.
+    steps.add(telemetry);
+    // Runs the rest on a virtual thread of its own, bounded by the call's deadline.
+    steps.add(deadline);
+    // Sees the result after leak scanning: what it stores in working memory is already clean.
+    resultChunker.ifPresent(steps::add);
+    // Innermost, so that it sees the whole result before anything shrinks it.
+    leakScanner.ifPresent(steps::add);
+    return List.copyOf(steps);
+  }
+
+  /** Dispatches one call through the given tool set and returns its result. */
+  public ToolResult dispatch(ToolSet tools, ToolCall call) {
+    Optional<ToolSet.Entry> found = tools.find(call.toolName());
+    if (found.isEmpty()) {
+      ToolResult.Failure failure = notFound(tools, call.toolName());
+      telemetry.recordRejected(call, false, failure);
+      return failure;
+    }
+    ToolSet.Entry entry = found.get();
+    JsonNode arguments;
+    try {
+      arguments = parse(entry.tool(), call.arguments());
+    } catch (InvalidArguments e) {
+      telemetry.recordRejected(call, true, e.failure);
+      return e.failure;
+    }
+    try {
+      return new DispatchChain(entry, call, arguments, 0).proceed(call);
+    } catch (RuntimeException e) {
+      LOG.error("The dispatch path failed on tool '{}'", call.toolName(), e);
+      return classify(call.toolName(), e);
+    }
+  }
+
+  /**
+   * Dispatches the calls of one model turn concurrently, each on a virtual thread with its own
+   * deadline, and returns their results in call order. When the calling thread is interrupted,
+   * every unfinished call is cancelled and answers {@code cancelled}.
+   */
+  public List<ToolResult> dispatchAll(ToolSet tools, List<ToolCall> calls) {
+    if (calls.size() == 1) {
+      return List.of(dispatch(tools, calls.getFirst()));
+    }
+    Context context = Context.current();
+    List<FutureTask<ToolResult>> tasks = new ArrayList<>(calls.size());
+    for (ToolCall call : calls) {
+      FutureTask<ToolResult> task = new FutureTask<>(context.wrap(() -> dispatch(tools, call)));
+      tasks.add(task);
+      Thread.ofVirtual().name("dispatch-" + call.callId()).start(task);
+    }
+    List<ToolResult> results = new ArrayList<>(calls.size());
+    boolean cancelled = false;
+    for (int i = 0; i < tasks.size(); i++) {
+      FutureTask<ToolResult> task = tasks.get(i);
+      ToolCall call = calls.get(i);
+      if (cancelled) {
+        task.cancel(true);
+      }
+      try {
+        results.add(task.get());
+      } catch (InterruptedException | java.util.concurrent.CancellationException e) {
+        cancelled = true;
+        task.cancel(true);
+        results.add(
+            ToolResult.failure(
+                ErrorCode.CANCELLED, "The call to tool '" + call.toolName() + "' was cancelled."));
+      } catch (ExecutionException e) {
+        results.add(classify(call.toolName(), e.getCause()));
+      }
+    }
+    if (cancelled) {
+      Thread.currentThread().interrupt();
+    }
+    return List.copyOf(results);
+  }
+
+  private JsonNode parse(ExecutableTool tool, String text) throws InvalidArguments {
+    String name = tool.name();
+    JsonNode arguments;
+    if (text.isBlank()) {
+      // Models send "" for a tool without parameters.
+      arguments = mapper.createObjectNode();
+    } else {
+      try {
+        arguments = mapper.readTree(text);
+      } catch (JacksonException e) {
+        throw new InvalidArguments(
+            "The arguments for tool '"
+                + name
+                + "' are not valid JSON ("
+                + e.getOriginalMessage()
+                + "). Send one JSON object that matches the tool's parameters schema.");
+      }
+    }
+    if (!arguments.isObject()) {
+      throw new InvalidArguments(
+          "The arguments for tool '"
+              + name
+              + "' must be a JSON object, not "
+              + arguments.getNodeType().name().toLowerCase(java.util.Locale.ROOT)
+              + ".");
+    }
+    List<String> violations = tool.schema().violations(arguments);
+    if (!violations.isEmpty()) {
+      throw new InvalidArguments(
+          "The arguments for tool '"
+              + name
+              + "' do not match its parameters schema:\n- "
+              + String.join("\n- ", violations));
+    }
+    return arguments;
+  }
+
+  private static ToolResult.Failure notFound(ToolSet tools, String name) {
+    List<String> closest = closestNames(name, tools.names(), CLOSEST_NAMES);
+    String message =
+        closest.isEmpty()
+            ? "Tool '" + name + "' does not exist. No tools are available."
+            : "Tool '"
+                + name
+                + "' does not exist. The closest available tools are: "
+                + String.join(", ", closest)
+                + ".";
+    return ToolResult.failure(ErrorCode.TOOL_NOT_FOUND, message);
+  }
+
+  /** The up to {@code limit} names closest to {@code name} by edit distance, closest first. */
+  static List<String> closestNames(String name, List<String> names, int limit) {
+    String target = name.toLowerCase(java.util.Locale.ROOT);
+    return names.stream()
+        .distinct()
+        .sorted(
+            Comparator.comparingInt(
+                    (String candidate) ->
+                        editDistance(target, candidate.toLowerCase(java.util.Locale.ROOT)))
+                .thenComparing(Comparator.naturalOrder()))
+        .limit(limit)
+        .toList();
+  }
+
+  // Levenshtein distance: a dozen lines, not worth a dependency (commons-text) in core.
+  static int editDistance(String a, String b) {
+    int[] previous = new int[b.length() + 1];
+    int[] current = new int[b.length() + 1];
+    for (int j = 0; j <= b.length(); j++) {
+      previous[j] = j;
+    }
+    for (int i = 1; i <= a.length(); i++) {
+      current[0] = i;
+      for (int j = 1; j <= b.length(); j++) {
+        int substitution = previous[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
+        current[j] = Math.min(substitution, Math.min(previous[j], current[j - 1]) + 1);
+      }
+      int[] swap = previous;
+      previous = current;
+      current = swap;
+    }
+    return previous[b.length()];
+  }
+
+  /**
+   * Turns an exception into a failure as RockBot's invoke handler does: a timeout exception is
+   * {@code timeout} (retryable), an illegal-argument exception is {@code invalid_arguments} with
+   * its message, an interruption is {@code cancelled}, anything else is {@code execution_failed}.
+   * The model never sees a stack trace or an exception class name; the operator gets both in the
+   * detail and the log.
+   */
+  static ToolResult.Failure classify(String toolName, Throwable thrown) {
+    String detail = thrown.getClass().getName() + ": " + thrown.getMessage();
+    return switch (thrown) {
+      case TimeoutException e ->
+          ToolResult.failure(
+              ErrorCode.TIMEOUT,
+              "Tool '"
+                  + toolName
+                  + "' timed out waiting on something it depends on. You may retry.",
+              detail);
+      case IllegalArgumentException e ->
+          ToolResult.failure(
+              ErrorCode.INVALID_ARGUMENTS,
+              e.getMessage() == null || e.getMessage().isBlank()
+                  ? "Tool '" + toolName + "' rejected its arguments."
+                  : "Tool '" + toolName + "' rejected its arguments: " + e.getMessage(),
+              detail);
+      case InterruptedException e ->
+          ToolResult.failure(
+              ErrorCode.CANCELLED, "The call to tool '" + toolName + "' was cancelled.", detail);
+      default -> {
+        LOG.warn("Tool '{}' failed", toolName, thrown);
+        yield ToolResult.failure(
+            ErrorCode.EXECUTION_FAILED,
+            "Tool '"
+                + toolName
+                + "' failed while running. The failure was logged for the operator; try another"
+                + " approach or different arguments.",
+            detail);
+      }
+    };
+  }
+
+  /** Thrown inside the dispatcher to carry an invalid-arguments failure out of parsing. */
+  private static final class InvalidArguments extends Exception {
+    private static final long serialVersionUID = 1L;
+    final transient ToolResult.Failure failure;
+
+    InvalidArguments(String message) {
+      super(message, null, false, false);
+      this.failure = ToolResult.failure(ErrorCode.INVALID_ARGUMENTS, message);
+    }
+  }
+
+  /** One position in the chain; immutable, and proceeds at most once. */
+  private final class DispatchChain implements ToolInterceptor.Chain {
+    private final ToolSet.Entry entry;
+    private final ToolCall call;
+    private final JsonNode arguments;
+    private final int index;
+    private final AtomicBoolean proceeded = new AtomicBoolean();
+
+    DispatchChain(ToolSet.Entry entry, ToolCall call, JsonNode arguments, int index) {
+      this.entry = entry;
+      this.call = call;
+      this.arguments = arguments;
+      this.index = index;
+    }
+
+    @Override
+    public ToolCall call() {
+      return call;
+    }
+
+    @Override
+    public ToolSpec spec() {
+      return entry.tool().spec();
+    }
+
+    @Override
+    public JsonNode arguments() {
+      return arguments;
+    }
+
+    @Override
+    public ToolResult proceed(ToolCall next) {
+      Objects.requireNonNull(next, "call");
+      if (!proceeded.compareAndSet(false, true)) {
+        ToolInterceptor culprit = chain.get(index - 1);
+        throw new IllegalStateException(
+            "interceptor " + culprit.getClass().getName() + " must call proceed() at most once");
+      }
+      JsonNode nextArguments = arguments;
+      if (!next.arguments().equals(call.arguments())) {
+        try {
+          nextArguments = parse(entry.tool(), next.arguments());
+        } catch (InvalidArguments e) {
+          return e.failure;
+        }
+      }
+      if (index < chain.size()) {
+        return chain.get(index).intercept(new DispatchChain(entry, next, nextArguments, index + 1));
+      }
+      return execute(next, nextArguments);
+    }
+
+    private ToolResult execute(ToolCall next, JsonNode nextArguments) {
+      if (!entry.live()) {
+        return ToolResult.failure(
+            ErrorCode.TOOL_NOT_FOUND,
+            "Tool '" + next.toolName() + "' was removed and can no longer be called.");
+      }
+      if (Thread.currentThread().isInterrupted()) {
+        return ToolResult.failure(
+            ErrorCode.CANCELLED, "The call to tool '" + next.toolName() + "' was cancelled.");
+      }
+      try {
+        ToolResult result = entry.tool().executor().execute(next, nextArguments);
+        return Objects.requireNonNull(result, "executor returned null");
+      } catch (Exception | LinkageError | AssertionError e) {
+        return classify(next.toolName(), e);
+      }
+    }
+  }
+
+  /** A builder of a {@link ToolDispatcher}. */
+  public static final class Builder {
+    private ObjectMapper mapper = JsonMapper.shared();
+    private OpenTelemetry openTelemetry = OpenTelemetry.noop();
+    private boolean recordContent;
+    private Optional<ToolInterceptor> resultChunker = Optional.empty();
+    private Optional<ToolInterceptor> leakScanner = Optional.empty();
+
+    private Builder() {}
+
+    /** The OpenTelemetry to trace and measure with; no-op by default. */
+    public Builder openTelemetry(OpenTelemetry openTelemetry) {
+      this.openTelemetry = Objects.requireNonNull(openTelemetry, "openTelemetry");
+      return this;
+    }
+
+    /** Whether spans record arguments and results; off by default, as they may hold secrets. */
+    public Builder recordContent(boolean recordContent) {
+      this.recordContent = recordContent;
+      return this;
+    }
+
+    /** The step that shrinks large results into working memory. */
+    public Builder resultChunker(ToolInterceptor resultChunker) {
+      this.resultChunker = Optional.of(resultChunker);
+      return this;
+    }
+
+    /** The step that scans results for leaked secrets. */
+    public Builder leakScanner(ToolInterceptor leakScanner) {
+      this.leakScanner = Optional.of(leakScanner);
+      return this;
+    }
+
+    /** The mapper that parses arguments. */
+    public Builder mapper(ObjectMapper mapper) {
+      this.mapper = Objects.requireNonNull(mapper, "mapper");
+      return this;
+    }
+
+    /** Builds the dispatcher. */
+    public ToolDispatcher build() {
+      return new ToolDispatcher(this);
+    }
+  }
+}
