@@ -1,0 +1,530 @@
+package dev.toolhost.server;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import java.io.IOException;
+import java.nio.charset.MalformedInputException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Collectors;
+import tools.jackson.core.JacksonException;
+import tools.jackson.core.JsonParser;
+import tools.jackson.core.JsonPointer;
+import tools.jackson.core.JsonToken;
+import tools.jackson.core.StreamReadFeature;
+import tools.jackson.core.TokenStreamContext;
+import tools.jackson.core.TokenStreamLocation;
+import tools.jackson.core.exc.InputCoercionException;
+import tools.jackson.core.exc.StreamReadException;
+import tools.jackson.databind.DeserializationFeature;
+import tools.jackson.databind.PropertyNamingStrategies;
+import tools.jackson.databind.exc.MismatchedInputException;
+import tools.jackson.databind.exc.UnrecognizedPropertyException;
+import tools.jackson.dataformat.yaml.YAMLMapper;
+
+/**
+ * The config reader turns YAML text into a {@link HostConfig}, or refuses it whole with a {@link
+ * ConfigException} that names the file, the line and column, and what was expected.
+ *
+ * <p>It reads in three passes: a token pass that checks the YAML and notes where every key and
+ * value sits, a binding pass (Jackson, unknown keys refused) into the file's raw shape, and a check
+ * of what binding cannot see (ranges, profile names, {@code extends}). Locations are the YAML
+ * parser's token locations, found by the JSON pointer of the key or value at fault.
+ */
+final class ConfigReader {
+
+  private final YAMLMapper mapper =
+      YAMLMapper.builder()
+          .propertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
+          .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+          .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
+          .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+          .build();
+
+  /** Reads and checks the given file. */
+  HostConfig read(Path file) {
+    String text;
+    try {
+      text = Files.readString(file);
+    } catch (NoSuchFileException e) {
+      throw new ConfigException(
+          file
+              + ": no such config file (expected a YAML file; without --config the embedded"
+              + " defaults apply)");
+    } catch (AccessDeniedException e) {
+      throw new ConfigException(file + ": cannot read the config file (permission denied)");
+    } catch (MalformedInputException e) {
+      throw new ConfigException(file + ": the config file is not UTF-8 text");
+    } catch (IOException e) {
+      throw new ConfigException(file + ": cannot read the config file (" + e.getMessage() + ")");
+    }
+    return parse(text, file.toString());
+  }
+
+  /** Reads and checks the given YAML text, calling it {@code fileName} in messages. */
+  HostConfig parse(String text, String fileName) {
+    Locations locations = locate(text, fileName);
+    if (locations.empty()) {
+      return HostConfig.defaults();
+    }
+    RawConfig raw;
+    try {
+      raw = mapper.readValue(text, RawConfig.class);
+    } catch (JacksonException e) {
+      throw bindingError(e, fileName, locations);
+    }
+    return build(raw, fileName, locations);
+  }
+
+  // ---- pass 1: tokens and their locations ----
+
+  private Locations locate(String text, String fileName) {
+    Map<String, Position> keys = new HashMap<>();
+    Map<String, Position> values = new HashMap<>();
+    boolean empty = true;
+    try (JsonParser parser = mapper.createParser(text)) {
+      try {
+        JsonToken token;
+        while ((token = parser.nextToken()) != null) {
+          String pointer = parser.streamReadContext().pathAsPointer().toString();
+          Position position = Position.of(parser.currentTokenLocation(), token, parser);
+          if (empty && token != JsonToken.START_OBJECT) {
+            throw new ConfigException(
+                at(fileName, position)
+                    + "expected a mapping of keys at the top level (one of: "
+                    + String.join(", ", keysOf(RawConfig.class))
+                    + "), got "
+                    + position.describe());
+          }
+          empty = false;
+          if (token == JsonToken.PROPERTY_NAME) {
+            keys.put(pointer, position);
+          } else if (token != JsonToken.END_OBJECT && token != JsonToken.END_ARRAY) {
+            values.put(pointer, position);
+          }
+        }
+      } catch (StreamReadException e) {
+        throw syntaxError(e, parser, fileName);
+      }
+    }
+    return new Locations(keys, values, empty);
+  }
+
+  private static ConfigException syntaxError(
+      StreamReadException e, JsonParser parser, String fileName) {
+    String problem = e.getOriginalMessage();
+    if (problem.startsWith("Duplicate Object property")) {
+      TokenStreamContext object = parser.streamReadContext();
+      String parent =
+          object.getParent() == null ? "" : object.getParent().pathAsPointer().toString();
+      return new ConfigException(
+          at(
+              fileName,
+              Position.of(parser.currentTokenLocation()),
+              "duplicate key '"
+                  + object.currentName()
+                  + "'"
+                  + (parent.isEmpty() ? " at the top level" : " under '" + dotted(parent) + "'")
+                  + " (each key may appear once)"));
+    }
+    return new ConfigException(
+        at(
+            fileName,
+            Position.of(e.getLocation()),
+            "not valid YAML: " + problem.lines().findFirst().orElse(problem)));
+  }
+
+  // ---- pass 2: binding errors ----
+
+  private static ConfigException bindingError(
+      JacksonException e, String fileName, Locations locations) {
+    List<JacksonException.Reference> path = e.getPath();
+    String pointer = pointer(path);
+    if (e instanceof UnrecognizedPropertyException unknown) {
+      Position position =
+          locations.key(pointer).orElseGet(() -> Position.of(unknown.getLocation()));
+      return new ConfigException(
+          at(
+              fileName,
+              position,
+              "unknown key '"
+                  + unknown.getPropertyName()
+                  + "'"
+                  + under(path.subList(0, path.size() - 1))
+                  + " (expected one of: "
+                  + sorted(unknown.getKnownPropertyIds())
+                  + ")"));
+    }
+    Position position = locations.value(pointer).orElseGet(() -> Position.of(e.getLocation()));
+    if (e instanceof MismatchedInputException mismatch && !path.isEmpty()) {
+      return new ConfigException(
+          at(
+              fileName,
+              position,
+              "wrong type for '"
+                  + dotted(path)
+                  + "': expected "
+                  + expected(mismatch.getTargetType())
+                  + ", got "
+                  + position.describe()));
+    }
+    if (e instanceof InputCoercionException && !path.isEmpty()) {
+      return new ConfigException(
+          at(
+              fileName,
+              position,
+              "wrong value for '"
+                  + dotted(path)
+                  + "': "
+                  + position.describe()
+                  + " is out of range"));
+    }
+    return new ConfigException(
+        at(fileName, position, e.getOriginalMessage().lines().findFirst().orElse("invalid")));
+  }
+
+  private static String expected(Class<?> type) {
+    if (type == null) {
+      return "another type";
+    }
+    if (type == Integer.class || type == int.class) {
+      return "an integer";
+    }
+    if (type == Boolean.class || type == boolean.class) {
+      return "true or false";
+    }
+    if (type == String.class) {
+      return "a string";
+    }
+    if (Collection.class.isAssignableFrom(type)) {
+      return "a list of strings";
+    }
+    if (Map.class.isAssignableFrom(type)) {
+      return "a mapping of profile names to profiles";
+    }
+    if (type.isRecord()) {
+      return "a mapping with keys: " + String.join(", ", keysOf(type));
+    }
+    return "a " + type.getSimpleName();
+  }
+
+  // ---- pass 3: what binding cannot check ----
+
+  private static HostConfig build(RawConfig raw, String fileName, Locations locations) {
+    List<String> problems = new ArrayList<>();
+    HostConfig.Http http = http(raw.http(), fileName, locations, problems);
+    List<HostConfig.Profile> profiles = new ArrayList<>();
+    if (raw.profiles() != null) {
+      raw.profiles()
+          .forEach(
+              (name, profile) ->
+                  profile(name, profile, fileName, locations, problems).ifPresent(profiles::add));
+    }
+    HostConfig.Builtins builtins =
+        new HostConfig.Builtins(
+            raw.builtins() == null || raw.builtins().guides() == null || raw.builtins().guides());
+    HostConfig.Telemetry telemetry =
+        new HostConfig.Telemetry(
+            raw.telemetry() != null
+                && raw.telemetry().recordContent() != null
+                && raw.telemetry().recordContent());
+    if (problems.isEmpty()) {
+      HostConfig config = new HostConfig(http, builtins, telemetry, profiles);
+      for (HostConfig.ProfileProblem problem : config.profileProblems()) {
+        JsonPointer profile = JsonPointer.empty().appendProperty("profiles");
+        profile = profile.appendProperty(problem.profile());
+        Optional<Position> position =
+            problem.inExtends()
+                ? locations.value(profile.appendProperty("extends").toString())
+                : locations.key(profile.toString());
+        problems.add(at(fileName, position, problem.message()));
+      }
+      if (problems.isEmpty()) {
+        return config;
+      }
+    }
+    throw new ConfigException(String.join("\n", problems));
+  }
+
+  private static HostConfig.Http http(
+      RawHttp raw, String fileName, Locations locations, List<String> problems) {
+    HostConfig.Http defaults = HostConfig.Http.defaults();
+    if (raw == null) {
+      return defaults;
+    }
+    String host = raw.host() == null ? defaults.host() : raw.host();
+    if (host.isBlank()) {
+      problems.add(
+          at(
+              fileName,
+              locations.value("/http/host"),
+              "'http.host' is empty (expected an address or host name, such as 127.0.0.1)"));
+      host = defaults.host();
+    }
+    int port = raw.port() == null ? defaults.port() : raw.port();
+    if (port < 0 || port > 65535) {
+      problems.add(
+          at(
+              fileName,
+              locations.value("/http/port"),
+              "'http.port' is "
+                  + port
+                  + ", out of range (expected 0 to 65535; 0 picks a free port)"));
+      port = defaults.port();
+    }
+    if (raw.token() != null && raw.tokenEnv() != null) {
+      problems.add(
+          at(
+              fileName,
+              locations.key("/http/token"),
+              "set either 'token' or 'token_env' under 'http', not both"));
+    }
+    if (raw.token() != null && raw.token().isBlank()) {
+      problems.add(
+          at(
+              fileName,
+              locations.value("/http/token"),
+              "'http.token' is empty (expected the bearer token, or leave it out)"));
+    }
+    if (raw.tokenEnv() != null && raw.tokenEnv().isBlank()) {
+      problems.add(
+          at(
+              fileName,
+              locations.value("/http/token_env"),
+              "'http.token_env' is empty (expected the name of an environment variable)"));
+    }
+    return new HostConfig.Http(
+        host,
+        port,
+        Optional.ofNullable(raw.token()),
+        raw.tokenEnv() == null || raw.tokenEnv().isBlank() ? defaults.tokenEnv() : raw.tokenEnv());
+  }
+
+  private static Optional<HostConfig.Profile> profile(
+      String name, RawProfile raw, String fileName, Locations locations, List<String> problems) {
+    JsonPointer at = JsonPointer.empty().appendProperty("profiles").appendProperty(name);
+    if (name.isBlank()) {
+      problems.add(
+          at(fileName, locations.key(at.toString()), "a profile name is empty (expected a name)"));
+      return Optional.empty();
+    }
+    if (raw == null) {
+      return Optional.of(HostConfig.Profile.of(name));
+    }
+    int before = problems.size();
+    if (raw.extendsProfile() != null && raw.extendsProfile().isBlank()) {
+      problems.add(
+          at(
+              fileName,
+              locations.value(at.appendProperty("extends").toString()),
+              "'profiles."
+                  + name
+                  + ".extends' is empty (expected a profile name, or leave it out)"));
+    }
+    List<String> allowSources =
+        entries(raw.allowSources(), "allow_sources", at, fileName, locations, problems);
+    List<String> denySources =
+        entries(raw.denySources(), "deny_sources", at, fileName, locations, problems);
+    List<String> allowTools =
+        entries(raw.allowTools(), "allow_tools", at, fileName, locations, problems);
+    List<String> denyTools =
+        entries(raw.denyTools(), "deny_tools", at, fileName, locations, problems);
+    if (problems.size() > before) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        new HostConfig.Profile(
+            name,
+            Optional.ofNullable(raw.extendsProfile()),
+            allowSources,
+            denySources,
+            allowTools,
+            denyTools));
+  }
+
+  private static List<String> entries(
+      List<String> raw,
+      String key,
+      JsonPointer profile,
+      String fileName,
+      Locations locations,
+      List<String> problems) {
+    if (raw == null) {
+      return List.of();
+    }
+    for (int i = 0; i < raw.size(); i++) {
+      if (raw.get(i) == null || raw.get(i).isBlank()) {
+        JsonPointer entry = profile.appendProperty(key).appendIndex(i);
+        problems.add(
+            at(
+                fileName,
+                locations.value(entry.toString()),
+                "'profiles."
+                    + profile.last().getMatchingProperty()
+                    + "."
+                    + key
+                    + "["
+                    + i
+                    + "]' is empty (expected a "
+                    + (key.endsWith("sources") ? "source, such as builtin:guides" : "tool name")
+                    + ")"));
+      }
+    }
+    return raw;
+  }
+
+  // ---- messages ----
+
+  private static String at(String fileName, Position position) {
+    return fileName + " line " + position.line() + ", column " + position.column() + ": ";
+  }
+
+  private static String at(String fileName, Position position, String problem) {
+    return at(fileName, position) + problem;
+  }
+
+  private static String at(String fileName, Optional<Position> position, String problem) {
+    return position.map(found -> at(fileName, found, problem)).orElse(fileName + ": " + problem);
+  }
+
+  private static String pointer(List<JacksonException.Reference> path) {
+    JsonPointer pointer = JsonPointer.empty();
+    for (JacksonException.Reference reference : path) {
+      pointer =
+          reference.getPropertyName() != null
+              ? pointer.appendProperty(reference.getPropertyName())
+              : pointer.appendIndex(reference.getIndex());
+    }
+    return pointer.toString();
+  }
+
+  private static String dotted(List<JacksonException.Reference> path) {
+    StringBuilder text = new StringBuilder();
+    for (JacksonException.Reference reference : path) {
+      if (reference.getPropertyName() != null) {
+        if (!text.isEmpty()) {
+          text.append('.');
+        }
+        text.append(reference.getPropertyName());
+      } else {
+        text.append('[').append(reference.getIndex()).append(']');
+      }
+    }
+    return text.toString();
+  }
+
+  private static String dotted(String pointer) {
+    StringBuilder text = new StringBuilder();
+    for (JsonPointer at = JsonPointer.compile(pointer); !at.matches(); at = at.tail()) {
+      if (at.mayMatchElement()) {
+        text.append('[').append(at.getMatchingIndex()).append(']');
+      } else {
+        text.append(text.isEmpty() ? "" : ".").append(at.getMatchingProperty());
+      }
+    }
+    return text.toString();
+  }
+
+  private static String under(List<JacksonException.Reference> parent) {
+    return parent.isEmpty() ? " at the top level" : " under '" + dotted(parent) + "'";
+  }
+
+  private static String sorted(Collection<Object> keys) {
+    return keys.stream().map(String::valueOf).sorted().collect(Collectors.joining(", "));
+  }
+
+  /** The YAML keys of a raw record, as the naming strategy spells them. */
+  private static List<String> keysOf(Class<?> type) {
+    List<String> keys = new ArrayList<>();
+    for (var component : type.getRecordComponents()) {
+      JsonProperty property = component.getAnnotation(JsonProperty.class);
+      keys.add(property != null ? property.value() : snakeCase(component.getName()));
+    }
+    keys.sort(null);
+    return keys;
+  }
+
+  // The same spelling as PropertyNamingStrategies.SNAKE_CASE, for the plain names used here.
+  private static String snakeCase(String name) {
+    StringBuilder snake = new StringBuilder();
+    for (char c : name.toCharArray()) {
+      if (Character.isUpperCase(c)) {
+        snake.append('_').append(Character.toLowerCase(c));
+      } else {
+        snake.append(c);
+      }
+    }
+    return snake.toString();
+  }
+
+  /** Where a token sits in the text, and what it was. */
+  private record Position(int line, int column, Optional<JsonToken> token, String text) {
+
+    static Position of(TokenStreamLocation location) {
+      return new Position(location.getLineNr(), location.getColumnNr(), Optional.empty(), "");
+    }
+
+    static Position of(TokenStreamLocation location, JsonToken token, JsonParser parser) {
+      String text = token.isScalarValue() ? parser.getString() : "";
+      return new Position(
+          location.getLineNr(),
+          location.getColumnNr(),
+          Optional.of(token),
+          text == null ? "" : text);
+    }
+
+    String describe() {
+      return switch (token.orElse(JsonToken.NOT_AVAILABLE)) {
+        case START_OBJECT -> "a mapping";
+        case START_ARRAY -> "a list";
+        case VALUE_STRING -> "'" + text + "'";
+        case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> "the number " + text;
+        case VALUE_TRUE -> "true";
+        case VALUE_FALSE -> "false";
+        case VALUE_NULL -> "nothing";
+        default -> "something else";
+      };
+    }
+  }
+
+  /** Where every key and value of the text sits, by JSON pointer. */
+  private record Locations(
+      Map<String, Position> keys, Map<String, Position> values, boolean empty) {
+    Optional<Position> key(String pointer) {
+      return Optional.ofNullable(keys.get(pointer));
+    }
+
+    Optional<Position> value(String pointer) {
+      return Optional.ofNullable(values.get(pointer));
+    }
+  }
+
+  // ---- the file's raw shape: every key optional, so every field may be null ----
+
+  record RawConfig(
+      RawHttp http,
+      RawBuiltins builtins,
+      RawTelemetry telemetry,
+      LinkedHashMap<String, RawProfile> profiles) {}
+
+  record RawHttp(String host, Integer port, String token, String tokenEnv) {}
+
+  record RawBuiltins(Boolean guides) {}
+
+  record RawTelemetry(Boolean recordContent) {}
+
+  record RawProfile(
+      @JsonProperty("extends") String extendsProfile,
+      List<String> allowSources,
+      List<String> denySources,
+      List<String> allowTools,
+      List<String> denyTools) {}
+}

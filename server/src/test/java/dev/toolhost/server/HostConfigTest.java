@@ -1,0 +1,353 @@
+package dev.toolhost.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.toolhost.core.ToolProfile;
+import dev.toolhost.core.ToolProfiles;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class HostConfigTest {
+
+  @TempDir Path dir;
+
+  @Test
+  void noFileMeansTheEmbeddedDefaults() {
+    HostConfig config = HostConfig.defaults();
+
+    assertThat(config.http().host()).isEqualTo("127.0.0.1");
+    assertThat(config.http().port()).isEqualTo(8080);
+    assertThat(config.http().token()).isEmpty();
+    assertThat(config.http().tokenEnv()).isEqualTo("TOOLHOST_TOKEN");
+    assertThat(config.builtins().guides()).isTrue();
+    assertThat(config.telemetry().recordContent()).isFalse();
+    assertThat(config.profiles()).isEmpty();
+    assertThat(config.toolProfiles().names())
+        .containsExactly("main", "subagent", "scheduled", "a2a_synthesis");
+  }
+
+  @Test
+  void anEmptyFileMeansTheDefaults() {
+    assertThat(HostConfig.parse("# nothing here yet\n", "config.yaml"))
+        .isEqualTo(HostConfig.defaults());
+  }
+
+  @Test
+  void everyKeyIsRead() throws Exception {
+    Path file = dir.resolve("config.yaml");
+    Files.writeString(
+        file,
+        """
+        http:
+          host: 0.0.0.0
+          port: 9090
+          token_env: MY_TOKEN
+        builtins:
+          guides: false
+        telemetry:
+          record_content: true
+        profiles:
+          reviewer:
+            extends: subagent
+            allow_sources: [builtin:guides]
+            deny_sources: [mcp:github]
+            allow_tools: [web_search]
+            deny_tools: [shell]
+        """);
+
+    HostConfig config = HostConfig.load(file);
+
+    assertThat(config.http())
+        .isEqualTo(new HostConfig.Http("0.0.0.0", 9090, Optional.empty(), "MY_TOKEN"));
+    assertThat(config.builtins().guides()).isFalse();
+    assertThat(config.telemetry().recordContent()).isTrue();
+    assertThat(config.profiles())
+        .containsExactly(
+            HostConfig.Profile.of("reviewer")
+                .extending("subagent")
+                .allowingSources("builtin:guides")
+                .denyingSources("mcp:github")
+                .allowingTools("web_search")
+                .denyingTools("shell"));
+  }
+
+  @Test
+  void userProfileIsComposedOntoTheProfileItExtends() {
+    HostConfig config =
+        HostConfig.parse(
+            """
+            profiles:
+              reviewer:
+                extends: subagent
+                deny_sources: [builtin:web]
+              guides_only:
+                allow_sources: [builtin:guides]
+              strict_reviewer:
+                extends: reviewer
+                deny_tools: [get_tool_guide]
+            """,
+            "config.yaml");
+
+    ToolProfiles profiles = config.toolProfiles();
+
+    assertThat(profiles.names())
+        .containsExactly(
+            "main",
+            "subagent",
+            "scheduled",
+            "a2a_synthesis",
+            "guides_only",
+            "reviewer",
+            "strict_reviewer");
+    ToolProfile reviewer = profiles.get("reviewer");
+    assertThat(reviewer.allows("list_tool_guides", "builtin:guides")).isTrue();
+    assertThat(reviewer.allows("web_search", "builtin:web")).isFalse();
+    assertThat(reviewer.allows("cancel_scheduled_task", "builtin:scheduling")).isFalse();
+    ToolProfile guidesOnly = profiles.get("guides_only");
+    assertThat(guidesOnly.allows("list_tool_guides", "builtin:guides")).isTrue();
+    assertThat(guidesOnly.allows("web_search", "builtin:web")).isFalse();
+    ToolProfile strict = profiles.get("strict_reviewer");
+    assertThat(strict.allows("list_tool_guides", "builtin:guides")).isTrue();
+    assertThat(strict.allows("get_tool_guide", "builtin:guides")).isFalse();
+    assertThat(strict.deniedSources()).isEqualTo(Set.of("subagent", "builtin:web"));
+  }
+
+  @Test
+  void aProfileWithNoBodyAllowsNothing() {
+    HostConfig config = HostConfig.parse("profiles:\n  locked:\n", "config.yaml");
+
+    assertThat(config.toolProfiles().get("locked").allows("list_tool_guides", "builtin:guides"))
+        .isFalse();
+  }
+
+  @Test
+  void unknownKeyIsRefusedWithItsLine() {
+    String yaml =
+        """
+        # the host
+        http:
+          host: 127.0.0.1
+          prot: 8081
+        """;
+
+    assertThatThrownBy(() -> HostConfig.parse(yaml, "config.yaml"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage(
+            "config.yaml line 4, column 3: unknown key 'prot' under 'http' (expected one of:"
+                + " host, port, token, token_env)");
+  }
+
+  @Test
+  void unknownTopLevelKeyIsRefusedWithItsLine() {
+    assertThatThrownBy(() -> HostConfig.parse("htp:\n  port: 1\n", "config.yaml"))
+        .hasMessage(
+            "config.yaml line 1, column 1: unknown key 'htp' at the top level (expected one of:"
+                + " builtins, http, profiles, telemetry)");
+  }
+
+  @Test
+  void unknownProfileKeyIsRefusedWithItsLine() {
+    String yaml =
+        """
+        profiles:
+          reviewer:
+            extends: subagent
+            allow_source: [builtin:guides]
+        """;
+
+    assertThatThrownBy(() -> HostConfig.parse(yaml, "config.yaml"))
+        .hasMessage(
+            "config.yaml line 4, column 5: unknown key 'allow_source' under 'profiles.reviewer'"
+                + " (expected one of: allow_sources, allow_tools, deny_sources, deny_tools,"
+                + " extends)");
+  }
+
+  @Test
+  void wrongTypeIsRefusedWithItsLineAndWhatWasExpected() {
+    assertThatThrownBy(() -> HostConfig.parse("http:\n  port: eighty\n", "config.yaml"))
+        .hasMessage(
+            "config.yaml line 2, column 9: wrong type for 'http.port': expected an integer, got"
+                + " 'eighty'");
+    assertThatThrownBy(() -> HostConfig.parse("http:\n  port: 80.5\n", "config.yaml"))
+        .hasMessage(
+            "config.yaml line 2, column 9: wrong type for 'http.port': expected an integer, got"
+                + " the number 80.5");
+    assertThatThrownBy(
+            () ->
+                HostConfig.parse(
+                    "profiles:\n  reviewer:\n    allow_sources: builtin:guides\n", "config.yaml"))
+        .hasMessage(
+            "config.yaml line 3, column 20: wrong type for 'profiles.reviewer.allow_sources':"
+                + " expected a list of strings, got 'builtin:guides'");
+    assertThatThrownBy(() -> HostConfig.parse("http: [127.0.0.1]\n", "config.yaml"))
+        .hasMessage(
+            "config.yaml line 1, column 7: wrong type for 'http': expected a mapping with keys:"
+                + " host, port, token, token_env, got a list");
+    assertThatThrownBy(() -> HostConfig.parse("builtins:\n  guides: maybe\n", "config.yaml"))
+        .hasMessageStartingWith(
+            "config.yaml line 2, column 11: wrong type for 'builtins.guides': expected true or"
+                + " false");
+  }
+
+  @Test
+  void portOutOfRangeIsRefusedWithItsLine() {
+    assertThatThrownBy(() -> HostConfig.parse("http:\n  port: 70000\n", "config.yaml"))
+        .hasMessage(
+            "config.yaml line 2, column 9: 'http.port' is 70000, out of range (expected 0 to"
+                + " 65535; 0 picks a free port)");
+  }
+
+  @Test
+  void profileExtendingAnUnknownProfileIsRefusedWithItsLine() {
+    String yaml =
+        """
+        profiles:
+          reviewer:
+            extends: subagnet
+        """;
+
+    assertThatThrownBy(() -> HostConfig.parse(yaml, "config.yaml"))
+        .hasMessage(
+            "config.yaml line 3, column 14: profile 'reviewer' extends 'subagnet', which is not a"
+                + " profile (expected one of: main, subagent, scheduled, a2a_synthesis,"
+                + " reviewer)");
+  }
+
+  @Test
+  void userProfileReusingABuiltInNameIsRefusedWithItsLine() {
+    String yaml =
+        """
+        profiles:
+          subagent:
+            allow_sources: ['*']
+        """;
+
+    assertThatThrownBy(() -> HostConfig.parse(yaml, "config.yaml"))
+        .hasMessage(
+            "config.yaml line 2, column 3: profile 'subagent' has the name of a built-in profile"
+                + " (built-in profiles: main, subagent, scheduled, a2a_synthesis); extend it under"
+                + " another name instead");
+  }
+
+  @Test
+  void profilesExtendingEachOtherInACycleAreRefused() {
+    String yaml =
+        """
+        profiles:
+          a:
+            extends: b
+          b:
+            extends: a
+        """;
+
+    assertThatThrownBy(() -> HostConfig.parse(yaml, "config.yaml"))
+        .hasMessage(
+            "config.yaml line 3, column 14: profiles extend each other in a cycle: a -> b -> a");
+  }
+
+  @Test
+  void duplicateKeyIsRefusedWithItsLine() {
+    assertThatThrownBy(() -> HostConfig.parse("http:\n  port: 1\n  port: 2\n", "config.yaml"))
+        .hasMessage(
+            "config.yaml line 3, column 3: duplicate key 'port' under 'http' (each key may appear"
+                + " once)");
+  }
+
+  @Test
+  void textThatIsNotYamlIsRefusedWithItsLine() {
+    assertThatThrownBy(() -> HostConfig.parse("http:\n  port: [1, 2\n", "config.yaml"))
+        .hasMessageStartingWith("config.yaml line ")
+        .hasMessageContaining("not valid YAML");
+  }
+
+  @Test
+  void aListAtTheTopIsRefused() {
+    assertThatThrownBy(() -> HostConfig.parse("- http\n", "config.yaml"))
+        .hasMessage(
+            "config.yaml line 1, column 1: expected a mapping of keys at the top level (one of:"
+                + " builtins, http, profiles, telemetry), got a list");
+  }
+
+  @Test
+  void everyProblemIsReportedAtOnce() {
+    String yaml =
+        """
+        http:
+          port: -1
+        profiles:
+          reviewer:
+            allow_tools: ['']
+        """;
+
+    assertThatThrownBy(() -> HostConfig.parse(yaml, "config.yaml"))
+        .hasMessage(
+            "config.yaml line 2, column 9: 'http.port' is -1, out of range (expected 0 to 65535; 0"
+                + " picks a free port)\n"
+                + "config.yaml line 5, column 19: 'profiles.reviewer.allow_tools[0]' is empty"
+                + " (expected a tool name)");
+  }
+
+  @Test
+  void tokenAndTokenEnvTogetherAreRefused() {
+    assertThatThrownBy(
+            () -> HostConfig.parse("http:\n  token: abc\n  token_env: X\n", "config.yaml"))
+        .hasMessage(
+            "config.yaml line 2, column 3: set either 'token' or 'token_env' under 'http', not"
+                + " both");
+  }
+
+  @Test
+  void missingFileIsRefusedNamingIt() {
+    Path missing = dir.resolve("missing.yaml");
+
+    assertThatThrownBy(() -> HostConfig.load(missing))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageStartingWith(missing + ": no such config file");
+  }
+
+  @Test
+  void errorMessagesNameTheFileAsGiven() throws Exception {
+    Path file = dir.resolve("host.yaml");
+    Files.writeString(file, "telemetry:\n  record_contents: true\n");
+
+    assertThatThrownBy(() -> HostConfig.load(file))
+        .hasMessageStartingWith(file + " line 2, column 3: unknown key 'record_contents'");
+  }
+
+  @Test
+  void tokenComesFromTheLiteralOrTheNamedEnvironmentVariable() {
+    HostConfig.Http http = HostConfig.Http.defaults();
+
+    assertThat(http.bearerToken(Map.of())).isEmpty();
+    assertThat(http.bearerToken(Map.of("TOOLHOST_TOKEN", "s3cret"))).contains("s3cret");
+    assertThat(http.bearerToken(Map.of("TOOLHOST_TOKEN", " "))).isEmpty();
+    assertThat(http.withToken("literal").bearerToken(Map.of("TOOLHOST_TOKEN", "s3cret")))
+        .contains("literal");
+  }
+
+  @Test
+  void theTokenIsNeverShown() {
+    HostConfig config =
+        HostConfig.defaults().withHttp(HostConfig.Http.defaults().withToken("s3cret"));
+
+    assertThat(config.toString()).doesNotContain("s3cret").contains("token=(set)");
+  }
+
+  @Test
+  void profilesBuiltInCodeAreCheckedToo() {
+    HostConfig config =
+        HostConfig.defaults()
+            .withProfiles(List.of(HostConfig.Profile.of("reviewer").extending("nobody")));
+
+    assertThatThrownBy(config::toolProfiles)
+        .isInstanceOf(ConfigException.class)
+        .hasMessageStartingWith("profile 'reviewer' extends 'nobody', which is not a profile");
+  }
+}
