@@ -1,0 +1,281 @@
+package dev.toolhost.server;
+
+import dev.toolhost.core.ToolCall;
+import dev.toolhost.core.ToolProfile;
+import dev.toolhost.core.ToolResult;
+import dev.toolhost.core.ToolSet;
+import io.opentelemetry.context.Context;
+import io.opentelemetry.context.Scope;
+import io.opentelemetry.context.propagation.TextMapGetter;
+import io.opentelemetry.context.propagation.TextMapPropagator;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.eclipse.jetty.http.HttpFields;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.Fields;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * The API handler answers the host's HTTP API on Jetty's core handler API: tool lists per profile,
+ * tool invocation through the host's dispatcher, profiles, health and metrics.
+ *
+ * <p>It blocks while a tool runs, so it is a blocking handler, and Jetty runs it on a virtual
+ * thread. Every answer it writes is JSON except {@code /metrics}; every error is {@code {"error":
+ * {"code", "message"}}}. With a token, every request but {@code GET /healthz} must carry it as a
+ * bearer token, compared in constant time.
+ */
+final class ApiHandler extends Handler.Abstract {
+
+  private static final Logger LOG = LoggerFactory.getLogger(ApiHandler.class);
+
+  /** The largest request body accepted. */
+  static final int MAX_BODY_BYTES = 8 * 1024 * 1024;
+
+  static final String JSON = "application/json";
+  static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
+
+  private static final Pattern INVOKE = Pattern.compile("/v1/tools/([^/]+)/invoke");
+  private static final String ROUTES =
+      "GET /v1/tools, POST /v1/tools/{name}/invoke, GET /v1/profiles, GET /healthz, GET /metrics";
+  private static final String DEFAULT_PROFILE = "main";
+
+  private static final TextMapGetter<HttpFields> HEADERS =
+      new TextMapGetter<>() {
+        @Override
+        public Iterable<String> keys(HttpFields headers) {
+          return headers.getFieldNamesCollection();
+        }
+
+        @Override
+        public String get(HttpFields headers, String key) {
+          return headers == null ? null : headers.get(key);
+        }
+      };
+
+  private final Host host;
+  private final Optional<byte[]> tokenDigest;
+  private final ApiJson json;
+  private final TextMapPropagator propagator;
+
+  ApiHandler(Host host, Optional<String> token, ApiJson json, TextMapPropagator propagator) {
+    this.host = host;
+    this.tokenDigest = token.map(ApiHandler::digest);
+    this.json = json;
+    this.propagator = propagator;
+  }
+
+  @Override
+  public boolean handle(Request request, Response response, Callback callback) {
+    Reply reply;
+    try {
+      reply = answer(request);
+    } catch (RuntimeException | IOException e) {
+      LOG.error("Answering {} {} failed", request.getMethod(), request.getHttpURI().getPath(), e);
+      reply =
+          error(
+              500,
+              "internal_error",
+              "The host failed to answer this request; the failure was logged.");
+    }
+    response.setStatus(reply.status());
+    response.getHeaders().put(HttpHeader.CONTENT_TYPE, reply.contentType());
+    reply.headers().forEach((name, value) -> response.getHeaders().put(name, value));
+    response.write(true, ByteBuffer.wrap(reply.body()), callback);
+    return true;
+  }
+
+  private Reply answer(Request request) throws IOException {
+    String method = request.getMethod();
+    String path = request.getHttpURI().getDecodedPath();
+    boolean health = path.equals("/healthz");
+    if (tokenDigest.isPresent() && !(health && method.equals("GET"))) {
+      Optional<Reply> refused = authenticate(request);
+      if (refused.isPresent()) {
+        return refused.get();
+      }
+    }
+    if (health) {
+      return only("GET", method).orElseGet(() -> ok(json.object().put("status", "ok")));
+    }
+    if (path.equals("/metrics")) {
+      return only("GET", method)
+          .orElseGet(
+              () ->
+                  new Reply(
+                      200,
+                      PROMETHEUS_TEXT,
+                      host.metricsText().getBytes(StandardCharsets.UTF_8),
+                      Map.of()));
+    }
+    if (path.equals("/v1/tools")) {
+      return only("GET", method).orElseGet(() -> listTools(request));
+    }
+    if (path.equals("/v1/profiles")) {
+      return only("GET", method).orElseGet(this::listProfiles);
+    }
+    Matcher invoke = INVOKE.matcher(path);
+    if (invoke.matches()) {
+      Optional<Reply> wrongMethod = only("POST", method);
+      if (wrongMethod.isPresent()) {
+        return wrongMethod.get();
+      }
+      return invoke(request, invoke.group(1));
+    }
+    return error(404, "not_found", "No route for " + method + " " + path + ". Routes: " + ROUTES);
+  }
+
+  private Reply listTools(Request request) {
+    String profile = profileOf(request);
+    Optional<ToolSet> set = toolSet(profile);
+    if (set.isEmpty()) {
+      return unknownProfile(profile);
+    }
+    return ok(json.tools(profile, set.get().specs()));
+  }
+
+  private Reply listProfiles() {
+    ObjectNode document = json.object();
+    ArrayNode profiles = document.putArray("profiles");
+    for (ToolProfile profile : host.profiles().all()) {
+      profiles.add(json.profile(profile, host.toolSet(profile.name()).names()));
+    }
+    return ok(document);
+  }
+
+  private Reply invoke(Request request, String toolName) throws IOException {
+    String profile = profileOf(request);
+    Optional<ToolSet> set = toolSet(profile);
+    if (set.isEmpty()) {
+      return unknownProfile(profile);
+    }
+    Optional<byte[]> body = body(request);
+    if (body.isEmpty()) {
+      return error(
+          413,
+          "payload_too_large",
+          "The request body is larger than " + MAX_BODY_BYTES + " bytes.");
+    }
+    InvokeRequest invocation;
+    try {
+      invocation = InvokeRequest.parse(json.mapper(), body.get());
+    } catch (IllegalArgumentException e) {
+      return error(400, "invalid_request", e.getMessage());
+    }
+    ToolCall call = invocation.toCall(toolName);
+    // The caller's trace, when it sends one, is the parent of the tool's span.
+    Context parent = propagator.extract(Context.root(), request.getHeaders(), HEADERS);
+    ToolResult result;
+    try (Scope ignored = parent.makeCurrent()) {
+      result = host.dispatcher().dispatch(set.get(), call);
+    }
+    return ok(json.result(call, result));
+  }
+
+  private Optional<Reply> authenticate(Request request) {
+    String header = request.getHeaders().get(HttpHeader.AUTHORIZATION);
+    if (header == null || !header.regionMatches(true, 0, "Bearer ", 0, 7)) {
+      return Optional.of(
+          unauthorized(
+              "This host requires a bearer token: send the header 'Authorization: Bearer"
+                  + " <token>'."));
+    }
+    byte[] sent = digest(header.substring(7).trim());
+    // Compares digests, so that neither the token's content nor its length shows in the timing.
+    if (!MessageDigest.isEqual(sent, tokenDigest.orElseThrow())) {
+      return Optional.of(unauthorized("The bearer token is not valid."));
+    }
+    return Optional.empty();
+  }
+
+  private Reply unauthorized(String message) {
+    Reply reply = error(401, "unauthorized", message);
+    return new Reply(
+        reply.status(),
+        reply.contentType(),
+        reply.body(),
+        Map.of(HttpHeader.WWW_AUTHENTICATE.asString(), "Bearer realm=\"toolhost\""));
+  }
+
+  private Optional<ToolSet> toolSet(String profile) {
+    return host.profiles().find(profile).map(found -> host.toolSet(found.name()));
+  }
+
+  private Reply unknownProfile(String profile) {
+    return error(
+        404,
+        "profile_not_found",
+        "Unknown tool profile '"
+            + profile
+            + "'. Known profiles: "
+            + String.join(", ", host.profiles().names())
+            + ".");
+  }
+
+  private static String profileOf(Request request) {
+    Fields query = Request.extractQueryParameters(request);
+    String profile = query.getValue("profile");
+    return profile == null || profile.isBlank() ? DEFAULT_PROFILE : profile;
+  }
+
+  /** The request body, or empty when it is larger than {@link #MAX_BODY_BYTES}. */
+  private static Optional<byte[]> body(Request request) throws IOException {
+    if (request.getLength() > MAX_BODY_BYTES) {
+      return Optional.empty();
+    }
+    try (InputStream in = Request.asInputStream(request)) {
+      byte[] body = in.readNBytes(MAX_BODY_BYTES + 1);
+      return body.length > MAX_BODY_BYTES ? Optional.empty() : Optional.of(body);
+    }
+  }
+
+  private Optional<Reply> only(String allowed, String method) {
+    if (allowed.equals(method)) {
+      return Optional.empty();
+    }
+    Reply reply =
+        error(
+            405,
+            "method_not_allowed",
+            "Method " + method + " is not allowed here; use " + allowed + ".");
+    return Optional.of(
+        new Reply(
+            reply.status(),
+            reply.contentType(),
+            reply.body(),
+            Map.of(HttpHeader.ALLOW.asString(), allowed)));
+  }
+
+  private Reply ok(ObjectNode document) {
+    return new Reply(200, JSON, json.bytes(document), Map.of());
+  }
+
+  private Reply error(int status, String code, String message) {
+    return new Reply(status, JSON, json.bytes(json.error(code, message)), Map.of());
+  }
+
+  private static byte[] digest(String token) {
+    try {
+      return MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("Every Java platform has SHA-256", e);
+    }
+  }
+
+  /** One answer: status, content type, body and extra headers. */
+  private record Reply(int status, String contentType, byte[] body, Map<String, String> headers) {}
+}

@@ -1,0 +1,361 @@
+package dev.toolhost.server;
+
+import dev.toolhost.core.ToolDispatcher;
+import dev.toolhost.core.ToolGuides;
+import dev.toolhost.core.ToolProfile;
+import dev.toolhost.core.ToolProfiles;
+import dev.toolhost.core.ToolRegistry;
+import dev.toolhost.core.ToolSet;
+import io.opentelemetry.api.OpenTelemetry;
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.common.Attributes;
+import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
+import io.opentelemetry.context.propagation.ContextPropagators;
+import io.opentelemetry.exporter.prometheus.PrometheusMetricReader;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
+import io.opentelemetry.sdk.metrics.SdkMeterProvider;
+import io.opentelemetry.sdk.resources.Resource;
+import io.opentelemetry.sdk.trace.SdkTracerProvider;
+import io.opentelemetry.sdk.trace.SdkTracerProviderBuilder;
+import io.opentelemetry.sdk.trace.SpanProcessor;
+import io.prometheus.metrics.config.EscapingScheme;
+import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.URI;
+import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A host is one running Toolhost: a tool registry with the configured built-ins, the named tool
+ * profiles, an OpenTelemetry SDK whose metrics Prometheus can scrape, the one dispatcher every call
+ * goes through, and, once {@link #start() started}, the HTTP API.
+ *
+ * <p>Embedders and tests register their own tools on {@link #registry()} at any time. Tool sets are
+ * built once per profile and shared: {@link #toolSet(String)} returns the same set each time.
+ *
+ * <p>Secure by default: it binds 127.0.0.1 unless told otherwise and refuses to bind any address
+ * that is not loopback without a bearer token. The token is never logged or shown. Thread-safe;
+ * {@link #close()} stops the listener and the telemetry and may be called more than once.
+ */
+public final class Host implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(Host.class);
+
+  /** The name of the thread pool that accepts HTTP connections; request handlers are virtual. */
+  static final String THREAD_POOL_NAME = "toolhost-http";
+
+  private final HostConfig config;
+  private final Optional<String> token;
+  private final ToolRegistry registry = new ToolRegistry();
+  private final Optional<ToolGuides> guides;
+  private final ToolProfiles profiles;
+  private final Map<String, ToolSet> toolSets = new LinkedHashMap<>();
+  private final PrometheusMetricReader metricReader;
+  private final OpenTelemetrySdk openTelemetry;
+  private final ToolDispatcher dispatcher;
+  private final ApiJson json = new ApiJson();
+
+  private Server server;
+  private ServerConnector connector;
+  private ExecutorService requestThreads;
+  private boolean closed;
+
+  /**
+   * A host built from the given config, reading the token from this process's environment where the
+   * config says so.
+   *
+   * @throws ConfigException when the config's profiles cannot be composed
+   */
+  public Host(HostConfig config) {
+    this(builder(config));
+  }
+
+  private Host(Builder builder) {
+    this.config = builder.config;
+    this.token = config.http().bearerToken(builder.environment);
+    // Before any resource is made, so that a bad config leaks nothing.
+    this.profiles = config.toolProfiles();
+    if (config.builtins().guides()) {
+      ToolGuides toolGuides = new ToolGuides();
+      registry.registerAll(toolGuides.tools());
+      this.guides = Optional.of(toolGuides);
+    } else {
+      this.guides = Optional.empty();
+    }
+    for (ToolProfile profile : profiles.all()) {
+      toolSets.put(profile.name(), ToolSet.of(registry, profile));
+    }
+    Resource resource =
+        Resource.getDefault()
+            .merge(
+                Resource.create(Attributes.of(AttributeKey.stringKey("service.name"), "toolhost")));
+    this.metricReader = PrometheusMetricReader.create();
+    SdkTracerProviderBuilder tracing = SdkTracerProvider.builder().setResource(resource);
+    builder.spanProcessors.forEach(tracing::addSpanProcessor);
+    this.openTelemetry =
+        OpenTelemetrySdk.builder()
+            .setTracerProvider(tracing.build())
+            .setMeterProvider(
+                SdkMeterProvider.builder()
+                    .setResource(resource)
+                    .registerMetricReader(metricReader)
+                    .build())
+            .setPropagators(ContextPropagators.create(W3CTraceContextPropagator.getInstance()))
+            .build();
+    this.dispatcher =
+        ToolDispatcher.builder()
+            .openTelemetry(openTelemetry)
+            .recordContent(config.telemetry().recordContent())
+            .build();
+  }
+
+  /** A builder of a host from the given config. */
+  public static Builder builder(HostConfig config) {
+    return new Builder(config);
+  }
+
+  /** The config this host was built from. */
+  public HostConfig config() {
+    return config;
+  }
+
+  /** The registry of every tool this host can run; register your own tools here. */
+  public ToolRegistry registry() {
+    return registry;
+  }
+
+  /** The guides served by the built-in guide tools, when they are enabled; add your own here. */
+  public Optional<ToolGuides> guides() {
+    return guides;
+  }
+
+  /** The built-in and user profiles. */
+  public ToolProfiles profiles() {
+    return profiles;
+  }
+
+  /**
+   * Returns the host's shared tool set for the named profile.
+   *
+   * @throws IllegalArgumentException naming the unknown profile and the known ones
+   */
+  public ToolSet toolSet(String profileName) {
+    ToolSet set = toolSets.get(profileName);
+    if (set == null) {
+      throw new IllegalArgumentException(
+          "Unknown tool profile '"
+              + profileName
+              + "'. Known profiles: "
+              + String.join(", ", profiles.names())
+              + ".");
+    }
+    return set;
+  }
+
+  /** The dispatcher every call on this host goes through. */
+  public ToolDispatcher dispatcher() {
+    return dispatcher;
+  }
+
+  /** The OpenTelemetry the dispatcher traces and measures with. */
+  public OpenTelemetry openTelemetry() {
+    return openTelemetry;
+  }
+
+  /** Whether callers must send a bearer token. */
+  public boolean requiresToken() {
+    return token.isPresent();
+  }
+
+  /**
+   * Starts serving the HTTP API on the configured host and port.
+   *
+   * @return the address it listens on, such as {@code http://127.0.0.1:8080/}
+   * @throws ConfigException when the address is not loopback and no token is set, or the host name
+   *     does not resolve
+   * @throws UncheckedIOException when the address cannot be bound (a port in use, say)
+   * @throws IllegalStateException when the host was already started or is closed
+   */
+  public synchronized URI start() {
+    if (closed) {
+      throw new IllegalStateException("The host is closed.");
+    }
+    if (server != null) {
+      throw new IllegalStateException("The host is already started, on " + uri() + ".");
+    }
+    String host = config.http().host();
+    if (token.isEmpty() && !isLoopback(host)) {
+      throw new ConfigException(
+          "Refusing to listen on "
+              + host
+              + " without a bearer token: an address other than loopback needs one. Set"
+              + " http.token_env (the environment variable "
+              + config.http().tokenEnv()
+              + " by default) or http.token, or listen on 127.0.0.1.");
+    }
+    QueuedThreadPool threads = new QueuedThreadPool();
+    threads.setName(THREAD_POOL_NAME);
+    ExecutorService virtualThreads =
+        Executors.newThreadPerTaskExecutor(
+            Thread.ofVirtual().name(THREAD_POOL_NAME + "-request-", 0).factory());
+    threads.setVirtualThreadsExecutor(virtualThreads);
+    Server jetty = new Server(threads);
+    HttpConfiguration http = new HttpConfiguration();
+    http.setSendServerVersion(false);
+    http.setSendXPoweredBy(false);
+    ServerConnector listener = new ServerConnector(jetty, new HttpConnectionFactory(http));
+    listener.setHost(host);
+    listener.setPort(config.http().port());
+    jetty.addConnector(listener);
+    jetty.setHandler(
+        new ApiHandler(this, token, json, openTelemetry.getPropagators().getTextMapPropagator()));
+    try {
+      jetty.start();
+    } catch (Exception e) {
+      stopQuietly(jetty);
+      virtualThreads.shutdownNow();
+      Throwable cause = e.getCause() != null ? e.getCause() : e;
+      throw new UncheckedIOException(
+          "Cannot listen on " + host + ":" + config.http().port() + ": " + cause.getMessage(),
+          e instanceof IOException io ? io : new IOException(e));
+    }
+    this.server = jetty;
+    this.connector = listener;
+    this.requestThreads = virtualThreads;
+    LOG.info(
+        "Toolhost listening on {} ({})",
+        uri(),
+        token.isPresent() ? "bearer token required" : "no token");
+    return uri();
+  }
+
+  /**
+   * The port the HTTP API listens on; the port picked when the config says 0.
+   *
+   * @throws IllegalStateException when the host is not started
+   */
+  public synchronized int port() {
+    if (connector == null) {
+      throw new IllegalStateException("The host is not started.");
+    }
+    return connector.getLocalPort();
+  }
+
+  /**
+   * The address the HTTP API listens on, such as {@code http://127.0.0.1:8080/}.
+   *
+   * @throws IllegalStateException when the host is not started
+   */
+  public synchronized URI uri() {
+    String host = config.http().host();
+    String authority = host.contains(":") ? "[" + host + "]" : host;
+    return URI.create("http://" + authority + ":" + port() + "/");
+  }
+
+  /** The host's metrics in Prometheus text format (version 0.0.4). */
+  String metricsText() {
+    ByteArrayOutputStream text = new ByteArrayOutputStream();
+    try {
+      PrometheusTextFormatWriter.create()
+          .write(text, metricReader.collect(), EscapingScheme.UNDERSCORE_ESCAPING);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return text.toString(java.nio.charset.StandardCharsets.UTF_8);
+  }
+
+  /** Stops the HTTP API, if started, and the telemetry. */
+  @Override
+  public void close() {
+    Server jetty;
+    ExecutorService virtualThreads;
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      jetty = server;
+      virtualThreads = requestThreads;
+    }
+    if (jetty != null) {
+      stopQuietly(jetty);
+      // Interrupts handlers still waiting on a tool: their calls answer "cancelled".
+      virtualThreads.shutdownNow();
+      LOG.info("Toolhost stopped");
+    }
+    openTelemetry.close();
+  }
+
+  private static void stopQuietly(Server jetty) {
+    try {
+      jetty.stop();
+    } catch (Exception e) {
+      LOG.warn("Stopping the HTTP listener failed", e);
+    }
+  }
+
+  private static boolean isLoopback(String host) {
+    InetAddress[] addresses;
+    try {
+      addresses = InetAddress.getAllByName(host);
+    } catch (UnknownHostException e) {
+      throw new ConfigException(
+          "Cannot listen on '" + host + "': the host name does not resolve (http.host).");
+    }
+    for (InetAddress address : addresses) {
+      if (!address.isLoopbackAddress()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** A builder of a {@link Host}. */
+  public static final class Builder {
+    private final HostConfig config;
+    private Map<String, String> environment = System.getenv();
+    private final List<SpanProcessor> spanProcessors = new ArrayList<>();
+
+    private Builder(HostConfig config) {
+      this.config = Objects.requireNonNull(config, "config");
+    }
+
+    /** The environment the token variable is read from; this process's by default. */
+    public Builder environment(Map<String, String> environment) {
+      this.environment = Map.copyOf(environment);
+      return this;
+    }
+
+    /** Adds a processor for the host's spans, to export them; none by default. */
+    public Builder spanProcessor(SpanProcessor spanProcessor) {
+      spanProcessors.add(Objects.requireNonNull(spanProcessor, "spanProcessor"));
+      return this;
+    }
+
+    /**
+     * Builds the host, not yet started.
+     *
+     * @throws ConfigException when the config's profiles cannot be composed
+     */
+    public Host build() {
+      return new Host(this);
+    }
+  }
+}

@@ -1,0 +1,417 @@
+package dev.toolhost.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.toolhost.core.MethodTools;
+import dev.toolhost.core.Param;
+import dev.toolhost.core.Tool;
+import io.opentelemetry.api.trace.SpanId;
+import io.opentelemetry.api.trace.TraceId;
+import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
+import io.opentelemetry.sdk.trace.data.SpanData;
+import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/** Drives a real host's HTTP API on a free port, with a real HTTP client. */
+class HostApiTest {
+
+  /** Tools of source {@code builtin:test}. */
+  public static final class TestTools {
+    @Tool(description = "Returns the text it is given.")
+    public String echo(@Param(description = "The text to return.") String text) {
+      return text;
+    }
+
+    /** A sum, returned as structured content. */
+    public record Sum(int total) {}
+
+    @Tool(description = "Adds two whole numbers.")
+    public Sum add(int a, int b) {
+      return new Sum(a + b);
+    }
+
+    @Tool(description = "Always fails while running.")
+    public String explode() {
+      throw new IllegalStateException("the test tool exploded");
+    }
+  }
+
+  static final String CONFIG =
+      """
+      http:
+        port: 0
+      profiles:
+        no_test_tools:
+          extends: main
+          deny_sources: [builtin:test]
+        guides_only:
+          allow_sources: [builtin:guides]
+      """;
+
+  private static final HttpClient CLIENT =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private static final JsonMapper JSON = JsonMapper.builder().build();
+
+  private final InMemorySpanExporter spans = InMemorySpanExporter.create();
+  private Host host;
+  private URI base;
+
+  @BeforeEach
+  void startHost() {
+    host =
+        Host.builder(HostConfig.parse(CONFIG, "test-config.yaml"))
+            .environment(Map.of())
+            .spanProcessor(SimpleSpanProcessor.create(spans))
+            .build();
+    host.registry().registerAll(MethodTools.of(new TestTools(), "builtin:test"));
+    base = host.start();
+  }
+
+  @AfterEach
+  void closeHost() {
+    host.close();
+  }
+
+  @AfterAll
+  static void closeClient() {
+    CLIENT.close();
+  }
+
+  @Test
+  void listsEveryToolInOpenAiFunctionFormForTheMainProfile() throws Exception {
+    HttpResponse<String> response = get("/v1/tools");
+
+    assertThat(response.statusCode()).isEqualTo(200);
+    assertThat(response.headers().firstValue("content-type")).hasValue("application/json");
+    JsonNode body = JSON.readTree(response.body());
+    assertThat(body.get("profile").asString()).isEqualTo("main");
+    assertThat(names(body))
+        .containsExactly("add", "echo", "explode", "get_tool_guide", "list_tool_guides");
+    JsonNode echo = body.get("tools").get(1);
+    assertThat(echo.get("type").asString()).isEqualTo("function");
+    assertThat(echo.get("source").asString()).isEqualTo("builtin:test");
+    assertThat(echo.get("function").get("name").asString()).isEqualTo("echo");
+    assertThat(echo.get("function").get("description").asString())
+        .isEqualTo("Returns the text it is given.");
+    assertThat(echo.at("/function/parameters/properties/text/type").asString()).isEqualTo("string");
+    assertThat(echo.at("/function/parameters/required/0").asString()).isEqualTo("text");
+  }
+
+  @Test
+  void aUserProfileFromYamlHidesASource() throws Exception {
+    JsonNode hidden = JSON.readTree(get("/v1/tools?profile=no_test_tools").body());
+    JsonNode guidesOnly = JSON.readTree(get("/v1/tools?profile=guides_only").body());
+
+    assertThat(hidden.get("profile").asString()).isEqualTo("no_test_tools");
+    assertThat(names(hidden)).containsExactly("get_tool_guide", "list_tool_guides");
+    assertThat(names(guidesOnly)).containsExactly("get_tool_guide", "list_tool_guides");
+  }
+
+  @Test
+  void unknownProfileIsNotFoundNamingTheKnownOnes() throws Exception {
+    HttpResponse<String> response = get("/v1/tools?profile=nobody");
+
+    assertThat(response.statusCode()).isEqualTo(404);
+    assertThat(JSON.readTree(response.body()).get("error").get("code").asString())
+        .isEqualTo("profile_not_found");
+    assertThat(JSON.readTree(response.body()).get("error").get("message").asString())
+        .isEqualTo(
+            "Unknown tool profile 'nobody'. Known profiles: main, subagent, scheduled,"
+                + " a2a_synthesis, guides_only, no_test_tools.");
+  }
+
+  @Test
+  void invokingAToolAnswersItsContent() throws Exception {
+    HttpResponse<String> response =
+        post(
+            "/v1/tools/echo/invoke",
+            """
+            {"arguments": {"text": "hello"}, "session_id": "s-1", "tool_call_id": "call-1",
+             "timeout_ms": 5000}
+            """);
+
+    assertThat(response.statusCode()).isEqualTo(200);
+    JsonNode body = JSON.readTree(response.body());
+    assertThat(body.get("tool_call_id").asString()).isEqualTo("call-1");
+    assertThat(body.get("tool_name").asString()).isEqualTo("echo");
+    assertThat(body.get("content").asString()).isEqualTo("hello");
+    assertThat(body.get("is_error").asBoolean()).isFalse();
+    assertThat(body.get("error").isNull()).isTrue();
+    assertThat(body.has("structured_content")).isFalse();
+  }
+
+  @Test
+  void argumentsMayBeJsonText() throws Exception {
+    JsonNode body =
+        JSON.readTree(
+            post("/v1/tools/echo/invoke", "{\"arguments\": \"{\\\"text\\\": \\\"as text\\\"}\"}")
+                .body());
+
+    assertThat(body.get("content").asString()).isEqualTo("as text");
+    assertThat(body.get("tool_call_id").asString()).isNotBlank();
+  }
+
+  @Test
+  void aStructuredResultCarriesItsJson() throws Exception {
+    JsonNode body =
+        JSON.readTree(post("/v1/tools/add/invoke", "{\"arguments\": {\"a\": 2, \"b\": 3}}").body());
+
+    assertThat(body.get("is_error").asBoolean()).isFalse();
+    assertThat(body.get("structured_content").get("total").asInt()).isEqualTo(5);
+    assertThat(JSON.readTree(body.get("content").asString()).get("total").asInt()).isEqualTo(5);
+  }
+
+  @Test
+  void invalidArgumentsAreAToolErrorListingEveryViolation() throws Exception {
+    HttpResponse<String> response =
+        post("/v1/tools/add/invoke", "{\"arguments\": {\"a\": \"two\", \"c\": 1}}");
+
+    assertThat(response.statusCode()).isEqualTo(200);
+    JsonNode body = JSON.readTree(response.body());
+    assertThat(body.get("is_error").asBoolean()).isTrue();
+    assertThat(body.get("error").get("code").asString()).isEqualTo("invalid_arguments");
+    assertThat(body.get("error").get("retryable").asBoolean()).isFalse();
+    String message = body.get("error").get("message").asString();
+    assertThat(message).startsWith("The arguments for tool 'add' do not match");
+    assertThat(message.lines().filter(line -> line.startsWith("- "))).hasSize(2);
+    assertThat(message).contains("$.a").contains("b");
+    assertThat(body.get("content").asString()).isEqualTo(message);
+  }
+
+  @Test
+  void aToolFailureIsAToolErrorNotAnHttpError() throws Exception {
+    HttpResponse<String> response = post("/v1/tools/explode/invoke", "{}");
+
+    assertThat(response.statusCode()).isEqualTo(200);
+    JsonNode body = JSON.readTree(response.body());
+    assertThat(body.get("is_error").asBoolean()).isTrue();
+    assertThat(body.get("error").get("code").asString()).isEqualTo("execution_failed");
+    assertThat(body.get("error").get("message").asString())
+        .doesNotContain("IllegalStateException")
+        .doesNotContain("exploded");
+  }
+
+  @Test
+  void aToolHiddenByTheProfileAnswersLikeAMissingTool() throws Exception {
+    JsonNode hidden =
+        JSON.readTree(
+            post(
+                    "/v1/tools/echo/invoke?profile=no_test_tools",
+                    "{\"arguments\": {\"text\": \"x\"}}")
+                .body());
+    JsonNode missing =
+        JSON.readTree(
+            post(
+                    "/v1/tools/ecko/invoke?profile=no_test_tools",
+                    "{\"arguments\": {\"text\": \"x\"}}")
+                .body());
+
+    assertThat(hidden.get("is_error").asBoolean()).isTrue();
+    assertThat(hidden.get("error").get("code").asString()).isEqualTo("tool_not_found");
+    assertThat(missing.get("error").get("code").asString()).isEqualTo("tool_not_found");
+    assertThat(hidden.get("error").get("message").asString())
+        .isEqualTo(missing.get("error").get("message").asString().replace("ecko", "echo"))
+        .doesNotContain("profile");
+  }
+
+  @Test
+  void aMalformedBodyIsABadRequestSayingWhatIsWrong() throws Exception {
+    assertBadRequest("not json", "The request body is not valid JSON");
+    assertBadRequest("[1, 2]", "The request body must be a JSON object");
+    assertBadRequest("{\"arguments\": 5}", "'arguments' must be a JSON object or a string");
+    assertBadRequest("{\"session_id\": 7}", "'session_id' must be a string, not a number.");
+    assertBadRequest("{\"timeout_ms\": \"soon\"}", "'timeout_ms' must be a positive whole number");
+    assertBadRequest("{\"timeout_ms\": -5}", "'timeout_ms' must be a positive whole number");
+    assertBadRequest("{\"args\": {}}", "Unknown field 'args' in the request body (expected:");
+  }
+
+  @Test
+  void anEmptyBodyCallsWithNoArguments() throws Exception {
+    JsonNode body = JSON.readTree(post("/v1/tools/list_tool_guides/invoke", "").body());
+
+    assertThat(body.get("is_error").asBoolean()).isFalse();
+    assertThat(body.get("content").asString()).contains("tool-calls");
+  }
+
+  @Test
+  void listsProfilesWithTheirRulesAndVisibleTools() throws Exception {
+    HttpResponse<String> response = get("/v1/profiles");
+
+    assertThat(response.statusCode()).isEqualTo(200);
+    JsonNode profiles = JSON.readTree(response.body()).get("profiles");
+    assertThat(profiles.valueStream().map(profile -> profile.get("name").asString()))
+        .containsExactly(
+            "main", "subagent", "scheduled", "a2a_synthesis", "guides_only", "no_test_tools");
+    JsonNode subagent = profiles.get(1);
+    assertThat(strings(subagent.get("allowed_sources"))).containsExactly("*");
+    assertThat(strings(subagent.get("denied_sources"))).containsExactly("subagent");
+    assertThat(strings(subagent.get("allowed_tools"))).isEmpty();
+    assertThat(strings(subagent.get("denied_tools")))
+        .containsExactly("cancel_scheduled_task", "mcp_register_server", "mcp_unregister_server");
+    JsonNode noTestTools = profiles.get(5);
+    assertThat(strings(noTestTools.get("denied_sources"))).containsExactly("builtin:test");
+    assertThat(strings(noTestTools.get("tools")))
+        .containsExactly("get_tool_guide", "list_tool_guides");
+  }
+
+  @Test
+  void healthIsOk() throws Exception {
+    HttpResponse<String> response = get("/healthz");
+
+    assertThat(response.statusCode()).isEqualTo(200);
+    assertThat(JSON.readTree(response.body()).get("status").asString()).isEqualTo("ok");
+  }
+
+  @Test
+  void metricsCountInvocationsByToolAndStatus() throws Exception {
+    post("/v1/tools/echo/invoke", "{\"arguments\": {\"text\": \"a\"}}");
+    post("/v1/tools/echo/invoke", "{\"arguments\": {\"text\": \"b\"}}");
+    post("/v1/tools/echo/invoke", "{\"arguments\": {}}");
+    post("/v1/tools/explode/invoke", "{}");
+
+    HttpResponse<String> response = get("/metrics");
+
+    assertThat(response.statusCode()).isEqualTo(200);
+    assertThat(response.headers().firstValue("content-type"))
+        .hasValue("text/plain; version=0.0.4; charset=utf-8");
+    List<String> invocations =
+        response
+            .body()
+            .lines()
+            .filter(line -> line.startsWith("toolhost_tool_invocations"))
+            .toList();
+    assertThat(invocations)
+        .anySatisfy(
+            line ->
+                assertThat(line)
+                    .contains("status=\"ok\"")
+                    .contains("tool_name=\"echo\"")
+                    .endsWith(" 2.0"))
+        .anySatisfy(
+            line ->
+                assertThat(line)
+                    .contains("status=\"invalid_arguments\"")
+                    .contains("tool_name=\"echo\"")
+                    .endsWith(" 1.0"))
+        .anySatisfy(
+            line ->
+                assertThat(line)
+                    .contains("status=\"execution_failed\"")
+                    .contains("tool_name=\"explode\"")
+                    .endsWith(" 1.0"));
+    assertThat(response.body()).contains("toolhost_tool_invoke_duration");
+  }
+
+  @Test
+  void aTraceparentHeaderMakesTheToolSpanItsChild() throws Exception {
+    String traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
+    String parentSpanId = "00f067aa0ba902b7";
+
+    post(
+        "/v1/tools/echo/invoke",
+        "{\"arguments\": {\"text\": \"traced\"}}",
+        "traceparent",
+        "00-" + traceId + "-" + parentSpanId + "-01");
+
+    SpanData span =
+        spans.getFinishedSpanItems().stream()
+            .filter(finished -> finished.getName().equals("execute_tool echo"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(TraceId.isValid(span.getTraceId())).isTrue();
+    assertThat(span.getTraceId()).isEqualTo(traceId);
+    assertThat(SpanId.isValid(span.getParentSpanId())).isTrue();
+    assertThat(span.getParentSpanId()).isEqualTo(parentSpanId);
+  }
+
+  @Test
+  void withoutATraceparentTheToolSpanStartsATrace() throws Exception {
+    post("/v1/tools/echo/invoke", "{\"arguments\": {\"text\": \"untraced\"}}");
+
+    assertThat(spans.getFinishedSpanItems())
+        .singleElement()
+        .satisfies(span -> assertThat(span.getParentSpanContext().isValid()).isFalse());
+  }
+
+  @Test
+  void anUnknownPathIsNotFound() throws Exception {
+    HttpResponse<String> response = get("/v2/tools");
+
+    assertThat(response.statusCode()).isEqualTo(404);
+    assertThat(JSON.readTree(response.body()).get("error").get("code").asString())
+        .isEqualTo("not_found");
+  }
+
+  @Test
+  void aWrongMethodIsNotAllowed() throws Exception {
+    HttpResponse<String> invokeByGet = get("/v1/tools/echo/invoke");
+    HttpResponse<String> listByPost = post("/v1/tools", "{}");
+
+    assertThat(invokeByGet.statusCode()).isEqualTo(405);
+    assertThat(invokeByGet.headers().firstValue("allow")).hasValue("POST");
+    assertThat(JSON.readTree(invokeByGet.body()).get("error").get("code").asString())
+        .isEqualTo("method_not_allowed");
+    assertThat(listByPost.statusCode()).isEqualTo(405);
+    assertThat(listByPost.headers().firstValue("allow")).hasValue("GET");
+  }
+
+  @Test
+  void theHostSaysWhereItListens() {
+    assertThat(host.port()).isPositive();
+    assertThat(base).isEqualTo(URI.create("http://127.0.0.1:" + host.port() + "/"));
+  }
+
+  private void assertBadRequest(String body, String messageStart) throws Exception {
+    HttpResponse<String> response = post("/v1/tools/echo/invoke", body);
+
+    assertThat(response.statusCode()).as(body).isEqualTo(400);
+    JsonNode error = JSON.readTree(response.body()).get("error");
+    assertThat(error.get("code").asString()).isEqualTo("invalid_request");
+    assertThat(error.get("message").asString()).as(body).startsWith(messageStart);
+  }
+
+  private HttpResponse<String> get(String path, String... headers) throws Exception {
+    return send(HttpRequest.newBuilder(base.resolve(path)).GET(), headers);
+  }
+
+  private HttpResponse<String> post(String path, String body, String... headers) throws Exception {
+    return send(
+        HttpRequest.newBuilder(base.resolve(path))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(body)),
+        headers);
+  }
+
+  private static HttpResponse<String> send(HttpRequest.Builder request, String... headers)
+      throws Exception {
+    if (headers.length > 0) {
+      request.headers(headers);
+    }
+    return CLIENT.send(
+        request.timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  private static List<String> names(JsonNode toolList) {
+    return toolList
+        .get("tools")
+        .valueStream()
+        .map(tool -> tool.get("function").get("name").asString())
+        .toList();
+  }
+
+  private static List<String> strings(JsonNode array) {
+    return array.valueStream().map(JsonNode::asString).toList();
+  }
+}
