@@ -1,0 +1,80 @@
+package dev.toolhost.server;
+
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+/**
+ * Main is the {@code toolhost} command line: {@code serve} runs the HTTP API, {@code tools} lists
+ * the tools a profile sees, and {@code call} calls one, both in-process from the same config.
+ *
+ * <p>Exit codes: 0 success; 1 a tool call failed or the host could not start; 2 bad usage or a
+ * config error, whose message (file, line, column, what was expected) is printed without a stack
+ * trace.
+ */
+@Command(
+    name = "toolhost",
+    mixinStandardHelpOptions = true,
+    version = "toolhost 0.1.0-SNAPSHOT",
+    description = "The tool layer for LLM agents: serves tools over HTTP, lists them, calls them.",
+    subcommands = {
+      ServeCommand.class,
+      ToolsCommand.class,
+      CallCommand.class,
+      CommandLine.HelpCommand.class
+    })
+public final class Main implements Callable<Integer> {
+
+  @Spec private CommandSpec spec;
+
+  /** Runs the command line and exits with its exit code. */
+  public static void main(String[] args) {
+    quietUnlessServing(args);
+    System.exit(commandLine().execute(args));
+  }
+
+  /**
+   * Returns the command line, ready to {@link CommandLine#execute execute}; tests set its output
+   * and error writers.
+   */
+  public static CommandLine commandLine() {
+    CommandLine commandLine = new CommandLine(new Main());
+    commandLine.setExecutionExceptionHandler(
+        (exception, failed, parseResult) -> {
+          if (exception instanceof ConfigException) {
+            failed.getErr().println(exception.getMessage());
+            failed.getErr().flush();
+            return CommandLine.ExitCode.USAGE;
+          }
+          failed.getErr().println("error: " + exception.getMessage());
+          failed.getErr().flush();
+          return CommandLine.ExitCode.SOFTWARE;
+        });
+    return commandLine;
+  }
+
+  /** With no command, prints the usage and fails as bad usage. */
+  @Override
+  public Integer call() {
+    spec.commandLine().usage(spec.commandLine().getErr());
+    return CommandLine.ExitCode.USAGE;
+  }
+
+  // One-shot commands print their answer on stdout and errors on stderr; routine log lines (a
+  // profile's tool counts) would only clutter stderr. An explicit setting still wins.
+  private static void quietUnlessServing(String[] args) {
+    String key = "org.slf4j.simpleLogger.defaultLogLevel";
+    boolean serving = false;
+    for (String arg : args) {
+      if (!arg.startsWith("-")) {
+        serving = arg.equals("serve");
+        break;
+      }
+    }
+    if (!serving && System.getProperty(key) == null) {
+      System.setProperty(key, "warn");
+    }
+  }
+}
