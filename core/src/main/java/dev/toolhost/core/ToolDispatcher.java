@@ -196,15 +196,16 @@ public final class ToolDispatcher {
   }
 
   /**
-   * The up to {@code limit} names most like {@code name}, most alike first: by the Dice
-   * coefficient of their character bigrams (ignoring case), then by name.
+   * The up to {@code limit} names most like {@code name}, most alike first: by the Dice coefficient
+   * of their character bigrams (ignoring case), then by name.
    */
   static List<String> closestNames(String name, List<String> names, int limit) {
     Set<String> target = bigrams(name);
     return names.stream()
         .distinct()
         .sorted(
-            Comparator.comparingDouble((String candidate) -> -similarity(target, bigrams(candidate)))
+            Comparator.comparingDouble(
+                    (String candidate) -> -similarity(target, bigrams(candidate)))
                 .thenComparing(Comparator.naturalOrder()))
         .limit(limit)
         .toList();

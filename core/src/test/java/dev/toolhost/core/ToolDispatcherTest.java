@@ -99,7 +99,8 @@ class ToolDispatcherTest {
 
     ToolError error = error(dispatcher.dispatch(main(), ToolCall.of("add", "[1, 2]")));
 
-    assertThat(error.message()).isEqualTo("The arguments for tool 'add' must be a JSON object, not array.");
+    assertThat(error.message())
+        .isEqualTo("The arguments for tool 'add' must be a JSON object, not array.");
   }
 
   @Test
@@ -120,7 +121,8 @@ class ToolDispatcherTest {
 
   @Test
   void blankArgumentsAreAnEmptyObject() {
-    registry.register(Schemas.spec("now", "builtin:time"), (call, args) -> ToolResult.success(args.toString()));
+    registry.register(
+        Schemas.spec("now", "builtin:time"), (call, args) -> ToolResult.success(args.toString()));
 
     assertThat(dispatcher.dispatch(main(), ToolCall.of("now", "")).text()).isEqualTo("{}");
   }
@@ -141,7 +143,8 @@ class ToolDispatcherTest {
         });
     Instant deadline = Instant.now().plusMillis(200);
 
-    ToolResult result = dispatcher.dispatch(main(), ToolCall.of("slow", "{}").withDeadline(deadline));
+    ToolResult result =
+        dispatcher.dispatch(main(), ToolCall.of("slow", "{}").withDeadline(deadline));
 
     Instant returned = Instant.now();
     ToolError error = error(result);
@@ -176,7 +179,8 @@ class ToolDispatcherTest {
                 () -> {
                   ToolResult result =
                       dispatcher.dispatch(
-                          main(), ToolCall.of("stubborn", "{}").withTimeout(Duration.ofMillis(200)));
+                          main(),
+                          ToolCall.of("stubborn", "{}").withTimeout(Duration.ofMillis(200)));
                   assertThat(error(result).code()).isEqualTo(ErrorCode.TIMEOUT);
                   returned.set(true);
                 });
@@ -192,7 +196,8 @@ class ToolDispatcherTest {
 
     ToolResult result =
         dispatcher.dispatch(
-            main(), ToolCall.of("add", "{\"a\": 1, \"b\": 1}").withDeadline(Instant.now().minusSeconds(1)));
+            main(),
+            ToolCall.of("add", "{\"a\": 1, \"b\": 1}").withDeadline(Instant.now().minusSeconds(1)));
 
     assertThat(error(result).code()).isEqualTo(ErrorCode.TIMEOUT);
     assertThat(runs).hasValue(0);
@@ -256,7 +261,8 @@ class ToolDispatcherTest {
         new ToolSpec(
             "echo",
             "Echoes after every call of the turn is running.",
-            Schemas.parse("{\"type\": \"object\", \"properties\": {\"text\": {\"type\": \"string\"}}}"),
+            Schemas.parse(
+                "{\"type\": \"object\", \"properties\": {\"text\": {\"type\": \"string\"}}}"),
             "builtin:test"),
         (call, arguments) -> {
           // Passes only if all four calls are running at once.
@@ -316,7 +322,8 @@ class ToolDispatcherTest {
         });
     AtomicReference<ToolResult> result = new AtomicReference<>();
     Thread caller =
-        Thread.ofVirtual().start(() -> result.set(dispatcher.dispatch(main(), ToolCall.of("long", "{}"))));
+        Thread.ofVirtual()
+            .start(() -> result.set(dispatcher.dispatch(main(), ToolCall.of("long", "{}"))));
 
     assertThat(started.await(5, TimeUnit.SECONDS)).isTrue();
     caller.interrupt();
@@ -361,7 +368,8 @@ class ToolDispatcherTest {
     registerAdd();
     ToolDispatcher rewriting =
         ToolDispatcher.builder()
-            .leakScanner(chain -> chain.proceed(chain.call().withArguments("{\"a\": \"x\", \"b\": 1}")))
+            .leakScanner(
+                chain -> chain.proceed(chain.call().withArguments("{\"a\": \"x\", \"b\": 1}")))
             .build();
 
     ToolError error = error(rewriting.dispatch(main(), ToolCall.of("add", "{\"a\": 2, \"b\": 3}")));
@@ -387,7 +395,8 @@ class ToolDispatcherTest {
 
     assertThat(error.code()).isEqualTo(ErrorCode.EXECUTION_FAILED);
     assertThat(error.detail())
-        .contains("interceptor " + twice.getClass().getName() + " must call proceed() at most once");
+        .contains(
+            "interceptor " + twice.getClass().getName() + " must call proceed() at most once");
     assertThat(runs).hasValue(1);
   }
 

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -156,8 +156,8 @@ class ToolRegistryTest {
                     if (i % 2 == 0) {
                       assertThat(registry.unregister(name)).isTrue();
                     }
-                    assertThat(registry.specs()).isSortedAccordingTo(
-                        java.util.Comparator.comparing(ToolSpec::name));
+                    assertThat(registry.specs())
+                        .isSortedAccordingTo(java.util.Comparator.comparing(ToolSpec::name));
                   }
                   return null;
                 }));
