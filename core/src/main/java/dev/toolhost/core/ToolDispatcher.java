@@ -10,8 +10,10 @@ import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
@@ -39,6 +41,8 @@ public final class ToolDispatcher {
 
   private static final Logger LOG = LoggerFactory.getLogger(ToolDispatcher.class);
   private static final int CLOSEST_NAMES = 3;
+  private static final ThreadFactory THREADS =
+      Thread.ofVirtual().name("toolhost-dispatch-", 0).factory();
 
   private final ObjectMapper mapper;
   private final ToolTelemetry telemetry;
@@ -117,7 +121,7 @@ public final class ToolDispatcher {
     for (ToolCall call : calls) {
       FutureTask<ToolResult> task = new FutureTask<>(context.wrap(() -> dispatch(tools, call)));
       tasks.add(task);
-      Thread.ofVirtual().name("dispatch-" + call.callId()).start(task);
+      THREADS.newThread(task).start();
     }
     List<ToolResult> results = new ArrayList<>(calls.size());
     boolean cancelled = false;
@@ -129,7 +133,7 @@ public final class ToolDispatcher {
       }
       try {
         results.add(task.get());
-      } catch (InterruptedException | java.util.concurrent.CancellationException e) {
+      } catch (InterruptedException | CancellationException e) {
         cancelled = true;
         task.cancel(true);
         results.add(
