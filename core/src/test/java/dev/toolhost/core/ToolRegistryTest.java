@@ -58,6 +58,28 @@ class ToolRegistryTest {
   }
 
   @Test
+  void parametersSchemaReferringToARemoteDocumentIsRefusedWithoutFetchingIt() throws Exception {
+    try (java.net.ServerSocket server = new java.net.ServerSocket(0)) {
+      server.setSoTimeout(1);
+      ToolSpec remote =
+          new ToolSpec(
+              "remote_ref",
+              "Refers to a schema elsewhere.",
+              Schemas.parse(
+                  "{\"type\": \"object\", \"properties\": {\"a\": {\"$ref\":"
+                      + " \"http://127.0.0.1:"
+                      + server.getLocalPort()
+                      + "/evil.json\"}}}"),
+              "mcp:untrusted");
+
+      assertThatThrownBy(() -> registry.register(remote, OK))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageStartingWith("Tool 'remote_ref' has an invalid parameters schema");
+      assertThatThrownBy(server::accept).isInstanceOf(java.net.SocketTimeoutException.class);
+    }
+  }
+
+  @Test
   void unregisterSaysWhetherItRemovedSomething() {
     registry.register(Schemas.spec("search", "builtin:web"), OK);
 

@@ -73,6 +73,18 @@ class ToolSetTest {
   }
 
   @Test
+  void boundToolShadowsARegistryToolRegisteredLaterUnderItsName() {
+    List<String> channel = new ArrayList<>();
+    ToolSet set = ToolSet.of(registry, ToolProfiles.MAIN);
+    set.add(replyTool(channel));
+    registry.register(Schemas.spec("reply", "builtin:test"), (c, a) -> ToolResult.success("x"));
+
+    assertThat(set.names()).containsExactly("reply");
+    assertThat(dispatcher.dispatch(set, ToolCall.of("reply", "{\"text\": \"hi\"}")).text())
+        .isEqualTo("sent");
+  }
+
+  @Test
   void removedToolCannotBeInvokedAgain() {
     List<String> channel = new ArrayList<>();
     ToolSet set = ToolSet.of(registry, ToolProfiles.MAIN);
