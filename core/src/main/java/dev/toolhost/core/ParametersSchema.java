@@ -21,13 +21,16 @@ import tools.jackson.databind.node.ObjectNode;
  */
 public final class ParametersSchema {
 
-  // Violations name their place as a JSON path ($.items[0].name), which models read best.
+  // Violations name their place as a JSON path ($.items[0].name), which models read best. A
+  // schema from an MCP server or a remote worker must never make the host fetch a URL.
   private static final SchemaRegistry REGISTRY =
       SchemaRegistry.withDefaultDialect(
           SpecificationVersion.DRAFT_2020_12,
           builder ->
-              builder.schemaRegistryConfig(
-                  SchemaRegistryConfig.builder().pathType(PathType.JSON_PATH).build()));
+              builder
+                  .schemaLoader(loader -> loader.fetchRemoteResources(false))
+                  .schemaRegistryConfig(
+                      SchemaRegistryConfig.builder().pathType(PathType.JSON_PATH).build()));
   private static final Schema META_SCHEMA =
       REGISTRY.getSchema(SchemaLocation.of("https://json-schema.org/draft/2020-12/schema"));
 

@@ -46,8 +46,7 @@ class ToolProfileSnapshotTest {
               String[] words = line.split(" ");
               for (int i = 1; i < words.length; i++) {
                 registry.register(
-                    Schemas.spec(words[i], words[0]),
-                    (call, arguments) -> ToolResult.success(""));
+                    Schemas.spec(words[i], words[0]), (call, arguments) -> ToolResult.success(""));
               }
             });
     return registry;

@@ -53,7 +53,8 @@ class ToolProfileTest {
 
   @Test
   void denyByNameWinsOverAllowBySourceAndStar() {
-    ToolProfile profile = ToolProfile.all("all").withSources("builtin:sandbox").withoutNames("shell");
+    ToolProfile profile =
+        ToolProfile.all("all").withSources("builtin:sandbox").withoutNames("shell");
 
     assertThat(profile.allows("shell", "builtin:sandbox")).isFalse();
     assertThat(profile.allows("file", "builtin:sandbox")).isTrue();
@@ -105,14 +106,16 @@ class ToolProfileTest {
                 Set.of(),
                 Set.of("mcp_register_server", "mcp_unregister_server")));
     assertThat(ToolProfiles.A2A_SYNTHESIS)
-        .isEqualTo(new ToolProfile("a2a_synthesis", Set.of("*"), Set.of("a2a"), Set.of(), Set.of()));
+        .isEqualTo(
+            new ToolProfile("a2a_synthesis", Set.of("*"), Set.of("a2a"), Set.of(), Set.of()));
   }
 
   @Test
   void userProfilesJoinTheBuiltInOnesInNameOrder() {
     ToolProfiles profiles =
         ToolProfiles.of(
-            List.of(NOTHING.named("zeta"), ToolProfiles.SUBAGENT.named("reviewer").withoutNames("x")));
+            List.of(
+                NOTHING.named("zeta"), ToolProfiles.SUBAGENT.named("reviewer").withoutNames("x")));
 
     assertThat(profiles.names())
         .containsExactly("main", "subagent", "scheduled", "a2a_synthesis", "reviewer", "zeta");

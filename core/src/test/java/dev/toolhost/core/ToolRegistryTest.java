@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -55,6 +55,28 @@ class ToolRegistryTest {
     assertThatThrownBy(() -> registry.register(array, OK))
         .hasMessage(
             "Tool 'array' has an invalid parameters schema: its \"type\" must be \"object\".");
+  }
+
+  @Test
+  void parametersSchemaReferringToARemoteDocumentIsRefusedWithoutFetchingIt() throws Exception {
+    try (java.net.ServerSocket server = new java.net.ServerSocket(0)) {
+      server.setSoTimeout(1);
+      ToolSpec remote =
+          new ToolSpec(
+              "remote_ref",
+              "Refers to a schema elsewhere.",
+              Schemas.parse(
+                  "{\"type\": \"object\", \"properties\": {\"a\": {\"$ref\":"
+                      + " \"http://127.0.0.1:"
+                      + server.getLocalPort()
+                      + "/evil.json\"}}}"),
+              "mcp:untrusted");
+
+      assertThatThrownBy(() -> registry.register(remote, OK))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageStartingWith("Tool 'remote_ref' has an invalid parameters schema");
+      assertThatThrownBy(server::accept).isInstanceOf(java.net.SocketTimeoutException.class);
+    }
   }
 
   @Test
@@ -156,8 +178,8 @@ class ToolRegistryTest {
                     if (i % 2 == 0) {
                       assertThat(registry.unregister(name)).isTrue();
                     }
-                    assertThat(registry.specs()).isSortedAccordingTo(
-                        java.util.Comparator.comparing(ToolSpec::name));
+                    assertThat(registry.specs())
+                        .isSortedAccordingTo(java.util.Comparator.comparing(ToolSpec::name));
                   }
                   return null;
                 }));
