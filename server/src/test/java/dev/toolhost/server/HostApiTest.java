@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.toolhost.core.MethodTools;
 import dev.toolhost.core.Param;
 import dev.toolhost.core.Tool;
+import dev.toolhost.core.ToolCall;
+import dev.toolhost.core.ToolResult;
 import io.opentelemetry.api.trace.SpanId;
 import io.opentelemetry.api.trace.TraceId;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
@@ -204,25 +206,31 @@ class HostApiTest {
   }
 
   @Test
-  void aToolHiddenByTheProfileAnswersLikeAMissingTool() throws Exception {
+  void aToolHiddenByTheProfileAnswersExactlyLikeAMissingTool() throws Exception {
     JsonNode hidden =
         JSON.readTree(
             post(
                     "/v1/tools/echo/invoke?profile=no_test_tools",
                     "{\"arguments\": {\"text\": \"x\"}}")
                 .body());
-    JsonNode missing =
-        JSON.readTree(
-            post(
-                    "/v1/tools/ecko/invoke?profile=no_test_tools",
-                    "{\"arguments\": {\"text\": \"x\"}}")
-                .body());
+    // The same call on a host where echo was never registered.
+    JsonNode missing;
+    try (Host bare =
+        Host.builder(HostConfig.parse(CONFIG, "test-config.yaml")).environment(Map.of()).build()) {
+      ToolResult result =
+          bare.dispatcher()
+              .dispatch(bare.toolSet("no_test_tools"), ToolCall.of("echo", "{\"text\": \"x\"}"));
+      missing =
+          JSON.readTree(
+              JSON.writeValueAsString(new ApiJson().result(ToolCall.of("echo", "{}"), result)));
+    }
 
     assertThat(hidden.get("is_error").asBoolean()).isTrue();
     assertThat(hidden.get("error").get("code").asString()).isEqualTo("tool_not_found");
-    assertThat(missing.get("error").get("code").asString()).isEqualTo("tool_not_found");
+    assertThat(hidden.get("error")).isEqualTo(missing.get("error"));
+    assertThat(hidden.get("content")).isEqualTo(missing.get("content"));
     assertThat(hidden.get("error").get("message").asString())
-        .isEqualTo(missing.get("error").get("message").asString().replace("ecko", "echo"))
+        .startsWith("Tool 'echo' does not exist.")
         .doesNotContain("profile");
   }
 
