@@ -9,11 +9,14 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonParser;
@@ -40,6 +43,10 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
  * parser's token locations, found by the JSON pointer of the key or value at fault.
  */
 final class ConfigReader {
+
+  private static final Pattern MARK = Pattern.compile("^ in \\S+, line (\\d+), column (\\d+):");
+  private static final List<String> LIST_KEYS =
+      List.of("allow_sources", "deny_sources", "allow_tools", "deny_tools");
 
   private final YAMLMapper mapper =
       YAMLMapper.builder()
@@ -75,6 +82,7 @@ final class ConfigReader {
     if (locations.empty()) {
       return HostConfig.defaults();
     }
+    checkListEntries(locations, fileName);
     RawConfig raw;
     try {
       raw = mapper.readValue(text, RawConfig.class);
@@ -135,11 +143,69 @@ final class ConfigReader {
                   + (parent.isEmpty() ? " at the top level" : " under '" + dotted(parent) + "'")
                   + " (each key may appear once)"));
     }
+    // The YAML parser's own message: what it was doing, what it found, and where ("in reader,
+    // line 2, column 9:" followed by the line and a caret). The last place is where it gave up.
+    String yaml =
+        e.getCause() != null && e.getCause().getMessage() != null
+            ? e.getCause().getMessage()
+            : problem;
+    List<String> said = new ArrayList<>();
+    Position where = Position.of(e.getLocation());
+    for (String line : yaml.lines().toList()) {
+      Matcher mark = MARK.matcher(line);
+      if (mark.find()) {
+        where = Position.at(Integer.parseInt(mark.group(1)), Integer.parseInt(mark.group(2)));
+      } else if (!line.isBlank() && !Character.isWhitespace(line.charAt(0))) {
+        said.add(line.strip());
+      }
+    }
     return new ConfigException(
         at(
             fileName,
-            Position.of(e.getLocation()),
-            "not valid YAML: " + problem.lines().findFirst().orElse(problem)));
+            where,
+            "not valid YAML: " + (said.isEmpty() ? problem : String.join(", ", said))));
+  }
+
+  // Jackson reads a list or mapping inside a list of strings wrongly (it loses its place), so
+  // entries are checked here, where the tokens are known.
+  private static void checkListEntries(Locations locations, String fileName) {
+    List<Map.Entry<String, Position>> wrong = new ArrayList<>();
+    for (Map.Entry<String, Position> value : locations.values().entrySet()) {
+      List<String> segments = segments(value.getKey());
+      boolean entry =
+          segments.size() == 4
+              && segments.get(0).equals("profiles")
+              && LIST_KEYS.contains(segments.get(2));
+      if (entry && !value.getValue().isScalar()) {
+        wrong.add(value);
+      }
+    }
+    if (wrong.isEmpty()) {
+      return;
+    }
+    wrong.sort(
+        Comparator.comparingInt((Map.Entry<String, Position> value) -> value.getValue().line())
+            .thenComparingInt(value -> value.getValue().column()));
+    throw new ConfigException(
+        wrong.stream()
+            .map(
+                value ->
+                    at(
+                        fileName,
+                        value.getValue(),
+                        "wrong type for '"
+                            + dotted(value.getKey())
+                            + "': expected a string, got "
+                            + value.getValue().describe()))
+            .collect(Collectors.joining("\n")));
+  }
+
+  private static List<String> segments(String pointer) {
+    List<String> segments = new ArrayList<>();
+    for (JsonPointer at = JsonPointer.compile(pointer); !at.matches(); at = at.tail()) {
+      segments.add(at.getMatchingProperty());
+    }
+    return segments;
   }
 
   // ---- pass 2: binding errors ----
@@ -467,6 +533,14 @@ final class ConfigReader {
 
   /** Where a token sits in the text, and what it was. */
   private record Position(int line, int column, Optional<JsonToken> token, String text) {
+
+    static Position at(int line, int column) {
+      return new Position(line, column, Optional.empty(), "");
+    }
+
+    boolean isScalar() {
+      return token.map(JsonToken::isScalarValue).orElse(false);
+    }
 
     static Position of(TokenStreamLocation location) {
       return new Position(location.getLineNr(), location.getColumnNr(), Optional.empty(), "");

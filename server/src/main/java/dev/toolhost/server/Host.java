@@ -26,6 +26,7 @@ import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.URI;
 import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -278,7 +279,7 @@ public final class Host implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    return text.toString(java.nio.charset.StandardCharsets.UTF_8);
+    return text.toString(StandardCharsets.UTF_8);
   }
 
   /** Stops the HTTP API, if started, and the telemetry. */

@@ -1,6 +1,7 @@
 package dev.toolhost.server;
 
 import dev.toolhost.core.ToolCall;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,7 +43,7 @@ record InvokeRequest(
    * @throws IllegalArgumentException saying what is wrong with the body
    */
   static InvokeRequest parse(JsonMapper mapper, byte[] body) {
-    if (new String(body, java.nio.charset.StandardCharsets.UTF_8).isBlank()) {
+    if (new String(body, StandardCharsets.UTF_8).isBlank()) {
       return new InvokeRequest(
           "{}", Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty());
     }

@@ -261,10 +261,33 @@ class HostConfigTest {
   }
 
   @Test
-  void textThatIsNotYamlIsRefusedWithItsLine() {
+  void textThatIsNotYamlIsRefusedWithWhereTheParserGaveUp() {
     assertThatThrownBy(() -> HostConfig.parse("http:\n  port: [1, 2\n", "config.yaml"))
-        .hasMessageStartingWith("config.yaml line ")
-        .hasMessageContaining("not valid YAML");
+        .hasMessage(
+            "config.yaml line 3, column 1: not valid YAML: while parsing a flow sequence,"
+                + " expected ',' or ']', but got <stream end>");
+    assertThatThrownBy(() -> HostConfig.parse("http:\n\tport: 1\n", "config.yaml"))
+        .hasMessageStartingWith("config.yaml line 2, column 1: not valid YAML: ")
+        .hasMessageContaining("(Do not use \\t(TAB) for indentation)");
+  }
+
+  @Test
+  void aListOrMappingInsideAListOfStringsIsRefusedWithItsLine() {
+    String yaml =
+        """
+        profiles:
+          reviewer:
+            allow_sources: [builtin:guides, [builtin:web]]
+            deny_tools:
+              - {name: shell}
+        """;
+
+    assertThatThrownBy(() -> HostConfig.parse(yaml, "config.yaml"))
+        .hasMessage(
+            "config.yaml line 3, column 37: wrong type for 'profiles.reviewer.allow_sources[1]':"
+                + " expected a string, got a list\n"
+                + "config.yaml line 5, column 9: wrong type for 'profiles.reviewer.deny_tools[0]':"
+                + " expected a string, got a mapping");
   }
 
   @Test
