@@ -113,6 +113,8 @@ public final class MethodTools {
     if (!required.isEmpty()) {
       schema.set("required", required);
     }
+    // A misspelt argument is reported to the model rather than silently ignored.
+    schema.put("additionalProperties", false);
     if (!definitions.isEmpty()) {
       schema.set("$defs", definitions);
     }
@@ -195,6 +197,7 @@ public final class MethodTools {
         new SchemaGeneratorConfigBuilder(
             MAPPER, SchemaVersion.DRAFT_2020_12, OptionPreset.PLAIN_JSON);
     config.with(
+        Option.FORBIDDEN_ADDITIONAL_PROPERTIES_BY_DEFAULT,
         Option.FLATTENED_ENUMS,
         Option.FLATTENED_OPTIONALS,
         Option.MAP_VALUES_AS_ADDITIONAL_PROPERTIES);

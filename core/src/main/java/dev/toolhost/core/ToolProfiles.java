@@ -71,9 +71,13 @@ public final class ToolProfiles {
     Map<String, ToolProfile> all = new LinkedHashMap<>();
     BUILT_IN.forEach(profile -> all.put(profile.name(), profile));
     for (ToolProfile profile : userProfiles) {
+      if (BUILT_IN.stream().anyMatch(builtIn -> builtIn.name().equals(profile.name()))) {
+        throw new IllegalArgumentException(
+            "Tool profile '" + profile.name() + "' is built in and cannot be redefined.");
+      }
       if (all.containsKey(profile.name())) {
         throw new IllegalArgumentException(
-            "Tool profile '" + profile.name() + "' is defined twice (or is a built-in profile).");
+            "Tool profile '" + profile.name() + "' is defined twice.");
       }
       all.put(profile.name(), profile);
     }

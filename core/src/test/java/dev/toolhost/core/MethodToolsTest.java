@@ -126,6 +126,16 @@ class MethodToolsTest {
   }
 
   @Test
+  void misspeltArgumentIsReportedNotIgnored() {
+    ToolResult result = dispatcher.dispatch(shop(), ToolCall.of("greet", "{\"nmae\": \"Ada\"}"));
+
+    assertThat(result.isError()).isTrue();
+    assertThat(result.text())
+        .contains("required property 'name' not found")
+        .contains("property 'nmae' is not defined in the schema");
+  }
+
+  @Test
   void returnedStringIsTheContent() {
     ToolResult result = dispatcher.dispatch(shop(), ToolCall.of("greet", "{\"name\": \"Ada\"}"));
 

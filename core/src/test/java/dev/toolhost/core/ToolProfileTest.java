@@ -126,7 +126,10 @@ class ToolProfileTest {
   void userProfileCannotReplaceABuiltInOne() {
     assertThatThrownBy(() -> ToolProfiles.of(List.of(ToolProfile.all("subagent"))))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("'subagent'");
+        .hasMessage("Tool profile 'subagent' is built in and cannot be redefined.");
+    assertThatThrownBy(
+            () -> ToolProfiles.of(List.of(ToolProfile.all("mine"), ToolProfile.none("mine"))))
+        .hasMessage("Tool profile 'mine' is defined twice.");
   }
 
   @Test

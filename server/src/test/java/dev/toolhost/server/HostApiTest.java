@@ -187,8 +187,12 @@ class HostApiTest {
     assertThat(body.get("error").get("retryable").asBoolean()).isFalse();
     String message = body.get("error").get("message").asString();
     assertThat(message).startsWith("The arguments for tool 'add' do not match");
-    assertThat(message.lines().filter(line -> line.startsWith("- "))).hasSize(2);
-    assertThat(message).contains("$.a").contains("b");
+    assertThat(message.lines().filter(line -> line.startsWith("- ")))
+        .containsExactly(
+            "- $.a: string found, integer expected",
+            "- $: required property 'b' not found",
+            "- $: property 'c' is not defined in the schema and the schema does not allow"
+                + " additional properties");
     assertThat(body.get("content").asString()).isEqualTo(message);
   }
 
