@@ -1,0 +1,90 @@
+package dev.toolhost.benchmarks;
+
+import io.opentelemetry.api.OpenTelemetry;
+import io.opentelemetry.context.Context;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
+import io.opentelemetry.sdk.metrics.SdkMeterProvider;
+import io.opentelemetry.sdk.metrics.data.LongPointData;
+import io.opentelemetry.sdk.metrics.data.MetricData;
+import io.opentelemetry.sdk.testing.exporter.InMemoryMetricReader;
+import io.opentelemetry.sdk.trace.ReadWriteSpan;
+import io.opentelemetry.sdk.trace.ReadableSpan;
+import io.opentelemetry.sdk.trace.SdkTracerProvider;
+import io.opentelemetry.sdk.trace.SpanProcessor;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * A real OpenTelemetry SDK that keeps everything in memory: the default always-on sampler, a span
+ * processor that drops every span after counting it, and an in-memory metric reader.
+ *
+ * <p>It never exports to the network. {@link #close} checks that the SDK saw as many ended spans as
+ * counted calls, and at least one, so that a benchmark cannot pass while measuring a no-op.
+ */
+final class SdkTelemetry implements AutoCloseable {
+
+  private final CountingSpanProcessor spans = new CountingSpanProcessor();
+  private final InMemoryMetricReader metricReader = InMemoryMetricReader.create();
+  private final SdkTracerProvider tracerProvider =
+      SdkTracerProvider.builder().addSpanProcessor(spans).build();
+  private final SdkMeterProvider meterProvider =
+      SdkMeterProvider.builder().registerMetricReader(metricReader).build();
+  private final OpenTelemetry openTelemetry =
+      OpenTelemetrySdk.builder()
+          .setTracerProvider(tracerProvider)
+          .setMeterProvider(meterProvider)
+          .build();
+
+  /** The SDK, not registered globally. */
+  OpenTelemetry openTelemetry() {
+    return openTelemetry;
+  }
+
+  /**
+   * Shuts the SDK down.
+   *
+   * @throws IllegalStateException when no span ended, or the counted calls differ from the spans
+   */
+  @Override
+  public void close() {
+    long ended = spans.ended.sum();
+    long counted = invocationsCounted();
+    tracerProvider.close();
+    meterProvider.close();
+    if (ended == 0 || counted != ended) {
+      throw new IllegalStateException(
+          "Telemetry did not see the calls: " + ended + " spans, " + counted + " counted calls");
+    }
+  }
+
+  private long invocationsCounted() {
+    return metricReader.collectAllMetrics().stream()
+        .filter(metric -> metric.getName().equals("toolhost.tool.invocations"))
+        .map(MetricData::getLongSumData)
+        .flatMap(sum -> sum.getPoints().stream())
+        .mapToLong(LongPointData::getValue)
+        .sum();
+  }
+
+  /** Drops every span, counting those that ended. */
+  private static final class CountingSpanProcessor implements SpanProcessor {
+    final LongAdder ended = new LongAdder();
+
+    @Override
+    public void onStart(Context parentContext, ReadWriteSpan span) {}
+
+    @Override
+    public boolean isStartRequired() {
+      return false;
+    }
+
+    @Override
+    public void onEnd(ReadableSpan span) {
+      ended.increment();
+    }
+
+    @Override
+    public boolean isEndRequired() {
+      return true;
+    }
+  }
+}
