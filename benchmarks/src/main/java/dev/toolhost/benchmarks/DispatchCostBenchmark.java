@@ -1,0 +1,133 @@
+package dev.toolhost.benchmarks;
+
+import dev.toolhost.core.ToolCall;
+import dev.toolhost.core.ToolDispatcher;
+import dev.toolhost.core.ToolInterceptor;
+import dev.toolhost.core.ToolProfiles;
+import dev.toolhost.core.ToolRegistry;
+import dev.toolhost.core.ToolResult;
+import dev.toolhost.core.ToolSet;
+import dev.toolhost.core.ToolSpec;
+import dev.toolhost.core.ToolTelemetry;
+import io.opentelemetry.context.Context;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Threads;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * The dispatch cost benchmark takes the full path of {@link DispatchBenchmark} apart, to show where
+ * its extra cost over the raw baseline goes: each step measured on its own, and the full path with
+ * its telemetry switched off.
+ *
+ * <p>{@link #deadlineHop} does what the core's package-private deadline step does, line for line (a
+ * {@code FutureTask} on a new named virtual thread, awaited until the deadline), around a tool that
+ * does nothing. It is a copy, so it must be kept in step with {@code ToolDeadline}.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+public class DispatchCostBenchmark {
+
+  private static final ToolResult FIVE = ToolResult.success("5");
+
+  private SdkTelemetry telemetry;
+  private ToolTelemetry telemetryStep;
+  private ToolDispatcher untracedDispatcher;
+  private ToolSet tools;
+  private ToolCall call;
+  private ToolInterceptor.Chain endOfChain;
+  private String name = AddTool.NAME;
+
+  @Setup(Level.Trial)
+  public void setUp() {
+    telemetry = new SdkTelemetry();
+    telemetryStep = new ToolTelemetry(telemetry.openTelemetry(), false);
+    untracedDispatcher = ToolDispatcher.create();
+    ToolRegistry registry = new ToolRegistry();
+    AddTool.register(registry);
+    tools = ToolSet.of(registry, ToolProfiles.MAIN);
+    call = AddTool.call();
+    ToolSpec spec = tools.find(AddTool.NAME).orElseThrow().tool().spec();
+    endOfChain = new ConstantChain(call, spec);
+    // One call through the telemetry step, so that the teardown check holds in every trial.
+    telemetryStep.intercept(endOfChain);
+  }
+
+  @TearDown(Level.Trial)
+  public void tearDown() {
+    telemetry.close();
+  }
+
+  /** The tool set lookup, which the raw baseline does with one {@code HashMap.get}. */
+  @Benchmark
+  public Optional<ToolSet.Entry> toolSetFind() {
+    return tools.find(name);
+  }
+
+  /** The telemetry step around a chain that answers at once: one span, one histogram, a counter. */
+  @Benchmark
+  public ToolResult telemetryStep() {
+    return telemetryStep.intercept(endOfChain);
+  }
+
+  /** What the deadline step does around a tool that answers at once: one virtual-thread hop. */
+  @Benchmark
+  public ToolResult deadlineHop() throws InterruptedException, ExecutionException {
+    long remaining = Instant.now().until(call.deadline(), ChronoUnit.NANOS);
+    FutureTask<ToolResult> task = new FutureTask<>(Context.current().wrap(() -> FIVE));
+    Thread.ofVirtual().name("tool-", 0).start(task);
+    try {
+      return task.get(remaining, TimeUnit.NANOSECONDS);
+    } catch (TimeoutException e) {
+      throw new IllegalStateException("A tool that does nothing passed its deadline", e);
+    }
+  }
+
+  /** The full path with the default, no-op OpenTelemetry: everything but the telemetry SDK. */
+  @Benchmark
+  public ToolResult fullPathUntraced() {
+    return untracedDispatcher.dispatch(tools, call);
+  }
+
+  /** {@link #deadlineHop} with 64 concurrent callers. */
+  @Benchmark
+  @Threads(64)
+  public ToolResult deadlineHop64() throws InterruptedException, ExecutionException {
+    return deadlineHop();
+  }
+
+  /** {@link #telemetryStep} with 64 concurrent callers. */
+  @Benchmark
+  @Threads(64)
+  public ToolResult telemetryStep64() {
+    return telemetryStep();
+  }
+
+  /** The end of a chain: answers 5 without running anything. */
+  private record ConstantChain(ToolCall call, ToolSpec spec) implements ToolInterceptor.Chain {
+    @Override
+    public JsonNode arguments() {
+      throw new UnsupportedOperationException("The telemetry step does not read the arguments");
+    }
+
+    @Override
+    public ToolResult proceed(ToolCall next) {
+      return FIVE;
+    }
+  }
+}
