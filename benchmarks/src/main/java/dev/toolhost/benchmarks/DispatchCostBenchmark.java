@@ -12,7 +12,10 @@ import dev.toolhost.core.ToolTelemetry;
 import io.opentelemetry.context.Context;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
@@ -21,6 +24,7 @@ import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
@@ -28,6 +32,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The dispatch cost benchmark takes the full path of {@link DispatchBenchmark} apart, to show where
@@ -43,11 +48,16 @@ import tools.jackson.databind.JsonNode;
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 public class DispatchCostBenchmark {
 
+  private static final JsonMapper MAPPER = JsonMapper.shared();
   private static final ToolResult FIVE = ToolResult.success("5");
+  private static final int CALLS_PER_THREAD = 100;
 
   private SdkTelemetry telemetry;
   private ToolTelemetry telemetryStep;
+  private ToolDispatcher dispatcher;
   private ToolDispatcher untracedDispatcher;
+  private Map<String, AddTool.Raw> rawTools;
+  private String arguments = AddTool.ARGUMENTS;
   private ToolSet tools;
   private ToolCall call;
   private ToolInterceptor.Chain endOfChain;
@@ -57,15 +67,19 @@ public class DispatchCostBenchmark {
   public void setUp() {
     telemetry = new SdkTelemetry();
     telemetryStep = new ToolTelemetry(telemetry.openTelemetry(), false);
+    dispatcher = ToolDispatcher.builder().openTelemetry(telemetry.openTelemetry()).build();
     untracedDispatcher = ToolDispatcher.create();
+    rawTools = AddTool.rawTools();
     ToolRegistry registry = new ToolRegistry();
     AddTool.register(registry);
     tools = ToolSet.of(registry, ToolProfiles.MAIN);
     call = AddTool.call();
     ToolSpec spec = tools.find(AddTool.NAME).orElseThrow().tool().spec();
     endOfChain = new ConstantChain(call, spec);
-    // One call through the telemetry step, so that the teardown check holds in every trial.
-    telemetryStep.intercept(endOfChain);
+    // Every trial calls through the telemetry at least once, so that the teardown check holds.
+    if (!fullPathWithoutHop().text().equals("5")) {
+      throw new IllegalStateException("The full path without its hop does not answer 5");
+    }
   }
 
   @TearDown(Level.Trial)
@@ -104,6 +118,60 @@ public class DispatchCostBenchmark {
     return untracedDispatcher.dispatch(tools, call);
   }
 
+  /** The model of the full path with the tool run on the caller's thread; see the class comment. */
+  @Benchmark
+  public ToolResult fullPathWithoutHop() {
+    ToolSet.Entry entry = tools.find(call.toolName()).orElseThrow();
+    JsonNode parsed = MAPPER.readTree(call.arguments());
+    if (!parsed.isObject()) {
+      throw new IllegalStateException("The arguments are not an object");
+    }
+    List<String> violations = entry.tool().schema().violations(parsed);
+    if (!violations.isEmpty()) {
+      throw new IllegalStateException("Invalid arguments: " + violations);
+    }
+    return telemetryStep.intercept(new InlineChain(entry, call, parsed));
+  }
+
+  /**
+   * {@link DispatchBenchmark#fullPath}, {@value #CALLS_PER_THREAD} times in a row on one virtual
+   * thread, as a server that serves each request on a virtual thread calls it; the one thread start
+   * is shared by the calls.
+   */
+  @Benchmark
+  @OperationsPerInvocation(CALLS_PER_THREAD)
+  public int fullPathFromVirtualThread() throws InterruptedException, ExecutionException {
+    return onVirtualThread(
+        () -> {
+          int length = 0;
+          for (int i = 0; i < CALLS_PER_THREAD; i++) {
+            length += dispatcher.dispatch(tools, call).text().length();
+          }
+          return length;
+        });
+  }
+
+  /** {@link DispatchBenchmark#rawBaseline} as {@link #fullPathFromVirtualThread} calls it. */
+  @Benchmark
+  @OperationsPerInvocation(CALLS_PER_THREAD)
+  public int rawBaselineFromVirtualThread() throws InterruptedException, ExecutionException {
+    return onVirtualThread(
+        () -> {
+          int sum = 0;
+          for (int i = 0; i < CALLS_PER_THREAD; i++) {
+            sum += AddTool.callRaw(rawTools, name, arguments);
+          }
+          return sum;
+        });
+  }
+
+  private static int onVirtualThread(Callable<Integer> calls)
+      throws InterruptedException, ExecutionException {
+    FutureTask<Integer> task = new FutureTask<>(calls);
+    Thread.ofVirtual().start(task);
+    return task.get();
+  }
+
   /** {@link #deadlineHop} with 64 concurrent callers. */
   @Benchmark
   @Threads(64)
@@ -116,6 +184,31 @@ public class DispatchCostBenchmark {
   @Threads(64)
   public ToolResult telemetryStep64() {
     return telemetryStep();
+  }
+
+  /** {@link #fullPathWithoutHop} with 64 concurrent callers. */
+  @Benchmark
+  @Threads(64)
+  public ToolResult fullPathWithoutHop64() {
+    return fullPathWithoutHop();
+  }
+
+  /** The end of a chain that runs the tool's executor on the caller's thread. */
+  private record InlineChain(ToolSet.Entry entry, ToolCall call, JsonNode arguments)
+      implements ToolInterceptor.Chain {
+    @Override
+    public ToolSpec spec() {
+      return entry.tool().spec();
+    }
+
+    @Override
+    public ToolResult proceed(ToolCall next) {
+      try {
+        return entry.tool().executor().execute(next, arguments);
+      } catch (Exception e) {
+        throw new IllegalStateException("The add tool failed", e);
+      }
+    }
   }
 
   /** The end of a chain: answers 5 without running anything. */

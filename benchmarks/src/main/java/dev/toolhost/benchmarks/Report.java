@@ -90,11 +90,11 @@ public final class Report {
       String row =
           String.format(
               Locale.ROOT,
-              "| %s | %d | %.3f | ± %.3f | %s |",
+              "| %s | %d | %.3f | %s | %s |",
               entry.getKey(),
               entry.getValue().getParams().getThreads(),
               primary.getScore(),
-              primary.getScoreError(),
+              error(primary.getScoreError()),
               primary.getScoreUnit());
       if (allocation) {
         row +=
@@ -128,12 +128,17 @@ public final class Report {
                 raw.getPrimaryResult().getScoreError() / r);
     out.printf(
         Locale.ROOT,
-        "| %s | %.2fx ± %.2f | %s (at most %.1fx) |%n",
+        "| %s | %.2fx %s | %s (at most %.1fx) |%n",
         callers,
         ratio,
-        error,
+        error(error),
         ratio <= TARGET_RATIO ? "met" : "NOT met",
         TARGET_RATIO);
+  }
+
+  /** An error band, or "n/a" when JMH has too few iterations to give one. */
+  private static String error(double error) {
+    return Double.isNaN(error) ? "(error n/a)" : String.format(Locale.ROOT, "± %.3f", error);
   }
 
   private static String shortName(RunResult result) {
