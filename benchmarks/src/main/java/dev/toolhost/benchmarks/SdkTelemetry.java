@@ -3,27 +3,36 @@ package dev.toolhost.benchmarks;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
+import io.opentelemetry.sdk.common.CompletableResultCode;
+import io.opentelemetry.sdk.metrics.InstrumentType;
 import io.opentelemetry.sdk.metrics.SdkMeterProvider;
+import io.opentelemetry.sdk.metrics.data.AggregationTemporality;
 import io.opentelemetry.sdk.metrics.data.LongPointData;
 import io.opentelemetry.sdk.metrics.data.MetricData;
-import io.opentelemetry.sdk.testing.exporter.InMemoryMetricReader;
+import io.opentelemetry.sdk.metrics.export.CollectionRegistration;
+import io.opentelemetry.sdk.metrics.export.MetricReader;
 import io.opentelemetry.sdk.trace.ReadWriteSpan;
 import io.opentelemetry.sdk.trace.ReadableSpan;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.SpanProcessor;
+import java.util.Collection;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
  * A real OpenTelemetry SDK that keeps everything in memory: the default always-on sampler, a span
- * processor that drops every span after counting it, and an in-memory metric reader.
+ * processor that drops every span after counting it, and a metric reader that collects only when
+ * asked.
  *
- * <p>It never exports to the network. {@link #close} checks that the SDK saw as many ended spans as
- * counted calls, and at least one, so that a benchmark cannot pass while measuring a no-op.
+ * <p>It never exports to the network. It does not use {@code opentelemetry-sdk-testing}'s in-memory
+ * reader: that jar also registers, through {@code META-INF/services}, a context storage of its own
+ * in place of the default thread-local one, which every call's span would then go through. {@link
+ * #close} checks that the SDK saw as many ended spans as counted calls, and at least one, so that a
+ * benchmark cannot pass while measuring a no-op.
  */
 final class SdkTelemetry implements AutoCloseable {
 
   private final CountingSpanProcessor spans = new CountingSpanProcessor();
-  private final InMemoryMetricReader metricReader = InMemoryMetricReader.create();
+  private final OnDemandMetricReader metricReader = new OnDemandMetricReader();
   private final SdkTracerProvider tracerProvider =
       SdkTracerProvider.builder().addSpanProcessor(spans).build();
   private final SdkMeterProvider meterProvider =
@@ -57,12 +66,41 @@ final class SdkTelemetry implements AutoCloseable {
   }
 
   private long invocationsCounted() {
-    return metricReader.collectAllMetrics().stream()
+    return metricReader.collect().stream()
         .filter(metric -> metric.getName().equals("toolhost.tool.invocations"))
         .map(MetricData::getLongSumData)
         .flatMap(sum -> sum.getPoints().stream())
         .mapToLong(LongPointData::getValue)
         .sum();
+  }
+
+  /** Collects cumulative metrics when {@link #collect} is called, and never otherwise. */
+  private static final class OnDemandMetricReader implements MetricReader {
+    private volatile CollectionRegistration registration = CollectionRegistration.noop();
+
+    @Override
+    public void register(CollectionRegistration registration) {
+      this.registration = registration;
+    }
+
+    Collection<MetricData> collect() {
+      return registration.collectAllMetrics();
+    }
+
+    @Override
+    public AggregationTemporality getAggregationTemporality(InstrumentType instrumentType) {
+      return AggregationTemporality.CUMULATIVE;
+    }
+
+    @Override
+    public CompletableResultCode forceFlush() {
+      return CompletableResultCode.ofSuccess();
+    }
+
+    @Override
+    public CompletableResultCode shutdown() {
+      return CompletableResultCode.ofSuccess();
+    }
   }
 
   /** Drops every span, counting those that ended. */
