@@ -26,6 +26,7 @@ import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -93,10 +94,13 @@ public class DispatchCostBenchmark {
     return tools.find(name);
   }
 
-  /** The telemetry step around a chain that answers at once: one span, one histogram, a counter. */
+  /**
+   * The telemetry step around a chain that answers at once (one span, one histogram, a counter),
+   * with each signal on and off.
+   */
   @Benchmark
-  public ToolResult telemetryStep() {
-    return telemetryStep.intercept(endOfChain);
+  public ToolResult telemetryStep(TelemetrySignals signals) {
+    return signals.step.intercept(endOfChain);
   }
 
   /** What the deadline step does around a tool that answers at once: one virtual-thread hop. */
@@ -179,11 +183,11 @@ public class DispatchCostBenchmark {
     return deadlineHop();
   }
 
-  /** {@link #telemetryStep} with 64 concurrent callers. */
+  /** {@link #telemetryStep} with traces and metrics and 64 concurrent callers. */
   @Benchmark
   @Threads(64)
   public ToolResult telemetryStep64() {
-    return telemetryStep();
+    return telemetryStep.intercept(endOfChain);
   }
 
   /** {@link #fullPathWithoutHop} with 64 concurrent callers. */
@@ -191,6 +195,33 @@ public class DispatchCostBenchmark {
   @Threads(64)
   public ToolResult fullPathWithoutHop64() {
     return fullPathWithoutHop();
+  }
+
+  /** The telemetry step on an SDK with some of its signals on. */
+  @State(Scope.Benchmark)
+  public static class TelemetrySignals {
+    /** Which signals the SDK records; "none" is the OpenTelemetry API's no-op. */
+    @Param({"traces+metrics", "traces", "metrics", "none"})
+    public String signals;
+
+    private SdkTelemetry telemetry;
+    ToolTelemetry step;
+
+    @Setup(Level.Trial)
+    public void setUp() {
+      telemetry = new SdkTelemetry(signals.contains("traces"), signals.contains("metrics"));
+      step = new ToolTelemetry(telemetry.openTelemetry(), false);
+      ToolCall call = AddTool.call();
+      ToolRegistry registry = new ToolRegistry();
+      AddTool.register(registry);
+      ToolSpec spec = registry.find(AddTool.NAME).orElseThrow().spec();
+      step.intercept(new ConstantChain(call, spec));
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() {
+      telemetry.close();
+    }
   }
 
   /** The end of a chain that runs the tool's executor on the caller's thread. */

@@ -1,8 +1,10 @@
 package dev.toolhost.benchmarks;
 
 import io.opentelemetry.api.OpenTelemetry;
+import io.opentelemetry.api.metrics.MeterProvider;
+import io.opentelemetry.api.trace.TracerProvider;
 import io.opentelemetry.context.Context;
-import io.opentelemetry.sdk.OpenTelemetrySdk;
+import io.opentelemetry.context.propagation.ContextPropagators;
 import io.opentelemetry.sdk.common.CompletableResultCode;
 import io.opentelemetry.sdk.metrics.InstrumentType;
 import io.opentelemetry.sdk.metrics.SdkMeterProvider;
@@ -31,17 +33,48 @@ import java.util.concurrent.atomic.LongAdder;
  */
 final class SdkTelemetry implements AutoCloseable {
 
+  private final boolean traces;
+  private final boolean metrics;
   private final CountingSpanProcessor spans = new CountingSpanProcessor();
   private final OnDemandMetricReader metricReader = new OnDemandMetricReader();
   private final SdkTracerProvider tracerProvider =
       SdkTracerProvider.builder().addSpanProcessor(spans).build();
   private final SdkMeterProvider meterProvider =
       SdkMeterProvider.builder().registerMetricReader(metricReader).build();
-  private final OpenTelemetry openTelemetry =
-      OpenTelemetrySdk.builder()
-          .setTracerProvider(tracerProvider)
-          .setMeterProvider(meterProvider)
-          .build();
+  private final OpenTelemetry openTelemetry;
+
+  /** Traces and metrics both. */
+  SdkTelemetry() {
+    this(true, true);
+  }
+
+  /**
+   * The SDK for the given signals; a signal that is off gets the API's no-op provider, to take the
+   * cost of each signal apart.
+   */
+  SdkTelemetry(boolean traces, boolean metrics) {
+    this.traces = traces;
+    this.metrics = metrics;
+    TracerProvider tracers = traces ? tracerProvider : TracerProvider.noop();
+    MeterProvider meters = metrics ? meterProvider : MeterProvider.noop();
+    this.openTelemetry =
+        new OpenTelemetry() {
+          @Override
+          public TracerProvider getTracerProvider() {
+            return tracers;
+          }
+
+          @Override
+          public MeterProvider getMeterProvider() {
+            return meters;
+          }
+
+          @Override
+          public ContextPropagators getPropagators() {
+            return ContextPropagators.noop();
+          }
+        };
+  }
 
   /** The SDK, not registered globally. */
   OpenTelemetry openTelemetry() {
@@ -51,7 +84,8 @@ final class SdkTelemetry implements AutoCloseable {
   /**
    * Shuts the SDK down.
    *
-   * @throws IllegalStateException when no span ended, or the counted calls differ from the spans
+   * @throws IllegalStateException when a signal that is on saw no call, or the counted calls differ
+   *     from the spans
    */
   @Override
   public void close() {
@@ -59,7 +93,9 @@ final class SdkTelemetry implements AutoCloseable {
     long counted = invocationsCounted();
     tracerProvider.close();
     meterProvider.close();
-    if (ended == 0 || counted != ended) {
+    if ((traces && ended == 0)
+        || (metrics && counted == 0)
+        || (traces && metrics && counted != ended)) {
       throw new IllegalStateException(
           "Telemetry did not see the calls: " + ended + " spans, " + counted + " counted calls");
     }
