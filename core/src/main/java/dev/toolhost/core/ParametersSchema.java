@@ -4,7 +4,9 @@ import com.networknt.schema.Error;
 import com.networknt.schema.Schema;
 import com.networknt.schema.SchemaLocation;
 import com.networknt.schema.SchemaRegistry;
+import com.networknt.schema.SchemaRegistryConfig;
 import com.networknt.schema.SpecificationVersion;
+import com.networknt.schema.path.PathType;
 import java.util.List;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
@@ -19,8 +21,16 @@ import tools.jackson.databind.node.ObjectNode;
  */
 public final class ParametersSchema {
 
+  // Violations name their place as a JSON path ($.items[0].name), which models read best. A
+  // schema from an MCP server or a remote worker must never make the host fetch a URL.
   private static final SchemaRegistry REGISTRY =
-      SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_2020_12);
+      SchemaRegistry.withDefaultDialect(
+          SpecificationVersion.DRAFT_2020_12,
+          builder ->
+              builder
+                  .schemaLoader(loader -> loader.fetchRemoteResources(false))
+                  .schemaRegistryConfig(
+                      SchemaRegistryConfig.builder().pathType(PathType.JSON_PATH).build()));
   private static final Schema META_SCHEMA =
       REGISTRY.getSchema(SchemaLocation.of("https://json-schema.org/draft/2020-12/schema"));
 

@@ -19,6 +19,8 @@ import java.util.UUID;
  * @param arguments the arguments object as JSON text
  * @param sessionId the conversation this call belongs to, when there is one
  * @param user the user this call acts for, when known
+ * @param model the model that made this call, when a model did (steps such as result chunking size
+ *     their work to it)
  * @param deadline the instant after which the caller no longer waits
  */
 public record ToolCall(
@@ -27,6 +29,7 @@ public record ToolCall(
     String arguments,
     Optional<String> sessionId,
     Optional<String> user,
+    Optional<String> model,
     Instant deadline) {
 
   /** The deadline given to a call that names none. */
@@ -38,6 +41,7 @@ public record ToolCall(
     Objects.requireNonNull(arguments, "arguments");
     Objects.requireNonNull(sessionId, "sessionId");
     Objects.requireNonNull(user, "user");
+    Objects.requireNonNull(model, "model");
     Objects.requireNonNull(deadline, "deadline");
   }
 
@@ -49,12 +53,13 @@ public record ToolCall(
         arguments,
         Optional.empty(),
         Optional.empty(),
+        Optional.empty(),
         Instant.now().plus(DEFAULT_TIMEOUT));
   }
 
   /** This call with another deadline. */
   public ToolCall withDeadline(Instant deadline) {
-    return new ToolCall(callId, toolName, arguments, sessionId, user, deadline);
+    return new ToolCall(callId, toolName, arguments, sessionId, user, model, deadline);
   }
 
   /** This call with a deadline the given time from now. */
@@ -64,21 +69,26 @@ public record ToolCall(
 
   /** This call with another call id. */
   public ToolCall withCallId(String callId) {
-    return new ToolCall(callId, toolName, arguments, sessionId, user, deadline);
+    return new ToolCall(callId, toolName, arguments, sessionId, user, model, deadline);
   }
 
   /** This call in the given session. */
   public ToolCall withSessionId(String sessionId) {
-    return new ToolCall(callId, toolName, arguments, Optional.of(sessionId), user, deadline);
+    return new ToolCall(callId, toolName, arguments, Optional.of(sessionId), user, model, deadline);
   }
 
   /** This call acting for the given user. */
   public ToolCall withUser(String user) {
-    return new ToolCall(callId, toolName, arguments, sessionId, Optional.of(user), deadline);
+    return new ToolCall(callId, toolName, arguments, sessionId, Optional.of(user), model, deadline);
+  }
+
+  /** This call as made by the given model. */
+  public ToolCall withModel(String model) {
+    return new ToolCall(callId, toolName, arguments, sessionId, user, Optional.of(model), deadline);
   }
 
   /** This call with other arguments. */
   public ToolCall withArguments(String arguments) {
-    return new ToolCall(callId, toolName, arguments, sessionId, user, deadline);
+    return new ToolCall(callId, toolName, arguments, sessionId, user, model, deadline);
   }
 }

@@ -2,8 +2,10 @@ package dev.toolhost.core;
 
 import io.opentelemetry.context.Context;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -18,16 +20,19 @@ import java.util.concurrent.TimeoutException;
  */
 final class ToolDeadline implements ToolInterceptor {
 
+  private static final ThreadFactory THREADS =
+      Thread.ofVirtual().name("toolhost-tool-", 0).factory();
+
   @Override
   public ToolResult intercept(Chain chain) {
     ToolCall call = chain.call();
-    long remaining = Instant.now().until(call.deadline(), java.time.temporal.ChronoUnit.NANOS);
+    long remaining = Instant.now().until(call.deadline(), ChronoUnit.NANOS);
     if (remaining <= 0) {
       return timeout(call);
     }
     FutureTask<ToolResult> task =
         new FutureTask<>(Context.current().wrap(() -> chain.proceed(call)));
-    Thread.ofVirtual().name("tool-", 0).start(task);
+    THREADS.newThread(task).start();
     try {
       return task.get(remaining, TimeUnit.NANOSECONDS);
     } catch (TimeoutException e) {

@@ -4,11 +4,16 @@ import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.context.Context;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
@@ -36,6 +41,8 @@ public final class ToolDispatcher {
 
   private static final Logger LOG = LoggerFactory.getLogger(ToolDispatcher.class);
   private static final int CLOSEST_NAMES = 3;
+  private static final ThreadFactory THREADS =
+      Thread.ofVirtual().name("toolhost-dispatch-", 0).factory();
 
   private final ObjectMapper mapper;
   private final ToolTelemetry telemetry;
@@ -114,7 +121,7 @@ public final class ToolDispatcher {
     for (ToolCall call : calls) {
       FutureTask<ToolResult> task = new FutureTask<>(context.wrap(() -> dispatch(tools, call)));
       tasks.add(task);
-      Thread.ofVirtual().name("dispatch-" + call.callId()).start(task);
+      THREADS.newThread(task).start();
     }
     List<ToolResult> results = new ArrayList<>(calls.size());
     boolean cancelled = false;
@@ -126,7 +133,7 @@ public final class ToolDispatcher {
       }
       try {
         results.add(task.get());
-      } catch (InterruptedException | java.util.concurrent.CancellationException e) {
+      } catch (InterruptedException | CancellationException e) {
         cancelled = true;
         task.cancel(true);
         results.add(
@@ -165,7 +172,7 @@ public final class ToolDispatcher {
           "The arguments for tool '"
               + name
               + "' must be a JSON object, not "
-              + arguments.getNodeType().name().toLowerCase(java.util.Locale.ROOT)
+              + arguments.getNodeType().name().toLowerCase(Locale.ROOT)
               + ".");
     }
     List<String> violations = tool.schema().violations(arguments);
@@ -192,38 +199,39 @@ public final class ToolDispatcher {
     return ToolResult.failure(ErrorCode.TOOL_NOT_FOUND, message);
   }
 
-  /** The up to {@code limit} names closest to {@code name} by edit distance, closest first. */
+  /**
+   * The up to {@code limit} names most like {@code name}, most alike first: by the Dice coefficient
+   * of their character bigrams (ignoring case), then by name.
+   */
   static List<String> closestNames(String name, List<String> names, int limit) {
-    String target = name.toLowerCase(java.util.Locale.ROOT);
+    Set<String> target = bigrams(name);
     return names.stream()
         .distinct()
         .sorted(
-            Comparator.comparingInt(
-                    (String candidate) ->
-                        editDistance(target, candidate.toLowerCase(java.util.Locale.ROOT)))
+            Comparator.comparingDouble(
+                    (String candidate) -> -similarity(target, bigrams(candidate)))
                 .thenComparing(Comparator.naturalOrder()))
         .limit(limit)
         .toList();
   }
 
-  // Levenshtein distance: a dozen lines, not worth a dependency (commons-text) in core.
-  static int editDistance(String a, String b) {
-    int[] previous = new int[b.length() + 1];
-    int[] current = new int[b.length() + 1];
-    for (int j = 0; j <= b.length(); j++) {
-      previous[j] = j;
+  // Bigram similarity is a few lines and ranks misspellings and reorderings of tool names well;
+  // not worth a dependency (commons-text) in core.
+  static double similarity(Set<String> a, Set<String> b) {
+    if (a.isEmpty() && b.isEmpty()) {
+      return 1;
     }
-    for (int i = 1; i <= a.length(); i++) {
-      current[0] = i;
-      for (int j = 1; j <= b.length(); j++) {
-        int substitution = previous[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
-        current[j] = Math.min(substitution, Math.min(previous[j], current[j - 1]) + 1);
-      }
-      int[] swap = previous;
-      previous = current;
-      current = swap;
+    long common = a.stream().filter(b::contains).count();
+    return 2.0 * common / (a.size() + b.size());
+  }
+
+  static Set<String> bigrams(String text) {
+    String lower = text.toLowerCase(Locale.ROOT);
+    Set<String> bigrams = new HashSet<>();
+    for (int i = 0; i + 2 <= lower.length(); i++) {
+      bigrams.add(lower.substring(i, i + 2));
     }
-    return previous[b.length()];
+    return bigrams;
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.toolhost.core;
 
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -105,8 +106,7 @@ public final class ToolProfiles {
 
   /** The names of every profile, built-in first, then the user's in name order. */
   public List<String> names() {
-    List<String> names =
-        new java.util.ArrayList<>(BUILT_IN.stream().map(ToolProfile::name).toList());
+    List<String> names = new ArrayList<>(BUILT_IN.stream().map(ToolProfile::name).toList());
     profiles.keySet().stream().filter(name -> !names.contains(name)).sorted().forEach(names::add);
     return names;
   }

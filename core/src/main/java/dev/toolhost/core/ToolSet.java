@@ -97,7 +97,8 @@ public final class ToolSet {
     List<ExecutableTool> all = registry.tools();
     List<ToolSpec> specs = new ArrayList<>(all.size() + boundOrder.size());
     for (ExecutableTool tool : all) {
-      if (profile.allows(tool.spec())) {
+      // A bound tool shadows a registry tool registered after it under the same name.
+      if (profile.allows(tool.spec()) && !bound.containsKey(tool.name())) {
         specs.add(tool.spec());
       }
     }

@@ -16,7 +16,8 @@ class MethodToolsTest {
     HIGH
   }
 
-  record Item(@Param(description = "What to buy.") String name, int quantity, Optional<String> note) {}
+  record Item(
+      @Param(description = "What to buy.") String name, int quantity, Optional<String> note) {}
 
   record Order(String id, List<Item> items, Priority priority) {}
 
@@ -28,7 +29,8 @@ class MethodToolsTest {
         Priority priority,
         Optional<Integer> discountPercent,
         ToolCall call) {
-      return new Order(call.callId() + "-" + customer + "-" + discountPercent.orElse(0), items, priority);
+      return new Order(
+          call.callId() + "-" + customer + "-" + discountPercent.orElse(0), items, priority);
     }
 
     @Tool(name = "greet", description = "Greets someone.", readOnly = true, destructive = false)
@@ -58,16 +60,18 @@ class MethodToolsTest {
   void annotatedMethodsBecomeToolsSortedByName() {
     List<ExecutableTool> tools = MethodTools.of(new Shop(), "builtin:shop");
 
-    assertThat(tools).extracting(ExecutableTool::name).containsExactly("greet", "placeOrder", "refuse");
-    assertThat(tools).allSatisfy(tool -> assertThat(tool.spec().source()).isEqualTo("builtin:shop"));
+    assertThat(tools)
+        .extracting(ExecutableTool::name)
+        .containsExactly("greet", "placeOrder", "refuse");
+    assertThat(tools)
+        .allSatisfy(tool -> assertThat(tool.spec().source()).isEqualTo("builtin:shop"));
     assertThat(tools.getFirst().spec().annotations())
         .isEqualTo(new ToolAnnotations(true, false, false, true));
   }
 
   @Test
   void schemaIsGeneratedFromRecordsEnumsListsAndOptionals() {
-    JsonNode schema =
-        MethodTools.of(new Shop(), "builtin:shop").get(1).spec().parameters();
+    JsonNode schema = MethodTools.of(new Shop(), "builtin:shop").get(1).spec().parameters();
 
     assertThat(schema.get("type").asString()).isEqualTo("object");
     assertThat(schema.get("required").valueStream().map(JsonNode::asString))
@@ -114,7 +118,8 @@ class MethodToolsTest {
     ToolResult result =
         dispatcher.dispatch(
             shop(),
-            ToolCall.of("placeOrder", "{\"customer\": \"bo\", \"priority\": \"LOW\", \"items\": []}")
+            ToolCall.of(
+                    "placeOrder", "{\"customer\": \"bo\", \"priority\": \"LOW\", \"items\": []}")
                 .withCallId("c2"));
 
     assertThat(result.text()).contains("\"id\":\"c2-bo-0\"");
@@ -132,7 +137,8 @@ class MethodToolsTest {
     ToolResult result =
         dispatcher.dispatch(
             shop(),
-            ToolCall.of("placeOrder", "{\"customer\": \"bo\", \"priority\": \"URGENT\", \"items\": []}"));
+            ToolCall.of(
+                "placeOrder", "{\"customer\": \"bo\", \"priority\": \"URGENT\", \"items\": []}"));
 
     assertThat(result).isInstanceOf(ToolResult.Failure.class);
     assertThat(((ToolResult.Failure) result).error().code()).isEqualTo(ErrorCode.INVALID_ARGUMENTS);

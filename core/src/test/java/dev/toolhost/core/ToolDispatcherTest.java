@@ -1,0 +1,410 @@
+package dev.toolhost.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(30)
+class ToolDispatcherTest {
+
+  private final ToolRegistry registry = new ToolRegistry();
+  private final ToolDispatcher dispatcher = ToolDispatcher.create();
+  private final AtomicInteger runs = new AtomicInteger();
+
+  private ToolSet main() {
+    return ToolSet.of(registry, ToolProfiles.MAIN);
+  }
+
+  private void registerAdd() {
+    registry.register(
+        new ToolSpec("add", "Adds two integers.", Schemas.twoIntegers(), "builtin:math"),
+        (call, arguments) -> {
+          runs.incrementAndGet();
+          return ToolResult.success(
+              String.valueOf(arguments.get("a").asInt() + arguments.get("b").asInt()));
+        });
+  }
+
+  private static ToolError error(ToolResult result) {
+    assertThat(result).isInstanceOf(ToolResult.Failure.class);
+    return ((ToolResult.Failure) result).error();
+  }
+
+  @Test
+  void validCallRunsTheTool() {
+    registerAdd();
+
+    assertThat(dispatcher.dispatch(main(), ToolCall.of("add", "{\"a\": 2, \"b\": 3}")))
+        .isEqualTo(ToolResult.success("5"));
+  }
+
+  @Test
+  void unknownToolNamesTheThreeClosestVisibleTools() {
+    for (String name : List.of("web_search", "web_browse", "websearch_pro", "shell", "exec")) {
+      registry.register(Schemas.spec(name, "builtin:test"), (call, arguments) -> null);
+    }
+
+    ToolError error = error(dispatcher.dispatch(main(), ToolCall.of("web_serch", "{}")));
+
+    assertThat(error.code()).isEqualTo(ErrorCode.TOOL_NOT_FOUND);
+    assertThat(error.retryable()).isFalse();
+    assertThat(error.message())
+        .isEqualTo(
+            "Tool 'web_serch' does not exist. The closest available tools are: web_search,"
+                + " websearch_pro, web_browse.");
+  }
+
+  @Test
+  void deniedToolLooksLikeUnknownTool() {
+    registry.register(Schemas.spec("spawn_subagent", "subagent"), (call, arguments) -> null);
+    registry.register(Schemas.spec("web_search", "builtin:web"), (call, arguments) -> null);
+    ToolSet subagent = ToolSet.of(registry, ToolProfiles.SUBAGENT);
+
+    ToolError denied = error(dispatcher.dispatch(subagent, ToolCall.of("spawn_subagent", "{}")));
+    ToolError missing = error(dispatcher.dispatch(subagent, ToolCall.of("spawn_subagenz", "{}")));
+
+    assertThat(denied.code()).isEqualTo(missing.code()).isEqualTo(ErrorCode.TOOL_NOT_FOUND);
+    assertThat(denied.message())
+        .isEqualTo(missing.message().replace("spawn_subagenz", "spawn_subagent"))
+        .doesNotContain("denied", "profile", "subagent)")
+        .endsWith("The closest available tools are: web_search.");
+  }
+
+  @Test
+  void argumentsThatAreNotJsonAreInvalidArgumentsBeforeTheToolRuns() {
+    registerAdd();
+
+    ToolError error = error(dispatcher.dispatch(main(), ToolCall.of("add", "{\"a\": 2,")));
+
+    assertThat(error.code()).isEqualTo(ErrorCode.INVALID_ARGUMENTS);
+    assertThat(error.message()).startsWith("The arguments for tool 'add' are not valid JSON");
+    assertThat(runs).hasValue(0);
+  }
+
+  @Test
+  void argumentsThatAreNotAnObjectAreInvalidArguments() {
+    registerAdd();
+
+    ToolError error = error(dispatcher.dispatch(main(), ToolCall.of("add", "[1, 2]")));
+
+    assertThat(error.message())
+        .isEqualTo("The arguments for tool 'add' must be a JSON object, not array.");
+  }
+
+  @Test
+  void everySchemaViolationIsListedWithItsJsonPath() {
+    registerAdd();
+
+    ToolError error =
+        error(dispatcher.dispatch(main(), ToolCall.of("add", "{\"a\": \"two\", \"c\": 1}")));
+
+    assertThat(error.code()).isEqualTo(ErrorCode.INVALID_ARGUMENTS);
+    assertThat(error.message())
+        .startsWith("The arguments for tool 'add' do not match its parameters schema:")
+        .contains("$.a: string found, integer expected")
+        .contains("required property 'b' not found")
+        .contains("property 'c' is not defined in the schema");
+    assertThat(runs).hasValue(0);
+  }
+
+  @Test
+  void blankArgumentsAreAnEmptyObject() {
+    registry.register(
+        Schemas.spec("now", "builtin:time"), (call, args) -> ToolResult.success(args.toString()));
+
+    assertThat(dispatcher.dispatch(main(), ToolCall.of("now", "")).text()).isEqualTo("{}");
+  }
+
+  @Test
+  void toolThatOverrunsItsDeadlineAnswersTimeoutAtTheDeadlineAndIsInterrupted() throws Exception {
+    CountDownLatch interrupted = new CountDownLatch(1);
+    registry.register(
+        Schemas.spec("slow", "builtin:test"),
+        (call, arguments) -> {
+          try {
+            Thread.sleep(Duration.ofMinutes(5));
+          } catch (InterruptedException e) {
+            interrupted.countDown();
+            throw e;
+          }
+          return ToolResult.success("too late");
+        });
+    Instant deadline = Instant.now().plusMillis(200);
+
+    ToolResult result =
+        dispatcher.dispatch(main(), ToolCall.of("slow", "{}").withDeadline(deadline));
+
+    Instant returned = Instant.now();
+    ToolError error = error(result);
+    assertThat(error.code()).isEqualTo(ErrorCode.TIMEOUT);
+    assertThat(error.retryable()).isTrue();
+    assertThat(error.message()).contains("'slow'").contains("deadline");
+    assertThat(returned).isAfterOrEqualTo(deadline);
+    assertThat(interrupted.await(5, TimeUnit.SECONDS)).isTrue();
+  }
+
+  @Test
+  void toolThatIgnoresInterruptsStillCannotHoldTheCallerPastTheDeadline() throws Exception {
+    CountDownLatch release = new CountDownLatch(1);
+    AtomicBoolean returned = new AtomicBoolean();
+    registry.register(
+        Schemas.spec("stubborn", "builtin:test"),
+        (call, arguments) -> {
+          while (true) {
+            try {
+              if (release.await(10, TimeUnit.MILLISECONDS)) {
+                return ToolResult.success("done");
+              }
+            } catch (InterruptedException ignored) {
+              // A badly behaved tool: it swallows the interrupt and carries on.
+            }
+          }
+        });
+
+    Thread caller =
+        Thread.ofVirtual()
+            .start(
+                () -> {
+                  ToolResult result =
+                      dispatcher.dispatch(
+                          main(),
+                          ToolCall.of("stubborn", "{}").withTimeout(Duration.ofMillis(200)));
+                  assertThat(error(result).code()).isEqualTo(ErrorCode.TIMEOUT);
+                  returned.set(true);
+                });
+
+    caller.join(Duration.ofSeconds(10));
+    release.countDown();
+    assertThat(returned).isTrue();
+  }
+
+  @Test
+  void callWhoseDeadlineHasPassedDoesNotRun() {
+    registerAdd();
+
+    ToolResult result =
+        dispatcher.dispatch(
+            main(),
+            ToolCall.of("add", "{\"a\": 1, \"b\": 1}").withDeadline(Instant.now().minusSeconds(1)));
+
+    assertThat(error(result).code()).isEqualTo(ErrorCode.TIMEOUT);
+    assertThat(runs).hasValue(0);
+  }
+
+  @Test
+  void timeoutExceptionIsARetryableTimeout() {
+    registry.register(
+        Schemas.spec("upstream", "builtin:test"),
+        (call, arguments) -> {
+          throw new TimeoutException("upstream took 30s");
+        });
+
+    ToolError error = error(dispatcher.dispatch(main(), ToolCall.of("upstream", "{}")));
+
+    assertThat(error.code()).isEqualTo(ErrorCode.TIMEOUT);
+    assertThat(error.retryable()).isTrue();
+    assertThat(error.detail()).contains("java.util.concurrent.TimeoutException: upstream took 30s");
+  }
+
+  @Test
+  void illegalArgumentExceptionIsInvalidArgumentsWithItsMessage() {
+    registry.register(
+        Schemas.spec("picky", "builtin:test"),
+        (call, arguments) -> {
+          throw new IllegalArgumentException("the date must be in the future");
+        });
+
+    ToolError error = error(dispatcher.dispatch(main(), ToolCall.of("picky", "{}")));
+
+    assertThat(error.code()).isEqualTo(ErrorCode.INVALID_ARGUMENTS);
+    assertThat(error.retryable()).isFalse();
+    assertThat(error.message())
+        .isEqualTo("Tool 'picky' rejected its arguments: the date must be in the future");
+  }
+
+  @Test
+  void otherExceptionIsExecutionFailedWithNoClassNameOrStackTraceForTheModel() {
+    registry.register(
+        Schemas.spec("broken", "builtin:test"),
+        (call, arguments) -> {
+          throw new IllegalStateException("connection pool exhausted at db-7:5432");
+        });
+
+    ToolError error = error(dispatcher.dispatch(main(), ToolCall.of("broken", "{}")));
+
+    assertThat(error.code()).isEqualTo(ErrorCode.EXECUTION_FAILED);
+    assertThat(error.retryable()).isFalse();
+    assertThat(error.message())
+        .contains("'broken' failed")
+        .doesNotContain("IllegalStateException", "Exception", "db-7", "\tat ");
+    assertThat(error.detail())
+        .isEqualTo("java.lang.IllegalStateException: connection pool exhausted at db-7:5432");
+  }
+
+  @Test
+  void callsOfOneTurnRunConcurrentlyAndAnswerInCallOrder() {
+    int calls = 4;
+    CyclicBarrier allRunning = new CyclicBarrier(calls);
+    registry.register(
+        new ToolSpec(
+            "echo",
+            "Echoes after every call of the turn is running.",
+            Schemas.parse(
+                "{\"type\": \"object\", \"properties\": {\"text\": {\"type\": \"string\"}}}"),
+            "builtin:test"),
+        (call, arguments) -> {
+          // Passes only if all four calls are running at once.
+          allRunning.await(10, TimeUnit.SECONDS);
+          return ToolResult.success(arguments.get("text").asString());
+        });
+    List<ToolCall> turn = new ArrayList<>();
+    for (int i = 0; i < calls; i++) {
+      turn.add(ToolCall.of("echo", "{\"text\": \"call " + i + "\"}"));
+    }
+
+    List<ToolResult> results = dispatcher.dispatchAll(main(), turn);
+
+    assertThat(results)
+        .extracting(ToolResult::text)
+        .containsExactly("call 0", "call 1", "call 2", "call 3");
+  }
+
+  @Test
+  void eachCallOfATurnHasItsOwnDeadline() {
+    registerAdd();
+    registry.register(
+        Schemas.spec("slow", "builtin:test"),
+        (call, arguments) -> {
+          Thread.sleep(Duration.ofMinutes(5));
+          return ToolResult.success("too late");
+        });
+
+    List<ToolResult> results =
+        dispatcher.dispatchAll(
+            main(),
+            List.of(
+                ToolCall.of("slow", "{}").withTimeout(Duration.ofMillis(100)),
+                ToolCall.of("add", "{\"a\": 1, \"b\": 2}"),
+                ToolCall.of("nope", "{}")));
+
+    assertThat(error(results.get(0)).code()).isEqualTo(ErrorCode.TIMEOUT);
+    assertThat(results.get(1)).isEqualTo(ToolResult.success("3"));
+    assertThat(error(results.get(2)).code()).isEqualTo(ErrorCode.TOOL_NOT_FOUND);
+  }
+
+  @Test
+  void interruptingTheCallerCancelsTheCallAndInterruptsTheTool() throws Exception {
+    CountDownLatch started = new CountDownLatch(1);
+    CountDownLatch toolInterrupted = new CountDownLatch(1);
+    registry.register(
+        Schemas.spec("long", "builtin:test"),
+        (call, arguments) -> {
+          started.countDown();
+          try {
+            Thread.sleep(Duration.ofMinutes(5));
+          } catch (InterruptedException e) {
+            toolInterrupted.countDown();
+            throw e;
+          }
+          return ToolResult.success("");
+        });
+    AtomicReference<ToolResult> result = new AtomicReference<>();
+    Thread caller =
+        Thread.ofVirtual()
+            .start(() -> result.set(dispatcher.dispatch(main(), ToolCall.of("long", "{}"))));
+
+    assertThat(started.await(5, TimeUnit.SECONDS)).isTrue();
+    caller.interrupt();
+    caller.join(Duration.ofSeconds(5));
+
+    assertThat(error(result.get()).code()).isEqualTo(ErrorCode.CANCELLED);
+    assertThat(toolInterrupted.await(5, TimeUnit.SECONDS)).isTrue();
+  }
+
+  @Test
+  void interceptorsRunInTheirSlotsAroundTheExecutor() {
+    registerAdd();
+    List<String> order = new ArrayList<>();
+    ToolDispatcher withSlots =
+        ToolDispatcher.builder()
+            .resultChunker(
+                chain -> {
+                  order.add("chunker saw " + chain.arguments());
+                  ToolResult result = chain.proceed(chain.call());
+                  order.add("chunker got " + result.text());
+                  return ToolResult.success("[" + result.text() + "]");
+                })
+            .leakScanner(
+                chain -> {
+                  order.add("scanner in");
+                  ToolResult result = chain.proceed(chain.call());
+                  order.add("scanner got " + result.text());
+                  return ToolResult.success(result.text().replace("5", "*"));
+                })
+            .build();
+
+    ToolResult result = withSlots.dispatch(main(), ToolCall.of("add", "{\"a\": 2, \"b\": 3}"));
+
+    assertThat(result.text()).isEqualTo("[*]");
+    assertThat(order)
+        .containsExactly(
+            "chunker saw {\"a\":2,\"b\":3}", "scanner in", "scanner got 5", "chunker got *");
+  }
+
+  @Test
+  void interceptorThatChangesTheArgumentsIsValidatedAgain() {
+    registerAdd();
+    ToolDispatcher rewriting =
+        ToolDispatcher.builder()
+            .leakScanner(
+                chain -> chain.proceed(chain.call().withArguments("{\"a\": \"x\", \"b\": 1}")))
+            .build();
+
+    ToolError error = error(rewriting.dispatch(main(), ToolCall.of("add", "{\"a\": 2, \"b\": 3}")));
+
+    assertThat(error.code()).isEqualTo(ErrorCode.INVALID_ARGUMENTS);
+    assertThat(runs).hasValue(0);
+  }
+
+  @Test
+  void interceptorThatProceedsTwiceIsNamedAsTheCulprit() {
+    registerAdd();
+    ToolInterceptor twice =
+        new ToolInterceptor() {
+          @Override
+          public ToolResult intercept(Chain chain) {
+            chain.proceed(chain.call());
+            return chain.proceed(chain.call());
+          }
+        };
+    ToolDispatcher broken = ToolDispatcher.builder().leakScanner(twice).build();
+
+    ToolError error = error(broken.dispatch(main(), ToolCall.of("add", "{\"a\": 2, \"b\": 3}")));
+
+    assertThat(error.code()).isEqualTo(ErrorCode.EXECUTION_FAILED);
+    assertThat(error.detail())
+        .contains(
+            "interceptor " + twice.getClass().getName() + " must call proceed() at most once");
+    assertThat(runs).hasValue(1);
+  }
+
+  @Test
+  void closestNamesRankByBigramSimilarityThenName() {
+    assertThat(ToolDispatcher.closestNames("fiel", List.of("shell", "fill", "exec", "file"), 2))
+        .containsExactly("file", "fill");
+    assertThat(ToolDispatcher.closestNames("search_web", List.of("exec", "web_search"), 1))
+        .containsExactly("web_search");
+  }
+}

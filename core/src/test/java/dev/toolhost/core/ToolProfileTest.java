@@ -1,0 +1,140 @@
+package dev.toolhost.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class ToolProfileTest {
+
+  private static final ToolProfile NOTHING = ToolProfile.none("nothing");
+
+  @Test
+  void profileWithNoAllowsAllowsNothing() {
+    assertThat(NOTHING.allows("web_search", "builtin:web")).isFalse();
+  }
+
+  @Test
+  void toolIsAllowedByItsName() {
+    ToolProfile profile = NOTHING.withNames("web_search");
+
+    assertThat(profile.allows("web_search", "builtin:web")).isTrue();
+    assertThat(profile.allows("web_browse", "builtin:web")).isFalse();
+  }
+
+  @Test
+  void toolIsAllowedByItsSource() {
+    ToolProfile profile = NOTHING.withSources("builtin:web");
+
+    assertThat(profile.allows("web_browse", "builtin:web")).isTrue();
+    assertThat(profile.allows("shell", "builtin:sandbox")).isFalse();
+  }
+
+  @Test
+  void starAllowsEverySource() {
+    assertThat(NOTHING.withSources("*").allows("anything", "mcp:anywhere")).isTrue();
+  }
+
+  @Test
+  void sourcesMatchExactlyNotByPrefix() {
+    ToolProfile profile = NOTHING.withSources("mcp");
+
+    assertThat(profile.allows("forecast", "mcp:weather")).isFalse();
+  }
+
+  @Test
+  void denyByNameWinsOverAllowByName() {
+    ToolProfile profile = NOTHING.withNames("shell").withoutNames("shell");
+
+    assertThat(profile.allows("shell", "builtin:sandbox")).isFalse();
+  }
+
+  @Test
+  void denyByNameWinsOverAllowBySourceAndStar() {
+    ToolProfile profile =
+        ToolProfile.all("all").withSources("builtin:sandbox").withoutNames("shell");
+
+    assertThat(profile.allows("shell", "builtin:sandbox")).isFalse();
+    assertThat(profile.allows("file", "builtin:sandbox")).isTrue();
+  }
+
+  @Test
+  void denyBySourceWinsOverAllowByName() {
+    ToolProfile profile = NOTHING.withNames("spawn_subagent").withoutSources("subagent");
+
+    assertThat(profile.allows("spawn_subagent", "subagent")).isFalse();
+  }
+
+  @Test
+  void denyBySourceWinsOverStar() {
+    ToolProfile profile = ToolProfile.all("all").withoutSources("a2a");
+
+    assertThat(profile.allows("invoke_agent", "a2a")).isFalse();
+    assertThat(profile.allows("web_search", "builtin:web")).isTrue();
+  }
+
+  @Test
+  void compositionReturnsNewProfilesAndLeavesTheOriginalAlone() {
+    ToolProfile base = NOTHING.withSources("builtin:web");
+    ToolProfile narrower = base.withoutNames("web_browse");
+
+    assertThat(base.allows("web_browse", "builtin:web")).isTrue();
+    assertThat(narrower.allows("web_browse", "builtin:web")).isFalse();
+    assertThat(narrower.allowedSources()).isEqualTo(Set.of("builtin:web"));
+  }
+
+  @Test
+  void builtInProfilesAreTheSeedsTable() {
+    assertThat(ToolProfiles.MAIN)
+        .isEqualTo(new ToolProfile("main", Set.of("*"), Set.of(), Set.of(), Set.of()));
+    assertThat(ToolProfiles.SUBAGENT)
+        .isEqualTo(
+            new ToolProfile(
+                "subagent",
+                Set.of("*"),
+                Set.of("subagent"),
+                Set.of(),
+                Set.of("cancel_scheduled_task", "mcp_register_server", "mcp_unregister_server")));
+    assertThat(ToolProfiles.SCHEDULED)
+        .isEqualTo(
+            new ToolProfile(
+                "scheduled",
+                Set.of("*"),
+                Set.of("subagent"),
+                Set.of(),
+                Set.of("mcp_register_server", "mcp_unregister_server")));
+    assertThat(ToolProfiles.A2A_SYNTHESIS)
+        .isEqualTo(
+            new ToolProfile("a2a_synthesis", Set.of("*"), Set.of("a2a"), Set.of(), Set.of()));
+  }
+
+  @Test
+  void userProfilesJoinTheBuiltInOnesInNameOrder() {
+    ToolProfiles profiles =
+        ToolProfiles.of(
+            List.of(
+                NOTHING.named("zeta"), ToolProfiles.SUBAGENT.named("reviewer").withoutNames("x")));
+
+    assertThat(profiles.names())
+        .containsExactly("main", "subagent", "scheduled", "a2a_synthesis", "reviewer", "zeta");
+    assertThat(profiles.get("reviewer").deniedNames()).contains("x", "mcp_register_server");
+  }
+
+  @Test
+  void userProfileCannotReplaceABuiltInOne() {
+    assertThatThrownBy(() -> ToolProfiles.of(List.of(ToolProfile.all("subagent"))))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("'subagent'");
+  }
+
+  @Test
+  void unknownProfileNamesTheKnownOnes() {
+    assertThatThrownBy(() -> ToolProfiles.builtIn().get("admin"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "Unknown tool profile 'admin'. Known profiles: main, subagent, scheduled,"
+                + " a2a_synthesis");
+  }
+}
