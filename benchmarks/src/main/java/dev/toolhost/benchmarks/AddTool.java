@@ -61,6 +61,7 @@ final class AddTool {
         ARGUMENTS,
         Optional.empty(),
         Optional.empty(),
+        Optional.empty(),
         Instant.now().plus(Duration.ofDays(1)));
   }
 

@@ -1,5 +1,8 @@
 package dev.toolhost.benchmarks;
 
+import com.networknt.schema.Error;
+import com.networknt.schema.Schema;
+import dev.toolhost.core.ParametersSchema;
 import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolDispatcher;
 import dev.toolhost.core.ToolInterceptor;
@@ -18,6 +21,7 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -37,12 +41,17 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The dispatch cost benchmark takes the full path of {@link DispatchBenchmark} apart, to show where
- * its extra cost over the raw baseline goes: each step measured on its own, and the full path with
- * its telemetry switched off.
+ * its extra cost over the raw baseline goes: each step on its own (the telemetry step with each
+ * OpenTelemetry signal on and off), the full path with its telemetry off, the full path without its
+ * thread hop, and both paths called from a virtual thread rather than a platform one.
  *
- * <p>{@link #deadlineHop} does what the core's package-private deadline step does, line for line (a
- * {@code FutureTask} on a new named virtual thread, awaited until the deadline), around a tool that
- * does nothing. It is a copy, so it must be kept in step with {@code ToolDeadline}.
+ * <p>Two of them copy core code that is not public, and must be kept in step with it by hand.
+ * {@link #deadlineHop} does what {@code ToolDeadline} does, line for line (a {@code FutureTask} on
+ * a new virtual thread from a shared named factory, awaited until the deadline), around a tool that
+ * does nothing. {@link #fullPathWithoutHop} is the dispatch path put back together from core's
+ * public parts (tool set lookup, parse, {@code ParametersSchema} validation, the {@link
+ * ToolTelemetry} step, the executor) with the tool run on the caller's thread: a model of the
+ * dispatch path without the deadline step's hop, not the dispatch path itself.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -52,6 +61,9 @@ public class DispatchCostBenchmark {
   private static final JsonMapper MAPPER = JsonMapper.shared();
   private static final ToolResult FIVE = ToolResult.success("5");
   private static final int CALLS_PER_THREAD = 100;
+  // As ToolDeadline names its threads.
+  private static final ThreadFactory TOOL_THREADS =
+      Thread.ofVirtual().name("toolhost-tool-", 0).factory();
 
   private SdkTelemetry telemetry;
   private ToolTelemetry telemetryStep;
@@ -63,6 +75,9 @@ public class DispatchCostBenchmark {
   private ToolCall call;
   private ToolInterceptor.Chain endOfChain;
   private String name = AddTool.NAME;
+  private ParametersSchema validatedBy;
+  private Schema rawSchema;
+  private JsonNode parsedArguments;
 
   @Setup(Level.Trial)
   public void setUp() {
@@ -77,6 +92,9 @@ public class DispatchCostBenchmark {
     call = AddTool.call();
     ToolSpec spec = tools.find(AddTool.NAME).orElseThrow().tool().spec();
     endOfChain = new ConstantChain(call, spec);
+    validatedBy = tools.find(AddTool.NAME).orElseThrow().tool().schema();
+    rawSchema = rawTools.get(AddTool.NAME).schema();
+    parsedArguments = MAPPER.readTree(AddTool.ARGUMENTS);
     // Every trial calls through the telemetry at least once, so that the teardown check holds.
     if (!fullPathWithoutHop().text().equals("5")) {
       throw new IllegalStateException("The full path without its hop does not answer 5");
@@ -94,6 +112,18 @@ public class DispatchCostBenchmark {
     return tools.find(name);
   }
 
+  /** Validation of the parsed arguments by the tool's {@code ParametersSchema}. */
+  @Benchmark
+  public List<String> coreValidation() {
+    return validatedBy.violations(parsedArguments);
+  }
+
+  /** Validation of the parsed arguments by the raw baseline's schema. */
+  @Benchmark
+  public List<Error> rawValidation() {
+    return rawSchema.validate(parsedArguments);
+  }
+
   /**
    * The telemetry step around a chain that answers at once (one span, one histogram, a counter),
    * with each signal on and off.
@@ -108,7 +138,7 @@ public class DispatchCostBenchmark {
   public ToolResult deadlineHop() throws InterruptedException, ExecutionException {
     long remaining = Instant.now().until(call.deadline(), ChronoUnit.NANOS);
     FutureTask<ToolResult> task = new FutureTask<>(Context.current().wrap(() -> FIVE));
-    Thread.ofVirtual().name("tool-", 0).start(task);
+    TOOL_THREADS.newThread(task).start();
     try {
       return task.get(remaining, TimeUnit.NANOSECONDS);
     } catch (TimeoutException e) {
