@@ -27,9 +27,10 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * them it runs one fork of 3 one-second warmup and 5 one-second measured iterations. Beside JMH's
  * score (the mean) and error it shows the median of the iterations, which one disturbed iteration
  * cannot drag; the target counts as met or missed outright only when the band of the scores' ratio
- * lies on one side of it, and otherwise the verdict leans on the medians and says so. When the gc
- * profiler is on, the table shows the bytes allocated per call. It also prints the load average
- * before and after, because on a shared machine that is the first thing to read the numbers by.
+ * and the medians' ratio lie on the same side of it, and otherwise the verdict leans on the medians
+ * and says so. When the gc profiler is on, the table shows the bytes allocated per call. It also
+ * prints the load average before and after, because on a shared machine that is the first thing to
+ * read the numbers by.
  */
 public final class Report {
 
@@ -135,19 +136,6 @@ public final class Report {
                 full.getPrimaryResult().getScoreError() / f,
                 raw.getPrimaryResult().getScoreError() / r);
     double medianRatio = median(full) / median(raw);
-    // One starved thread or a neighbour's build can wreck one iteration's mean. The verdict is
-    // firm only when the whole band of the scores' ratio is on one side of the target; else it
-    // leans on the medians, and says so.
-    String verdict;
-    if (ratio + error <= TARGET_RATIO) {
-      verdict = "met";
-    } else if (ratio - error > TARGET_RATIO) {
-      verdict = "NOT met";
-    } else {
-      verdict =
-          (medianRatio <= TARGET_RATIO ? "probably met" : "probably NOT met")
-              + " (medians; the scores are too noisy)";
-    }
     out.printf(
         Locale.ROOT,
         "| %s | %.2fx %s | %.2fx | %s |%n",
@@ -155,7 +143,25 @@ public final class Report {
         ratio,
         error(error),
         medianRatio,
-        verdict);
+        verdict(ratio, error, medianRatio));
+  }
+
+  /**
+   * The verdict on the target. One starved thread or a neighbour's build can wreck one iteration's
+   * mean, and then the propagated band means little: the verdict is firm only when the whole band
+   * of the scores' ratio and the medians' ratio are on the same side of the target; else it leans
+   * on the medians, and says so.
+   */
+  static String verdict(double ratio, double error, double medianRatio) {
+    boolean medianMet = medianRatio <= TARGET_RATIO;
+    if (ratio + error <= TARGET_RATIO && medianMet) {
+      return "met";
+    }
+    if (ratio - error > TARGET_RATIO && !medianMet) {
+      return "NOT met";
+    }
+    return (medianMet ? "probably met" : "probably NOT met")
+        + " (medians; the scores are too noisy)";
   }
 
   /** The median of the measured iterations' scores, over every fork. */
