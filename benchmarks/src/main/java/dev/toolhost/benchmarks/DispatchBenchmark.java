@@ -1,0 +1,97 @@
+package dev.toolhost.benchmarks;
+
+import dev.toolhost.core.ToolCall;
+import dev.toolhost.core.ToolDispatcher;
+import dev.toolhost.core.ToolProfiles;
+import dev.toolhost.core.ToolRegistry;
+import dev.toolhost.core.ToolResult;
+import dev.toolhost.core.ToolSet;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Threads;
+
+/**
+ * The dispatch benchmark measures one call of a trivial tool through the whole Toolhost dispatch
+ * path beside the same work done by hand, with one caller and with 64.
+ *
+ * <p>The tool is {@link AddTool}. {@link #fullPath} sends it through {@link
+ * ToolDispatcher#dispatch}: tool set lookup, JSON parse, schema validation, the interceptor chain
+ * (telemetry, deadline) and the executor, with a real OpenTelemetry SDK behind the telemetry
+ * ({@link SdkTelemetry}). {@link #rawBaseline} does the same lookup, parse, validation and call
+ * with a {@code HashMap}, Jackson and the networknt validator, and nothing else. Both check their
+ * answer at setup and the telemetry is checked at teardown, so neither can measure a failure path
+ * or a no-op.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+public class DispatchBenchmark {
+
+  private SdkTelemetry telemetry;
+  private ToolDispatcher dispatcher;
+  private ToolSet tools;
+  private ToolCall call;
+  private Map<String, AddTool.Raw> rawTools;
+  // Read from fields, not constants, so that the compiler cannot fold them.
+  private String name = AddTool.NAME;
+  private String arguments = AddTool.ARGUMENTS;
+
+  @Setup(Level.Trial)
+  public void setUp() {
+    telemetry = new SdkTelemetry();
+    dispatcher = ToolDispatcher.builder().openTelemetry(telemetry.openTelemetry()).build();
+    ToolRegistry registry = new ToolRegistry();
+    AddTool.register(registry);
+    tools = ToolSet.of(registry, ToolProfiles.MAIN);
+    call = AddTool.call();
+    rawTools = AddTool.rawTools();
+
+    ToolResult result = fullPath();
+    if (!(result instanceof ToolResult.Success success) || !success.content().equals("5")) {
+      throw new IllegalStateException("The full path does not answer 5: " + result);
+    }
+    if (rawBaseline() != 5) {
+      throw new IllegalStateException("The raw baseline does not answer 5");
+    }
+  }
+
+  @TearDown(Level.Trial)
+  public void tearDown() {
+    telemetry.close();
+  }
+
+  /** One call through the Toolhost dispatch path. */
+  @Benchmark
+  public ToolResult fullPath() {
+    return dispatcher.dispatch(tools, call);
+  }
+
+  /** The same lookup, parse, validation and call by hand. */
+  @Benchmark
+  public int rawBaseline() {
+    return AddTool.callRaw(rawTools, name, arguments);
+  }
+
+  /** {@link #fullPath} with 64 concurrent callers. */
+  @Benchmark
+  @Threads(64)
+  public ToolResult fullPath64() {
+    return fullPath();
+  }
+
+  /** {@link #rawBaseline} with 64 concurrent callers. */
+  @Benchmark
+  @Threads(64)
+  public int rawBaseline64() {
+    return rawBaseline();
+  }
+}
