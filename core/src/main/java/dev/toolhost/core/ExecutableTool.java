@@ -3,7 +3,15 @@ package dev.toolhost.core;
 import java.util.Objects;
 
 /**
- * An executable tool is a spec with the executor that runs it and its compiled parameters schema.
+ * An executable tool is a spec with the executor that runs it, its compiled parameters schema, and
+ * where the dispatch path runs it.
+ *
+ * <p>By default a tool is isolated: the dispatch path runs it on a virtual thread of its own, so
+ * that a caller never waits past the call's deadline, whatever the tool does. A tool that never
+ * blocks and finishes in microseconds (a lookup in memory, a small computation) may instead run
+ * inline, on the caller's thread: the deadline is checked before it starts, and the thread hop,
+ * which costs far more than such a tool, is skipped. An inline tool that blocks holds its caller;
+ * only mark a tool inline when it cannot.
  *
  * <p>Immutable and thread-safe. Made by {@link MethodTools} and by {@link #of}, which checks the
  * parameters schema.
@@ -11,8 +19,10 @@ import java.util.Objects;
  * @param spec what the model is told
  * @param executor what runs it
  * @param schema the compiled parameters schema
+ * @param inline whether the tool runs on the caller's thread (it never blocks)
  */
-public record ExecutableTool(ToolSpec spec, ToolExecutor executor, ParametersSchema schema) {
+public record ExecutableTool(
+    ToolSpec spec, ToolExecutor executor, ParametersSchema schema, boolean inline) {
 
   public ExecutableTool {
     Objects.requireNonNull(spec, "spec");
@@ -20,14 +30,24 @@ public record ExecutableTool(ToolSpec spec, ToolExecutor executor, ParametersSch
     Objects.requireNonNull(schema, "schema");
   }
 
+  /** An isolated tool. */
+  public ExecutableTool(ToolSpec spec, ToolExecutor executor, ParametersSchema schema) {
+    this(spec, executor, schema, false);
+  }
+
   /**
-   * A tool from a spec and an executor.
+   * An isolated tool from a spec and an executor.
    *
    * @throws IllegalArgumentException when the parameters schema is not a valid JSON Schema object
    */
   public static ExecutableTool of(ToolSpec spec, ToolExecutor executor) {
     return new ExecutableTool(
         spec, executor, ParametersSchema.compile(spec.name(), spec.parameters()));
+  }
+
+  /** This tool, run inline on the caller's thread; only for tools that never block. */
+  public ExecutableTool runInline() {
+    return new ExecutableTool(spec, executor, schema, true);
   }
 
   /** The tool's name. */

@@ -127,8 +127,10 @@ public final class MethodTools {
     ToolSpec spec = new ToolSpec(toolName, annotation.description(), schema, source, hints);
     method.setAccessible(true);
     List<Binding> frozen = List.copyOf(bindings);
-    return ExecutableTool.of(
-        spec, (call, arguments) -> invoke(target, method, frozen, call, arguments));
+    ExecutableTool tool =
+        ExecutableTool.of(
+            spec, (call, arguments) -> invoke(target, method, frozen, call, arguments));
+    return annotation.inline() ? tool.runInline() : tool;
   }
 
   private static Type optionalValueType(Parameter parameter, String where) {

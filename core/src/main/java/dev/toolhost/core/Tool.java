@@ -36,4 +36,10 @@ public @interface Tool {
 
   /** The tool interacts with entities outside the host. */
   boolean openWorld() default true;
+
+  /**
+   * The tool never blocks and finishes in microseconds, so it runs on the caller's thread; see
+   * {@link ExecutableTool}. Leave it off for anything that does I/O, sleeps or waits.
+   */
+  boolean inline() default false;
 }

@@ -136,9 +136,7 @@ public final class ToolDispatcher {
       } catch (InterruptedException | CancellationException e) {
         cancelled = true;
         task.cancel(true);
-        results.add(
-            ToolResult.failure(
-                ErrorCode.CANCELLED, "The call to tool '" + call.toolName() + "' was cancelled."));
+        results.add(cancelled(call.toolName()));
       } catch (ExecutionException e) {
         results.add(classify(call.toolName(), e.getCause()));
       }
@@ -274,6 +272,12 @@ public final class ToolDispatcher {
     };
   }
 
+  /** The result of a call cancelled before its tool finished. */
+  static ToolResult.Failure cancelled(String toolName) {
+    return ToolResult.failure(
+        ErrorCode.CANCELLED, "The call to tool '" + toolName + "' was cancelled.");
+  }
+
   /** Thrown inside the dispatcher to carry an invalid-arguments failure out of parsing. */
   private static final class InvalidArguments extends Exception {
     private static final long serialVersionUID = 1L;
@@ -286,7 +290,7 @@ public final class ToolDispatcher {
   }
 
   /** One position in the chain; immutable, and proceeds at most once. */
-  private final class DispatchChain implements ToolInterceptor.Chain {
+  final class DispatchChain implements ToolInterceptor.Chain {
     private final ToolSet.Entry entry;
     private final ToolCall call;
     private final JsonNode arguments;
@@ -303,6 +307,11 @@ public final class ToolDispatcher {
     @Override
     public ToolCall call() {
       return call;
+    }
+
+    /** Whether the tool runs on the caller's thread. */
+    boolean inline() {
+      return entry.tool().inline();
     }
 
     @Override
@@ -344,8 +353,7 @@ public final class ToolDispatcher {
             "Tool '" + next.toolName() + "' was removed and can no longer be called.");
       }
       if (Thread.currentThread().isInterrupted()) {
-        return ToolResult.failure(
-            ErrorCode.CANCELLED, "The call to tool '" + next.toolName() + "' was cancelled.");
+        return cancelled(next.toolName());
       }
       try {
         ToolResult result = entry.tool().executor().execute(next, nextArguments);

@@ -63,7 +63,8 @@ public final class ToolGuides {
       readOnly = true,
       destructive = false,
       idempotent = true,
-      openWorld = false)
+      openWorld = false,
+      inline = true)
   public String listToolGuides() {
     return all().stream()
         .map(guide -> "- " + guide.name() + ": " + guide.summary())
@@ -76,7 +77,8 @@ public final class ToolGuides {
       readOnly = true,
       destructive = false,
       idempotent = true,
-      openWorld = false)
+      openWorld = false,
+      inline = true)
   public String getToolGuide(@Param(description = "The guide's name, as listed.") String name) {
     ToolGuide guide;
     synchronized (this) {

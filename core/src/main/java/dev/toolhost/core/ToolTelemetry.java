@@ -7,6 +7,7 @@ import io.opentelemetry.api.metrics.DoubleHistogram;
 import io.opentelemetry.api.metrics.LongCounter;
 import io.opentelemetry.api.metrics.Meter;
 import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanBuilder;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.api.trace.Tracer;
@@ -65,8 +66,25 @@ public final class ToolTelemetry implements ToolInterceptor {
   private final DoubleHistogram duration;
   private final LongCounter invocations;
   private final boolean recordContent;
-  // One Attributes per (tool, status), so a call allocates none for its metrics.
-  private final ConcurrentHashMap<String, Attributes[]> attributes = new ConcurrentHashMap<>();
+  // Per tool: its span name and one Attributes per status, so a call allocates none for them.
+  private final ConcurrentHashMap<String, PerTool> perTool = new ConcurrentHashMap<>();
+
+  private record PerTool(String spanName, Attributes[] tagsByStatus) {
+    static PerTool of(String toolName) {
+      Attributes[] tags = new Attributes[ErrorCode.values().length + 1];
+      tags[0] = Attributes.of(TOOL_NAME, toolName, STATUS, STATUS_OK);
+      for (ErrorCode code : ErrorCode.values()) {
+        tags[code.ordinal() + 1] = Attributes.of(TOOL_NAME, toolName, STATUS, code.wireName());
+      }
+      return new PerTool("execute_tool " + toolName, tags);
+    }
+
+    Attributes tags(ToolResult result) {
+      return result instanceof ToolResult.Failure failure
+          ? tagsByStatus[failure.error().code().ordinal() + 1]
+          : tagsByStatus[0];
+    }
+  }
 
   /**
    * Telemetry on the given OpenTelemetry.
@@ -96,22 +114,25 @@ public final class ToolTelemetry implements ToolInterceptor {
     ToolCall call = chain.call();
     ToolSpec spec = chain.spec();
     long start = System.nanoTime();
-    Span span = startSpan(call, spec.name());
-    span.setAttribute(GEN_AI_TOOL_DESCRIPTION, spec.description());
-    span.setAttribute(TOOL_SOURCE, spec.source());
+    PerTool tool = perTool.computeIfAbsent(spec.name(), PerTool::of);
+    Span span =
+        spanBuilder(call, tool.spanName(), spec.name())
+            .setAttribute(GEN_AI_TOOL_DESCRIPTION, spec.description())
+            .setAttribute(TOOL_SOURCE, spec.source())
+            .startSpan();
     ToolResult result;
     try (Scope ignored = span.makeCurrent()) {
       result = chain.proceed(call);
     } catch (RuntimeException | Error e) {
       // Only a broken interceptor gets here; the dispatcher turns it into a result.
-      end(span, spec.name(), start, ToolResult.failure(ErrorCode.EXECUTION_FAILED));
+      end(span, tool, start, ToolResult.failure(ErrorCode.EXECUTION_FAILED));
       throw e;
     }
     if (recordContent) {
       span.setAttribute(GEN_AI_TOOL_ARGUMENTS, call.arguments());
       span.setAttribute(GEN_AI_TOOL_RESULT, result.text());
     }
-    end(span, spec.name(), start, result);
+    end(span, tool, start, result);
     return result;
   }
 
@@ -120,53 +141,34 @@ public final class ToolTelemetry implements ToolInterceptor {
    * that break the schema), with its own span.
    */
   void recordRejected(ToolCall call, boolean toolExists, ToolResult.Failure failure) {
-    String name = toolExists ? call.toolName() : UNKNOWN_TOOL;
+    PerTool tool =
+        perTool.computeIfAbsent(toolExists ? call.toolName() : UNKNOWN_TOOL, PerTool::of);
     long start = System.nanoTime();
-    Span span = startSpan(call, call.toolName());
+    Span span = spanBuilder(call, "execute_tool " + call.toolName(), call.toolName()).startSpan();
     if (recordContent) {
       span.setAttribute(GEN_AI_TOOL_ARGUMENTS, call.arguments());
     }
-    end(span, name, start, failure);
+    end(span, tool, start, failure);
   }
 
-  private Span startSpan(ToolCall call, String toolName) {
+  private SpanBuilder spanBuilder(ToolCall call, String spanName, String toolName) {
     return tracer
-        .spanBuilder("execute_tool " + toolName)
+        .spanBuilder(spanName)
         .setSpanKind(SpanKind.INTERNAL)
         .setAttribute(OPERATION, "execute_tool")
         .setAttribute(GEN_AI_TOOL_NAME, toolName)
         .setAttribute(GEN_AI_TOOL_CALL_ID, call.callId())
-        .setAttribute(GEN_AI_TOOL_TYPE, "function")
-        .startSpan();
+        .setAttribute(GEN_AI_TOOL_TYPE, "function");
   }
 
-  private void end(Span span, String toolName, long start, ToolResult result) {
-    String status = STATUS_OK;
+  private void end(Span span, PerTool tool, long start, ToolResult result) {
     if (result instanceof ToolResult.Failure failure) {
-      status = failure.error().code().wireName();
-      span.setAttribute(ERROR_TYPE, status);
+      span.setAttribute(ERROR_TYPE, failure.error().code().wireName());
       span.setStatus(StatusCode.ERROR, failure.error().message());
     }
-    Attributes tags = tags(toolName, result);
+    Attributes tags = tool.tags(result);
     duration.record((System.nanoTime() - start) / 1_000_000.0, tags);
     invocations.add(1, tags);
     span.end();
-  }
-
-  private Attributes tags(String toolName, ToolResult result) {
-    Attributes[] byStatus =
-        attributes.computeIfAbsent(
-            toolName,
-            name -> {
-              Attributes[] all = new Attributes[ErrorCode.values().length + 1];
-              all[0] = Attributes.of(TOOL_NAME, name, STATUS, STATUS_OK);
-              for (ErrorCode code : ErrorCode.values()) {
-                all[code.ordinal() + 1] = Attributes.of(TOOL_NAME, name, STATUS, code.wireName());
-              }
-              return all;
-            });
-    return result instanceof ToolResult.Failure failure
-        ? byStatus[failure.error().code().ordinal() + 1]
-        : byStatus[0];
   }
 }

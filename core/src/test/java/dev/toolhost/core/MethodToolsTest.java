@@ -33,7 +33,12 @@ class MethodToolsTest {
           call.callId() + "-" + customer + "-" + discountPercent.orElse(0), items, priority);
     }
 
-    @Tool(name = "greet", description = "Greets someone.", readOnly = true, destructive = false)
+    @Tool(
+        name = "greet",
+        description = "Greets someone.",
+        readOnly = true,
+        destructive = false,
+        inline = true)
     public String hello(String name) {
       return "Hello, " + name + "!";
     }
@@ -67,6 +72,7 @@ class MethodToolsTest {
         .allSatisfy(tool -> assertThat(tool.spec().source()).isEqualTo("builtin:shop"));
     assertThat(tools.getFirst().spec().annotations())
         .isEqualTo(new ToolAnnotations(true, false, false, true));
+    assertThat(tools).extracting(ExecutableTool::inline).containsExactly(true, false, false);
   }
 
   @Test

@@ -191,6 +191,60 @@ class ToolDispatcherTest {
   }
 
   @Test
+  void isolatedToolRunsOnAThreadOfItsOwnAndInlineToolOnTheCallersThread() {
+    AtomicReference<Thread> isolatedThread = new AtomicReference<>();
+    AtomicReference<Thread> inlineThread = new AtomicReference<>();
+    registry.register(
+        Schemas.spec("isolated", "builtin:test"),
+        (call, arguments) -> {
+          isolatedThread.set(Thread.currentThread());
+          return ToolResult.success("");
+        });
+    registry.register(
+        ExecutableTool.of(
+                Schemas.spec("in_place", "builtin:test"),
+                (call, arguments) -> {
+                  inlineThread.set(Thread.currentThread());
+                  return ToolResult.success("");
+                })
+            .runInline());
+
+    dispatcher.dispatch(main(), ToolCall.of("isolated", "{}"));
+    dispatcher.dispatch(main(), ToolCall.of("in_place", "{}"));
+
+    assertThat(isolatedThread.get()).isNotSameAs(Thread.currentThread());
+    assertThat(isolatedThread.get().isVirtual()).isTrue();
+    assertThat(inlineThread.get()).isSameAs(Thread.currentThread());
+  }
+
+  @Test
+  void inlineToolDoesNotRunPastItsDeadlineOrWhenTheCallerIsInterrupted() {
+    registry.register(
+        ExecutableTool.of(
+                Schemas.spec("in_place", "builtin:test"),
+                (call, arguments) -> {
+                  runs.incrementAndGet();
+                  return ToolResult.success("");
+                })
+            .runInline());
+
+    ToolResult late =
+        dispatcher.dispatch(
+            main(), ToolCall.of("in_place", "{}").withDeadline(Instant.now().minusMillis(1)));
+    Thread.currentThread().interrupt();
+    ToolResult cancelled;
+    try {
+      cancelled = dispatcher.dispatch(main(), ToolCall.of("in_place", "{}"));
+    } finally {
+      Thread.interrupted();
+    }
+
+    assertThat(error(late).code()).isEqualTo(ErrorCode.TIMEOUT);
+    assertThat(error(cancelled).code()).isEqualTo(ErrorCode.CANCELLED);
+    assertThat(runs).hasValue(0);
+  }
+
+  @Test
   void callWhoseDeadlineHasPassedDoesNotRun() {
     registerAdd();
 
