@@ -1,0 +1,466 @@
+package dev.toolhost.search;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.PriorityQueue;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Function;
+import java.util.function.Predicate;
+
+/**
+ * A BM25 index is an inverted index of text documents, each stored under a unique key with an item,
+ * that ranks them against a query by Okapi BM25 with a phrase bonus.
+ *
+ * <p>The ranking is RockBot's {@code Bm25Ranker}, term for term:
+ *
+ * <ul>
+ *   <li>Tokens: the text lowercased and split on every character that is not a letter or a digit;
+ *       tokens shorter than three characters are dropped ({@link #tokenize}).
+ *   <li>Query terms are the distinct query tokens. A term {@code t} that occurs {@code f} times in
+ *       a document of {@code len} tokens scores {@code idf(t) * f * (k1 + 1) / (f + k1 * (1 - b + b
+ *       * len / avgdl))}, with {@code k1 = 1.5}, {@code b = 0.75}, {@code avgdl} the mean document
+ *       length in tokens over the index, and {@code idf(t) = ln((N - n + 0.5) / (n + 0.5) + 1)}
+ *       where {@code N} is the number of documents and {@code n} the number holding {@code t}.
+ *   <li>Phrase bonus: each distinct pair of adjacent query tokens ("reschedule meeting") is scored
+ *       as one more term, with the same formula, and that term score is doubled: {@code 2 * idf(p)
+ *       * f * (k1 + 1) / (f + k1 * (1 - b + b * len / avgdl))}, where {@code n} (inside {@code
+ *       idf(p)}) is the number of documents holding the phrase and {@code f} the number of times
+ *       this document holds it; {@code len} stays the document's length in single tokens. A
+ *       document holds a phrase where the two tokens are adjacent in its token sequence, so the
+ *       punctuation or one- and two-letter words between them ("web-search", "search a web") do not
+ *       break it. (RockBot searches the raw lowercased text for the two words joined by one space;
+ *       matching on tokens agrees with it on plain prose and lets the phrase have postings of its
+ *       own.)
+ *   <li>A document scoring zero is not a result. Results are ordered by score, highest first, ties
+ *       by key. A hit's relevance is its score over the top score of the same search, rounded to
+ *       two decimals: the best hit has relevance 1.0.
+ * </ul>
+ *
+ * <p>Searching reads only the postings of the query's terms and phrases, never every document.
+ * Thread-safe: any number of searches run at once; a put or remove waits for the searches in
+ * progress and is seen whole by every search that starts after it. Keys and texts must not be null.
+ *
+ * @param <T> the item stored with each document and handed back with its hits
+ */
+public final class Bm25Index<T> {
+
+  /** Term frequency saturation. */
+  public static final double K1 = 1.5;
+
+  /** Length normalisation. */
+  public static final double B = 0.75;
+
+  private static final int MIN_TOKEN_LENGTH = 3;
+  private static final int SCRATCH_POOL = 8;
+
+  private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
+  private final Map<String, Postings> terms = new HashMap<>();
+  private final Map<String, Postings> phrases = new HashMap<>();
+  private final Map<String, Integer> slots = new HashMap<>();
+  private final AtomicReferenceArray<Scratch> scratchPool =
+      new AtomicReferenceArray<>(SCRATCH_POOL);
+  private Doc<T>[] docs = newDocs(64);
+  private int[] lengths = new int[64];
+  private int[] freeSlots = new int[16];
+  private int freeCount;
+  private int slotCount;
+  private int size;
+  private long totalLength;
+
+  /** An empty index. */
+  public Bm25Index() {}
+
+  /**
+   * A hit is one document that matched a search.
+   *
+   * @param key the document's key
+   * @param item the item stored with it
+   * @param score its BM25 score, phrase bonus included
+   * @param relevance its score over the top score of the search, rounded to two decimals
+   */
+  public record Hit<T>(String key, T item, double score, double relevance) {}
+
+  /**
+   * Returns the tokens of the text: lowercased, split on every character that is not a letter or a
+   * digit, keeping tokens of three or more characters, in order.
+   */
+  public static List<String> tokenize(String text) {
+    List<String> tokens = new ArrayList<>();
+    StringBuilder token = new StringBuilder();
+    int length = 0;
+    for (int i = 0; i < text.length(); ) {
+      int cp = text.codePointAt(i);
+      i += Character.charCount(cp);
+      if (Character.isLetterOrDigit(cp)) {
+        token.appendCodePoint(Character.toLowerCase(cp));
+        length++;
+      } else {
+        if (length >= MIN_TOKEN_LENGTH) {
+          tokens.add(token.toString());
+        }
+        token.setLength(0);
+        length = 0;
+      }
+    }
+    if (length >= MIN_TOKEN_LENGTH) {
+      tokens.add(token.toString());
+    }
+    return tokens;
+  }
+
+  /**
+   * Ranks the items against the query once, without keeping an index: the items are the whole
+   * corpus ({@code N} is their number). A hit's key is its item's position, zero-padded to ten
+   * digits, so that ties keep the items' order.
+   *
+   * @return up to {@code limit} matching items, best first, with their scores and relevance
+   */
+  public static <T> List<Hit<T>> rank(
+      Collection<T> items, Function<T, String> text, String query, int limit) {
+    Bm25Index<T> index = new Bm25Index<>();
+    int i = 0;
+    for (T item : items) {
+      index.put("%010d".formatted(i++), item, text.apply(item));
+    }
+    return index.search(query, limit);
+  }
+
+  /** Puts a document under the key, replacing any document already there. */
+  public void put(String key, T item, String text) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(text, "text");
+    // Tokenize outside the lock: writers hold it only to move postings.
+    List<String> tokens = tokenize(text);
+    Map<String, Integer> termFreqs = new HashMap<>();
+    Map<String, Integer> phraseFreqs = new HashMap<>();
+    for (int i = 0; i < tokens.size(); i++) {
+      termFreqs.merge(tokens.get(i), 1, Integer::sum);
+      if (i > 0) {
+        phraseFreqs.merge(tokens.get(i - 1) + ' ' + tokens.get(i), 1, Integer::sum);
+      }
+    }
+    lock.writeLock().lock();
+    try {
+      Integer existing = slots.get(key);
+      if (existing != null) {
+        unindex(existing);
+      }
+      int slot = takeSlot();
+      String[] docTerms = termFreqs.keySet().toArray(String[]::new);
+      String[] docPhrases = phraseFreqs.keySet().toArray(String[]::new);
+      docs[slot] = new Doc<>(key, item, docTerms, docPhrases);
+      lengths[slot] = tokens.size();
+      for (Map.Entry<String, Integer> e : termFreqs.entrySet()) {
+        terms.computeIfAbsent(e.getKey(), t -> new Postings()).add(slot, e.getValue());
+      }
+      for (Map.Entry<String, Integer> e : phraseFreqs.entrySet()) {
+        phrases.computeIfAbsent(e.getKey(), t -> new Postings()).add(slot, e.getValue());
+      }
+      slots.put(key, slot);
+      size++;
+      totalLength += tokens.size();
+    } finally {
+      lock.writeLock().unlock();
+    }
+  }
+
+  /**
+   * Removes the document under the key.
+   *
+   * @return whether there was one
+   */
+  public boolean remove(String key) {
+    lock.writeLock().lock();
+    try {
+      Integer slot = slots.get(key);
+      if (slot == null) {
+        return false;
+      }
+      unindex(slot);
+      return true;
+    } finally {
+      lock.writeLock().unlock();
+    }
+  }
+
+  /** The item under the key, if there is a document there. */
+  public Optional<T> get(String key) {
+    lock.readLock().lock();
+    try {
+      Integer slot = slots.get(key);
+      return slot == null ? Optional.empty() : Optional.of(docs[slot].item);
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
+  /** Every item, in key order. */
+  public List<T> items() {
+    lock.readLock().lock();
+    try {
+      return slots.keySet().stream().sorted().map(key -> docs[slots.get(key)].item).toList();
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
+  /** The number of documents. */
+  public int size() {
+    lock.readLock().lock();
+    try {
+      return size;
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
+  /**
+   * Returns up to {@code limit} documents that match the query, best first; none when the query has
+   * no token of three or more characters.
+   */
+  public List<Hit<T>> search(String query, int limit) {
+    return search(query, limit, item -> true);
+  }
+
+  /**
+   * Returns up to {@code limit} documents whose item passes the filter and that match the query,
+   * best first. The filter does not change the scores: {@code N}, {@code n} and {@code avgdl} are
+   * those of the whole index.
+   */
+  public List<Hit<T>> search(String query, int limit, Predicate<? super T> filter) {
+    if (limit <= 0) {
+      return List.of();
+    }
+    List<String> tokens = tokenize(query);
+    if (tokens.isEmpty()) {
+      return List.of();
+    }
+    Set<String> queryTerms = new LinkedHashSet<>(tokens);
+    Set<String> queryPhrases = new LinkedHashSet<>();
+    for (int i = 1; i < tokens.size(); i++) {
+      queryPhrases.add(tokens.get(i - 1) + ' ' + tokens.get(i));
+    }
+    lock.readLock().lock();
+    try {
+      if (size == 0) {
+        return List.of();
+      }
+      Scratch scratch = takeScratch(slotCount);
+      try {
+        double avgdl = (double) totalLength / size;
+        if (avgdl == 0) {
+          avgdl = 1;
+        }
+        // k1 * (1 - b + b * len / avgdl) = base + perToken * len
+        double base = K1 * (1 - B);
+        double perToken = K1 * B / avgdl;
+        for (String term : queryTerms) {
+          accumulate(terms.get(term), 1.0, base, perToken, scratch);
+        }
+        for (String phrase : queryPhrases) {
+          accumulate(phrases.get(phrase), 2.0, base, perToken, scratch);
+        }
+        return top(scratch, limit, filter);
+      } finally {
+        scratch.clear();
+        giveBack(scratch);
+      }
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
+  private void accumulate(
+      Postings postings, double factor, double base, double perToken, Scratch scratch) {
+    if (postings == null || postings.size == 0) {
+      return;
+    }
+    int n = postings.size;
+    double idf = Math.log((size - n + 0.5) / (n + 0.5) + 1.0);
+    double weight = factor * idf * (K1 + 1);
+    int[] postingDocs = postings.docs;
+    int[] freqs = postings.freqs;
+    double[] scores = scratch.scores;
+    int[] docLengths = lengths;
+    for (int i = 0; i < n; i++) {
+      int doc = postingDocs[i];
+      int f = freqs[i];
+      double score = weight * f / (f + base + perToken * docLengths[doc]);
+      if (scores[doc] == 0) {
+        scratch.touch(doc);
+      }
+      scores[doc] += score;
+    }
+  }
+
+  private List<Hit<T>> top(Scratch scratch, int limit, Predicate<? super T> filter) {
+    double[] scores = scratch.scores;
+    // A min-heap of the best `limit` slots seen so far: worst score on top, then greatest key.
+    PriorityQueue<Integer> best =
+        new PriorityQueue<>(
+            Math.min(limit, scratch.touchedCount) + 1,
+            (a, b) -> {
+              int byScore = Double.compare(scores[a], scores[b]);
+              return byScore != 0 ? byScore : docs[b].key.compareTo(docs[a].key);
+            });
+    for (int i = 0; i < scratch.touchedCount; i++) {
+      int doc = scratch.touched[i];
+      if (scores[doc] <= 0 || !filter.test(docs[doc].item)) {
+        continue;
+      }
+      if (best.size() < limit) {
+        best.add(doc);
+      } else if (best.comparator().compare(doc, best.peek()) > 0) {
+        best.poll();
+        best.add(doc);
+      }
+    }
+    int count = best.size();
+    @SuppressWarnings("unchecked")
+    Hit<T>[] hits = (Hit<T>[]) new Hit<?>[count];
+    for (int i = count - 1; i >= 0; i--) {
+      int doc = best.poll();
+      hits[i] = new Hit<>(docs[doc].key, docs[doc].item, scores[doc], 0);
+    }
+    if (count == 0) {
+      return List.of();
+    }
+    double topScore = hits[0].score();
+    for (int i = 0; i < count; i++) {
+      Hit<T> hit = hits[i];
+      hits[i] =
+          new Hit<>(
+              hit.key(), hit.item(), hit.score(), Math.round(hit.score() / topScore * 100) / 100.0);
+    }
+    return List.of(hits);
+  }
+
+  private void unindex(int slot) {
+    Doc<T> doc = docs[slot];
+    for (String term : doc.terms) {
+      removePosting(terms, term, slot);
+    }
+    for (String phrase : doc.phrases) {
+      removePosting(phrases, phrase, slot);
+    }
+    slots.remove(doc.key);
+    totalLength -= lengths[slot];
+    size--;
+    docs[slot] = null;
+    lengths[slot] = 0;
+    if (freeCount == freeSlots.length) {
+      freeSlots = Arrays.copyOf(freeSlots, freeCount * 2);
+    }
+    freeSlots[freeCount++] = slot;
+  }
+
+  private static void removePosting(Map<String, Postings> index, String key, int slot) {
+    Postings postings = index.get(key);
+    postings.remove(slot);
+    if (postings.size == 0) {
+      index.remove(key);
+    }
+  }
+
+  private int takeSlot() {
+    if (freeCount > 0) {
+      return freeSlots[--freeCount];
+    }
+    if (slotCount == docs.length) {
+      docs = Arrays.copyOf(docs, slotCount * 2);
+      lengths = Arrays.copyOf(lengths, slotCount * 2);
+    }
+    return slotCount++;
+  }
+
+  private Scratch takeScratch(int capacity) {
+    for (int i = 0; i < SCRATCH_POOL; i++) {
+      Scratch scratch = scratchPool.getAndSet(i, null);
+      if (scratch != null) {
+        if (scratch.scores.length >= capacity) {
+          return scratch;
+        }
+        break;
+      }
+    }
+    return new Scratch(Math.max(capacity, 16));
+  }
+
+  private void giveBack(Scratch scratch) {
+    for (int i = 0; i < SCRATCH_POOL; i++) {
+      if (scratchPool.compareAndSet(i, null, scratch)) {
+        return;
+      }
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private static <T> Doc<T>[] newDocs(int capacity) {
+    return (Doc<T>[]) new Doc<?>[capacity];
+  }
+
+  /** One indexed document: what it was put with, and the terms and phrases it is posted under. */
+  private record Doc<T>(String key, T item, String[] terms, String[] phrases) {}
+
+  /** The documents holding one term or phrase, with how often each holds it; unordered. */
+  private static final class Postings {
+    int[] docs = new int[4];
+    int[] freqs = new int[4];
+    int size;
+
+    void add(int doc, int freq) {
+      if (size == docs.length) {
+        docs = Arrays.copyOf(docs, size * 2);
+        freqs = Arrays.copyOf(freqs, size * 2);
+      }
+      docs[size] = doc;
+      freqs[size] = freq;
+      size++;
+    }
+
+    void remove(int doc) {
+      for (int i = 0; i < size; i++) {
+        if (docs[i] == doc) {
+          size--;
+          docs[i] = docs[size];
+          freqs[i] = freqs[size];
+          return;
+        }
+      }
+    }
+  }
+
+  /** Per-search score accumulators, indexed by slot; pooled, and all zero between searches. */
+  private static final class Scratch {
+    final double[] scores;
+    int[] touched = new int[64];
+    int touchedCount;
+
+    Scratch(int capacity) {
+      scores = new double[capacity];
+    }
+
+    void touch(int doc) {
+      if (touchedCount == touched.length) {
+        touched = Arrays.copyOf(touched, touchedCount * 2);
+      }
+      touched[touchedCount++] = doc;
+    }
+
+    void clear() {
+      for (int i = 0; i < touchedCount; i++) {
+        scores[touched[i]] = 0;
+      }
+      touchedCount = 0;
+    }
+  }
+}
