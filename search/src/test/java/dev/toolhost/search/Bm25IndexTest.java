@@ -216,7 +216,7 @@ class Bm25IndexTest {
           threads.submit(
               () -> {
                 started.countDown();
-                for (int i = 0; i < 20_000; i++) {
+                for (int i = 0; i < 5_000; i++) {
                   List<Bm25Index.Hit<String>> hits = index.search("stable invoices", 500);
                   long stable = hits.stream().filter(h -> h.key().startsWith("stable-")).count();
                   if (stable != 200) {
