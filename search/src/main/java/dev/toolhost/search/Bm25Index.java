@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
@@ -254,7 +253,28 @@ public final class Bm25Index<T> {
       if (size == 0) {
         return List.of();
       }
+      List<Postings> postings = new ArrayList<>(queryTerms.size() + queryPhrases.size());
+      long total = 0;
+      for (String term : queryTerms) {
+        Postings p = terms.get(term);
+        if (p != null) {
+          postings.add(p);
+          total += p.size;
+        }
+      }
+      int phrasesFrom = postings.size();
+      for (String phrase : queryPhrases) {
+        Postings p = phrases.get(phrase);
+        if (p != null) {
+          postings.add(p);
+          total += p.size;
+        }
+      }
+      // When the postings reach a good part of the index, scanning every slot for scores costs
+      // less than keeping a list of the slots touched.
+      boolean dense = total * 4 >= slotCount;
       Scratch scratch = takeScratch(slotCount);
+      scratch.dense = dense;
       try {
         double avgdl = (double) totalLength / size;
         if (avgdl == 0) {
@@ -263,15 +283,17 @@ public final class Bm25Index<T> {
         // k1 * (1 - b + b * len / avgdl) = base + perToken * len
         double base = K1 * (1 - B);
         double perToken = K1 * B / avgdl;
-        for (String term : queryTerms) {
-          accumulate(terms.get(term), 1.0, base, perToken, scratch);
-        }
-        for (String phrase : queryPhrases) {
-          accumulate(phrases.get(phrase), 2.0, base, perToken, scratch);
+        for (int i = 0; i < postings.size(); i++) {
+          double factor = i < phrasesFrom ? 1.0 : 2.0;
+          if (dense) {
+            accumulateDense(postings.get(i), factor, base, perToken, scratch.scores);
+          } else {
+            accumulate(postings.get(i), factor, base, perToken, scratch);
+          }
         }
         return top(scratch, limit, filter);
       } finally {
-        scratch.clear();
+        scratch.clear(slotCount);
         giveBack(scratch);
       }
     } finally {
@@ -279,14 +301,16 @@ public final class Bm25Index<T> {
     }
   }
 
-  private void accumulate(
-      Postings postings, double factor, double base, double perToken, Scratch scratch) {
-    if (postings == null || postings.size == 0) {
-      return;
-    }
+  private double weight(Postings postings, double factor) {
     int n = postings.size;
     double idf = Math.log((size - n + 0.5) / (n + 0.5) + 1.0);
-    double weight = factor * idf * (K1 + 1);
+    return factor * idf * (K1 + 1);
+  }
+
+  private void accumulate(
+      Postings postings, double factor, double base, double perToken, Scratch scratch) {
+    double weight = weight(postings, factor);
+    int n = postings.size;
     int[] postingDocs = postings.docs;
     int[] freqs = postings.freqs;
     double[] scores = scratch.scores;
@@ -302,37 +326,63 @@ public final class Bm25Index<T> {
     }
   }
 
+  private void accumulateDense(
+      Postings postings, double factor, double base, double perToken, double[] scores) {
+    double weight = weight(postings, factor);
+    int n = postings.size;
+    int[] postingDocs = postings.docs;
+    int[] freqs = postings.freqs;
+    int[] docLengths = lengths;
+    for (int i = 0; i < n; i++) {
+      int doc = postingDocs[i];
+      int f = freqs[i];
+      scores[doc] += weight * f / (f + base + perToken * docLengths[doc]);
+    }
+  }
+
   private List<Hit<T>> top(Scratch scratch, int limit, Predicate<? super T> filter) {
     double[] scores = scratch.scores;
-    // A min-heap of the best `limit` slots seen so far: worst score on top, then greatest key.
-    PriorityQueue<Integer> best =
-        new PriorityQueue<>(
-            Math.min(limit, scratch.touchedCount) + 1,
-            (a, b) -> {
-              int byScore = Double.compare(scores[a], scores[b]);
-              return byScore != 0 ? byScore : docs[b].key.compareTo(docs[a].key);
-            });
-    for (int i = 0; i < scratch.touchedCount; i++) {
-      int doc = scratch.touched[i];
-      if (scores[doc] <= 0 || !filter.test(docs[doc].item)) {
+    boolean dense = scratch.dense;
+    int candidates = dense ? slotCount : scratch.touchedCount;
+    int capacity = Math.min(limit, candidates);
+    // A min-heap of the best slots seen so far, worst at the root: lower score, then greater key.
+    int[] heap = new int[capacity];
+    int count = 0;
+    for (int i = 0; i < candidates; i++) {
+      int doc = dense ? i : scratch.touched[i];
+      double score = scores[doc];
+      if (score <= 0) {
         continue;
       }
-      if (best.size() < limit) {
-        best.add(doc);
-      } else if (best.comparator().compare(doc, best.peek()) > 0) {
-        best.poll();
-        best.add(doc);
+      if (count == capacity) {
+        // Most documents stop here, on one comparison.
+        double worst = scores[heap[0]];
+        if (score < worst || (score == worst && docs[doc].key.compareTo(docs[heap[0]].key) > 0)) {
+          continue;
+        }
       }
-    }
-    int count = best.size();
-    @SuppressWarnings("unchecked")
-    Hit<T>[] hits = (Hit<T>[]) new Hit<?>[count];
-    for (int i = count - 1; i >= 0; i--) {
-      int doc = best.poll();
-      hits[i] = new Hit<>(docs[doc].key, docs[doc].item, scores[doc], 0);
+      if (!filter.test(docs[doc].item)) {
+        continue;
+      }
+      if (count < capacity) {
+        heap[count] = doc;
+        siftUp(heap, count++, scores);
+      } else {
+        heap[0] = doc;
+        siftDown(heap, count, scores);
+      }
     }
     if (count == 0) {
       return List.of();
+    }
+    @SuppressWarnings("unchecked")
+    Hit<T>[] hits = (Hit<T>[]) new Hit<?>[count];
+    // Pop the worst first, filling from the end: hits[0] is the best.
+    for (int i = count - 1; i >= 0; i--) {
+      int doc = heap[0];
+      heap[0] = heap[i];
+      siftDown(heap, i, scores);
+      hits[i] = new Hit<>(docs[doc].key, docs[doc].item, scores[doc], 0);
     }
     double topScore = hits[0].score();
     for (int i = 0; i < count; i++) {
@@ -342,6 +392,45 @@ public final class Bm25Index<T> {
               hit.key(), hit.item(), hit.score(), Math.round(hit.score() / topScore * 100) / 100.0);
     }
     return List.of(hits);
+  }
+
+  /** Whether slot a ranks below slot b: a lower score, or the same score and a greater key. */
+  private boolean worse(int a, int b, double[] scores) {
+    int byScore = Double.compare(scores[a], scores[b]);
+    return byScore != 0 ? byScore < 0 : docs[a].key.compareTo(docs[b].key) > 0;
+  }
+
+  private void siftUp(int[] heap, int at, double[] scores) {
+    int doc = heap[at];
+    while (at > 0) {
+      int parent = (at - 1) >>> 1;
+      if (!worse(doc, heap[parent], scores)) {
+        break;
+      }
+      heap[at] = heap[parent];
+      at = parent;
+    }
+    heap[at] = doc;
+  }
+
+  private void siftDown(int[] heap, int size, double[] scores) {
+    int at = 0;
+    int doc = heap[0];
+    while (true) {
+      int child = 2 * at + 1;
+      if (child >= size) {
+        break;
+      }
+      if (child + 1 < size && worse(heap[child + 1], heap[child], scores)) {
+        child++;
+      }
+      if (!worse(heap[child], doc, scores)) {
+        break;
+      }
+      heap[at] = heap[child];
+      at = child;
+    }
+    heap[at] = doc;
   }
 
   private void unindex(int slot) {
@@ -444,6 +533,7 @@ public final class Bm25Index<T> {
     final double[] scores;
     int[] touched = new int[64];
     int touchedCount;
+    boolean dense;
 
     Scratch(int capacity) {
       scores = new double[capacity];
@@ -456,11 +546,16 @@ public final class Bm25Index<T> {
       touched[touchedCount++] = doc;
     }
 
-    void clear() {
-      for (int i = 0; i < touchedCount; i++) {
-        scores[touched[i]] = 0;
+    void clear(int slots) {
+      if (dense) {
+        Arrays.fill(scores, 0, slots, 0);
+      } else {
+        for (int i = 0; i < touchedCount; i++) {
+          scores[touched[i]] = 0;
+        }
       }
       touchedCount = 0;
+      dense = false;
     }
   }
 }

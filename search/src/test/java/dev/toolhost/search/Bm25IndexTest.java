@@ -189,6 +189,82 @@ class Bm25IndexTest {
         .containsExactly("Book a meeting room; meeting notes");
   }
 
+  /** BM25 with the phrase bonus, the plain way: every document, every query term, every time. */
+  private static double naiveScore(List<List<String>> corpus, List<String> doc, String query) {
+    List<String> tokens = Bm25Index.tokenize(query);
+    int n = corpus.size();
+    double avgdl = corpus.stream().mapToInt(List::size).average().orElse(0);
+    double score = 0;
+    List<List<String>> units = new ArrayList<>();
+    List<Double> factors = new ArrayList<>();
+    for (String term : new java.util.LinkedHashSet<>(tokens)) {
+      units.add(List.of(term));
+      factors.add(1.0);
+    }
+    java.util.Set<List<String>> pairs = new java.util.LinkedHashSet<>();
+    for (int i = 1; i < tokens.size(); i++) {
+      pairs.add(List.of(tokens.get(i - 1), tokens.get(i)));
+    }
+    for (List<String> pair : pairs) {
+      units.add(pair);
+      factors.add(2.0);
+    }
+    for (int u = 0; u < units.size(); u++) {
+      List<String> unit = units.get(u);
+      long holding = corpus.stream().filter(d -> count(d, unit) > 0).count();
+      int f = count(doc, unit);
+      if (f == 0) {
+        continue;
+      }
+      double idf = Math.log((n - holding + 0.5) / (holding + 0.5) + 1);
+      score += factors.get(u) * idf * f * 2.5 / (f + 1.5 * (0.25 + 0.75 * doc.size() / avgdl));
+    }
+    return score;
+  }
+
+  private static int count(List<String> doc, List<String> unit) {
+    int count = 0;
+    for (int i = 0; i + unit.size() <= doc.size(); i++) {
+      if (doc.subList(i, i + unit.size()).equals(unit)) {
+        count++;
+      }
+    }
+    return count;
+  }
+
+  @Test
+  void scoresEqualAPlainFullScanForRareAndCommonTerms() {
+    java.util.Random random = new java.util.Random(7);
+    String[] words = new String[60];
+    for (int i = 0; i < words.length; i++) {
+      words[i] = "word" + i;
+    }
+    Bm25Index<Integer> index = new Bm25Index<>();
+    List<List<String>> corpus = new ArrayList<>();
+    for (int d = 0; d < 600; d++) {
+      StringBuilder text = new StringBuilder();
+      int length = 3 + random.nextInt(30);
+      for (int w = 0; w < length; w++) {
+        // Skewed: word0 is in most documents, word59 in very few.
+        int rank = (int) Math.floor(Math.pow(random.nextDouble(), 3) * words.length);
+        text.append(words[rank]).append(random.nextBoolean() ? " " : ", ");
+      }
+      index.put("d" + d, d, text.toString());
+      corpus.add(Bm25Index.tokenize(text.toString()));
+    }
+    for (String query : List.of("word0 word1", "word57 word58 word59", "word3 word40", "word59")) {
+      List<Bm25Index.Hit<Integer>> hits = index.search(query, 1000);
+      long expectedHits = corpus.stream().filter(doc -> naiveScore(corpus, doc, query) > 0).count();
+
+      assertThat(hits).as(query).hasSize((int) expectedHits);
+      for (Bm25Index.Hit<Integer> hit : hits) {
+        assertThat(hit.score())
+            .as(query + " " + hit.key())
+            .isCloseTo(naiveScore(corpus, corpus.get(hit.item()), query), within(1e-9));
+      }
+    }
+  }
+
   @Test
   void searchesStayCorrectWhileDocumentsComeAndGo() throws Exception {
     Bm25Index<String> index = new Bm25Index<>();
