@@ -118,19 +118,119 @@ public final class Bm25Index<T> {
 
   /**
    * Ranks the items against the query once, without keeping an index: the items are the whole
-   * corpus ({@code N} is their number). A hit's key is its item's position, zero-padded to ten
-   * digits, so that ties keep the items' order.
+   * corpus ({@code N} is their number), scored one by one. Meant for small collections (a service's
+   * skills, a session's working memory). A hit's key is its item's position, zero-padded to ten
+   * digits; ties keep the items' order.
    *
    * @return up to {@code limit} matching items, best first, with their scores and relevance
    */
   public static <T> List<Hit<T>> rank(
       Collection<T> items, Function<T, String> text, String query, int limit) {
-    Bm25Index<T> index = new Bm25Index<>();
-    int i = 0;
-    for (T item : items) {
-      index.put("%010d".formatted(i++), item, text.apply(item));
+    List<T> all = List.copyOf(items);
+    List<List<String>> docs = new ArrayList<>(all.size());
+    for (T item : all) {
+      docs.add(tokenize(text.apply(item)));
     }
-    return index.search(query, limit);
+    double[] scores = scan(docs, Query.of(query));
+    List<Integer> order = new ArrayList<>();
+    for (int i = 0; i < scores.length; i++) {
+      if (scores[i] > 0) {
+        order.add(i);
+      }
+    }
+    // Stable: equal scores keep the items' order.
+    order.sort((a, b) -> Double.compare(scores[b], scores[a]));
+    List<Hit<T>> hits = new ArrayList<>(Math.min(limit, order.size()));
+    for (int i = 0; i < order.size() && i < limit; i++) {
+      int at = order.get(i);
+      double relevance = Math.round(scores[at] / scores[order.get(0)] * 100) / 100.0;
+      hits.add(new Hit<>("%010d".formatted(at), all.get(at), scores[at], relevance));
+    }
+    return List.copyOf(hits);
+  }
+
+  /** The terms and adjacent pairs of a query, each once, in order. */
+  record Query(List<String> terms, List<String[]> phrases) {
+    static Query of(String query) {
+      List<String> tokens = tokenize(query);
+      List<String[]> phrases = new ArrayList<>();
+      Set<String> seen = new LinkedHashSet<>();
+      for (int i = 1; i < tokens.size(); i++) {
+        if (seen.add(tokens.get(i - 1) + ' ' + tokens.get(i))) {
+          phrases.add(new String[] {tokens.get(i - 1), tokens.get(i)});
+        }
+      }
+      return new Query(List.copyOf(new LinkedHashSet<>(tokens)), phrases);
+    }
+  }
+
+  /**
+   * Scores each tokenized document against the query, the documents being the whole corpus, by
+   * looking at every token of every document: the plain form of the ranking this index computes
+   * from its postings.
+   */
+  static double[] scan(List<List<String>> docs, Query query) {
+    int n = docs.size();
+    double[] scores = new double[n];
+    if (n == 0) {
+      return scores;
+    }
+    double avgdl = docs.stream().mapToInt(List::size).average().orElse(0);
+    if (avgdl == 0) {
+      avgdl = 1;
+    }
+    int[] counts = new int[n];
+    for (String term : query.terms()) {
+      int holding = 0;
+      for (int d = 0; d < n; d++) {
+        int count = 0;
+        for (String token : docs.get(d)) {
+          if (token.equals(term)) {
+            count++;
+          }
+        }
+        counts[d] = count;
+        holding += count > 0 ? 1 : 0;
+      }
+      add(scores, counts, docs, holding, 1.0, avgdl);
+    }
+    for (String[] phrase : query.phrases()) {
+      int holding = 0;
+      for (int d = 0; d < n; d++) {
+        List<String> doc = docs.get(d);
+        int count = 0;
+        for (int i = 1; i < doc.size(); i++) {
+          if (doc.get(i - 1).equals(phrase[0]) && doc.get(i).equals(phrase[1])) {
+            count++;
+          }
+        }
+        counts[d] = count;
+        holding += count > 0 ? 1 : 0;
+      }
+      add(scores, counts, docs, holding, 2.0, avgdl);
+    }
+    return scores;
+  }
+
+  private static void add(
+      double[] scores,
+      int[] counts,
+      List<List<String>> docs,
+      int holding,
+      double factor,
+      double avgdl) {
+    if (holding == 0) {
+      return;
+    }
+    int n = docs.size();
+    double idf = Math.log((n - holding + 0.5) / (holding + 0.5) + 1.0);
+    for (int d = 0; d < n; d++) {
+      int f = counts[d];
+      if (f > 0) {
+        scores[d] +=
+            factor * idf * f * (K1 + 1) / (f + K1 * (1 - B + B * docs.get(d).size() / avgdl));
+      }
+    }
   }
 
   /** Puts a document under the key, replacing any document already there. */

@@ -6,11 +6,9 @@ import dev.toolhost.core.Param;
 import dev.toolhost.core.Tool;
 import dev.toolhost.core.ToolGuide;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.function.UnaryOperator;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
@@ -57,7 +55,7 @@ public final class ServiceIndex {
       "Potentially relevant services for this request (call search_known_services for full"
           + " search):";
 
-  private final Bm25Index<KnownService> index = new Bm25Index<>();
+  private final Bm25Index<Entry> index = new Bm25Index<>();
   private final Object writeLock = new Object();
 
   /** An empty index. */
@@ -67,7 +65,7 @@ public final class ServiceIndex {
   public void put(KnownService service) {
     Objects.requireNonNull(service, "service");
     synchronized (writeLock) {
-      index.put(key(service.kind(), service.id()), service, service.searchText());
+      index.put(key(service.kind(), service.id()), Entry.of(service), service.searchText());
     }
   }
 
@@ -89,7 +87,7 @@ public final class ServiceIndex {
   public void update(ServiceKind kind, String id, UnaryOperator<Optional<KnownService>> change) {
     String key = key(kind, id);
     synchronized (writeLock) {
-      Optional<KnownService> next = change.apply(index.get(key));
+      Optional<KnownService> next = change.apply(index.get(key).map(Entry::service));
       if (next.isEmpty()) {
         index.remove(key);
         return;
@@ -99,18 +97,18 @@ public final class ServiceIndex {
         throw new IllegalArgumentException(
             "An update of " + key + " may not change the service's kind or id.");
       }
-      index.put(key, service, service.searchText());
+      index.put(key, Entry.of(service), service.searchText());
     }
   }
 
   /** The service of that kind and id, if known. */
   public Optional<KnownService> find(ServiceKind kind, String id) {
-    return index.get(key(kind, id));
+    return index.get(key(kind, id)).map(Entry::service);
   }
 
   /** Every known service, by type name and then id. */
   public List<KnownService> all() {
-    return index.items();
+    return index.items().stream().map(Entry::service).toList();
   }
 
   /** The number of known services. */
@@ -123,12 +121,16 @@ public final class ServiceIndex {
    * matches or the query has no word of three or more characters.
    */
   public List<ServiceMatch> search(String query, int limit) {
-    List<Bm25Index.Hit<KnownService>> hits = index.search(query, limit);
+    List<Bm25Index.Hit<Entry>> hits = index.search(query, limit);
+    if (hits.isEmpty()) {
+      return List.of();
+    }
+    Bm25Index.Query units = Bm25Index.Query.of(query);
     List<ServiceMatch> matches = new ArrayList<>(hits.size());
-    for (Bm25Index.Hit<KnownService> hit : hits) {
+    for (Bm25Index.Hit<Entry> hit : hits) {
       matches.add(
           new ServiceMatch(
-              hit.item(), hit.score(), hit.relevance(), topCapabilities(hit.item(), query)));
+              hit.item().service(), hit.score(), hit.relevance(), hit.item().top(units)));
     }
     return matches;
   }
@@ -226,28 +228,39 @@ public final class ServiceIndex {
     return searchResults(query).toString();
   }
 
-  private static List<KnownService.Capability> topCapabilities(KnownService service, String query) {
-    List<KnownService.Capability> all = service.capabilities();
-    int limit = Math.min(all.size(), TOP_CAPABILITIES);
-    List<KnownService.Capability> top = new ArrayList<>(limit);
-    Set<KnownService.Capability> taken = new HashSet<>();
-    for (Bm25Index.Hit<KnownService.Capability> hit :
-        Bm25Index.rank(all, c -> c.name() + ": " + c.description(), query, limit)) {
-      top.add(hit.item());
-      taken.add(hit.item());
-    }
-    for (KnownService.Capability capability : all) {
-      if (top.size() == limit) {
-        break;
-      }
-      if (!taken.contains(capability)) {
-        top.add(capability);
-      }
-    }
-    return top;
-  }
-
   private static String key(ServiceKind kind, String id) {
     return kind.wireName() + ":" + id;
+  }
+
+  /** A service as indexed: with its capabilities' tokens, to rank them against each query. */
+  private record Entry(KnownService service, List<List<String>> capabilityTokens) {
+    static Entry of(KnownService service) {
+      return new Entry(
+          service,
+          service.capabilities().stream()
+              .map(c -> Bm25Index.tokenize(c.name() + ": " + c.description()))
+              .toList());
+    }
+
+    /**
+     * Up to three capabilities: those matching the query first, best first (ties in the service's
+     * order), then the others in the service's order.
+     */
+    List<KnownService.Capability> top(Bm25Index.Query query) {
+      List<KnownService.Capability> all = service.capabilities();
+      int limit = Math.min(all.size(), TOP_CAPABILITIES);
+      double[] scores = Bm25Index.scan(capabilityTokens, query);
+      List<Integer> order = new ArrayList<>(all.size());
+      for (int i = 0; i < all.size(); i++) {
+        order.add(i);
+      }
+      // Stable: matching capabilities first by score, the rest (score 0) keep their order.
+      order.sort((a, b) -> Double.compare(scores[b], scores[a]));
+      List<KnownService.Capability> top = new ArrayList<>(limit);
+      for (int i = 0; i < limit; i++) {
+        top.add(all.get(order.get(i)));
+      }
+      return top;
+    }
   }
 }

@@ -241,6 +241,7 @@ class Bm25IndexTest {
     }
     Bm25Index<Integer> index = new Bm25Index<>();
     List<List<String>> corpus = new ArrayList<>();
+    List<String> texts = new ArrayList<>();
     for (int d = 0; d < 600; d++) {
       StringBuilder text = new StringBuilder();
       int length = 3 + random.nextInt(30);
@@ -251,12 +252,18 @@ class Bm25IndexTest {
       }
       index.put("d" + d, d, text.toString());
       corpus.add(Bm25Index.tokenize(text.toString()));
+      texts.add(text.toString());
     }
     for (String query : List.of("word0 word1", "word57 word58 word59", "word3 word40", "word59")) {
       List<Bm25Index.Hit<Integer>> hits = index.search(query, 1000);
       long expectedHits = corpus.stream().filter(doc -> naiveScore(corpus, doc, query) > 0).count();
 
       assertThat(hits).as(query).hasSize((int) expectedHits);
+      List<Bm25Index.Hit<String>> ranked = Bm25Index.rank(texts, t -> t, query, 1000);
+      assertThat(ranked).as("rank, without an index: " + query).hasSameSizeAs(hits);
+      for (int i = 0; i < hits.size(); i++) {
+        assertThat(ranked.get(i).score()).isCloseTo(hits.get(i).score(), within(1e-9));
+      }
       for (Bm25Index.Hit<Integer> hit : hits) {
         assertThat(hit.score())
             .as(query + " " + hit.key())
