@@ -21,16 +21,19 @@ class WorkingMemoryToolsTest {
                 assertThat(spec.annotations().readOnly()).isTrue();
               })
           .extracting(ToolSpec::name)
-          .containsExactly("get_from_working_memory", "list_working_memory", "search_working_memory");
+          .containsExactly(
+              "get_from_working_memory", "list_working_memory", "search_working_memory");
     }
   }
 
   @Test
   void aKeyWithASlashIsAbsoluteAndAnyOtherIsInTheSession() {
-    assertThat(WorkingMemoryTools.resolve("notes", Optional.of("abc"))).isEqualTo("session/abc/notes");
+    assertThat(WorkingMemoryTools.resolve("notes", Optional.of("abc")))
+        .isEqualTo("session/abc/notes");
     assertThat(WorkingMemoryTools.resolve("session/xyz/tool-x-1-chunk0", Optional.of("abc")))
         .isEqualTo("session/xyz/tool-x-1-chunk0");
-    assertThat(WorkingMemoryTools.resolve("patrol/alert", Optional.empty())).isEqualTo("patrol/alert");
+    assertThat(WorkingMemoryTools.resolve("patrol/alert", Optional.empty()))
+        .isEqualTo("patrol/alert");
     assertThatThrownBy(() -> WorkingMemoryTools.resolve("notes", Optional.empty()))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("relative");
