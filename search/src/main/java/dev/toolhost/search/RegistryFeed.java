@@ -1,0 +1,127 @@
+package dev.toolhost.search;
+
+import dev.toolhost.core.ExecutableTool;
+import dev.toolhost.core.ToolRegistry;
+import dev.toolhost.core.ToolSpec;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * A registry feed keeps the service index's MCP servers, tool services and remote worker groups in
+ * step with the tools of a registry, by tool source: {@code mcp:{server}}, {@code service:{id}} and
+ * {@code remote:{group}}.
+ *
+ * <p>A registered tool becomes a capability (its name and description) of the entry its source
+ * names, creating the entry with a plain summary ("MCP server weather") when none exists; a summary
+ * or tags that a feeder put there (an MCP bridge's written summary, say) are kept. An unregistered
+ * tool leaves its entry; an entry left with no tools is removed, since nothing can be routed to it.
+ * Tools of any other source are ignored.
+ *
+ * <p>On {@link #attach} it takes in the tools already registered, then follows changes until {@link
+ * #close}. Thread-safe: a registration racing the attach is taken in once.
+ */
+public final class RegistryFeed implements ToolRegistry.Listener, AutoCloseable {
+
+  private final ToolRegistry registry;
+  private final ServiceIndex services;
+
+  private RegistryFeed(ToolRegistry registry, ServiceIndex services) {
+    this.registry = Objects.requireNonNull(registry, "registry");
+    this.services = Objects.requireNonNull(services, "services");
+  }
+
+  /** Starts feeding the index from the registry: its current tools, then every change. */
+  public static RegistryFeed attach(ToolRegistry registry, ServiceIndex services) {
+    RegistryFeed feed = new RegistryFeed(registry, services);
+    registry.addListener(feed);
+    for (ExecutableTool tool : registry.tools()) {
+      feed.replay(tool);
+    }
+    return feed;
+  }
+
+  /** The kind and id of the entry a tool source names, if it names one. */
+  static Optional<Owner> owner(String source) {
+    int colon = source.indexOf(':');
+    if (colon <= 0 || colon == source.length() - 1) {
+      return Optional.empty();
+    }
+    String id = source.substring(colon + 1);
+    return switch (source.substring(0, colon)) {
+      case "mcp" -> Optional.of(new Owner(ServiceKind.MCP_SERVER, id));
+      case "service" -> Optional.of(new Owner(ServiceKind.TOOL_SERVICE, id));
+      case "remote" -> Optional.of(new Owner(ServiceKind.WORKER_GROUP, id));
+      default -> Optional.empty();
+    };
+  }
+
+  @Override
+  public void registered(ToolSpec spec) {
+    owner(spec.source()).ifPresent(owner -> add(owner, spec));
+  }
+
+  @Override
+  public void unregistered(ToolSpec spec) {
+    owner(spec.source())
+        .ifPresent(
+            owner ->
+                services.update(
+                    owner.kind(),
+                    owner.id(),
+                    current ->
+                        current
+                            .map(service -> service.withoutCapability(spec.name()))
+                            .filter(service -> !service.capabilities().isEmpty())));
+  }
+
+  /** Stops following the registry; the entries stay in the index. */
+  @Override
+  public void close() {
+    registry.removeListener(this);
+  }
+
+  private void replay(ExecutableTool tool) {
+    ToolSpec spec = tool.spec();
+    owner(spec.source())
+        .ifPresent(
+            owner ->
+                services.update(
+                    owner.kind(),
+                    owner.id(),
+                    current -> {
+                      // Checked under the index's write lock, which the unregistered event also
+                      // takes: a tool removed before this point is not brought back.
+                      if (registry.find(spec.name()).filter(t -> t == tool).isEmpty()) {
+                        return current;
+                      }
+                      return Optional.of(withTool(current, owner, spec));
+                    }));
+  }
+
+  private void add(Owner owner, ToolSpec spec) {
+    services.update(
+        owner.kind(), owner.id(), current -> Optional.of(withTool(current, owner, spec)));
+  }
+
+  private static KnownService withTool(Optional<KnownService> current, Owner owner, ToolSpec spec) {
+    KnownService service =
+        current.orElseGet(
+            () ->
+                new KnownService(
+                    owner.id(), owner.kind(), defaultSummary(owner), List.of(), List.of()));
+    return service.withCapability(new KnownService.Capability(spec.name(), spec.description()));
+  }
+
+  private static String defaultSummary(Owner owner) {
+    return switch (owner.kind()) {
+      case MCP_SERVER -> "MCP server " + owner.id();
+      case TOOL_SERVICE -> "Tool service " + owner.id();
+      case WORKER_GROUP -> "Remote worker group " + owner.id();
+      case AGENT -> "Agent " + owner.id();
+    };
+  }
+
+  /** The entry a tool source names. */
+  record Owner(ServiceKind kind, String id) {}
+}

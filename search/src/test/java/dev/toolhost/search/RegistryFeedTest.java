@@ -1,0 +1,95 @@
+package dev.toolhost.search;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.toolhost.core.ToolRegistry;
+import dev.toolhost.core.ToolResult;
+import dev.toolhost.core.ToolSpec;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ObjectNode;
+
+@Timeout(30)
+class RegistryFeedTest {
+
+  private final ToolRegistry registry = new ToolRegistry();
+  private final ServiceIndex services = new ServiceIndex();
+
+  private void register(String name, String description, String source) {
+    ObjectNode schema = (ObjectNode) JsonMapper.shared().readTree("{\"type\": \"object\"}");
+    registry.register(
+        new ToolSpec(name, description, schema, source), (c, a) -> ToolResult.success(""));
+  }
+
+  @Test
+  void toolsOfMcpServiceAndRemoteSourcesBecomeServicesWithTheirTools() {
+    register("get_forecast", "Weather forecast for a city.", "mcp:weather");
+    try (RegistryFeed feed = RegistryFeed.attach(registry, services)) {
+      register("get_alerts", "Severe weather alerts.", "mcp:weather");
+      register("rag_query", "Answers from the document store.", "service:custom-rag");
+      register("bill", "Bills a customer.", "remote:billing");
+      register("web_search", "Searches the web.", "builtin:web");
+
+      assertThat(services.all())
+          .extracting(s -> s.kind().wireName() + " " + s.id() + ": " + s.summary())
+          .containsExactly(
+              "mcp weather: MCP server weather",
+              "remote billing: Remote worker group billing",
+              "service custom-rag: Tool service custom-rag");
+      assertThat(services.find(ServiceKind.MCP_SERVER, "weather").orElseThrow().capabilities())
+          .extracting(KnownService.Capability::name)
+          .containsExactly("get_forecast", "get_alerts");
+      assertThat(services.search("severe alerts", 5))
+          .extracting(m -> m.service().id())
+          .containsExactly("weather");
+    }
+  }
+
+  @Test
+  void aFeedersSummaryIsKeptAndTheEntryGoesWithItsLastTool() {
+    services.put(
+        new KnownService(
+            "weather",
+            ServiceKind.MCP_SERVER,
+            "Forecasts and alerts from the national weather service.",
+            List.of()));
+    try (RegistryFeed feed = RegistryFeed.attach(registry, services)) {
+      register("get_forecast", "Weather forecast for a city.", "mcp:weather");
+      register("get_alerts", "Severe weather alerts.", "mcp:weather");
+
+      registry.unregister("get_forecast");
+      KnownService weather = services.find(ServiceKind.MCP_SERVER, "weather").orElseThrow();
+      assertThat(weather.summary())
+          .isEqualTo("Forecasts and alerts from the national weather service.");
+      assertThat(weather.capabilities())
+          .extracting(KnownService.Capability::name)
+          .containsExactly("get_alerts");
+
+      registry.unregister("get_alerts");
+      assertThat(services.find(ServiceKind.MCP_SERVER, "weather")).isEmpty();
+    }
+  }
+
+  @Test
+  void afterCloseChangesAreNoLongerFollowed() {
+    RegistryFeed feed = RegistryFeed.attach(registry, services);
+    feed.close();
+
+    register("get_forecast", "Weather forecast for a city.", "mcp:weather");
+
+    assertThat(services.size()).isZero();
+  }
+
+  @Test
+  void sourcesNameTheirOwner() {
+    assertThat(RegistryFeed.owner("mcp:weather"))
+        .contains(new RegistryFeed.Owner(ServiceKind.MCP_SERVER, "weather"));
+    assertThat(RegistryFeed.owner("remote:a:b"))
+        .contains(new RegistryFeed.Owner(ServiceKind.WORKER_GROUP, "a:b"));
+    assertThat(RegistryFeed.owner("builtin:web")).isEmpty();
+    assertThat(RegistryFeed.owner("mcp:")).isEmpty();
+    assertThat(RegistryFeed.owner("mcp")).isEmpty();
+  }
+}
