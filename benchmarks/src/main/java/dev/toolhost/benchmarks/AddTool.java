@@ -4,7 +4,9 @@ import com.networknt.schema.Error;
 import com.networknt.schema.Schema;
 import com.networknt.schema.SchemaRegistry;
 import com.networknt.schema.SpecificationVersion;
+import dev.toolhost.core.ExecutableTool;
 import dev.toolhost.core.ToolCall;
+import dev.toolhost.core.ToolExecutor;
 import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSpec;
@@ -40,14 +42,27 @@ final class AddTool {
     return a + b;
   }
 
-  /** Registers the tool with Toolhost. */
+  /** The name of the same tool registered to run inline, on the caller's thread. */
+  static final String INLINE_NAME = "add_inline";
+
+  /**
+   * Registers the tool with Toolhost twice: isolated (the default: it runs on a virtual thread of
+   * its own) as {@link #NAME}, and inline (it never blocks, so it runs on the caller's thread) as
+   * {@link #INLINE_NAME}.
+   */
   static void register(ToolRegistry registry) {
     ObjectNode parameters = (ObjectNode) MAPPER.readTree(PARAMETERS);
-    registry.register(
-        new ToolSpec(NAME, "Adds two integers.", parameters, "builtin:benchmark"),
+    ToolExecutor executor =
         (call, arguments) ->
             ToolResult.success(
-                Integer.toString(add(arguments.get("a").asInt(), arguments.get("b").asInt()))));
+                Integer.toString(add(arguments.get("a").asInt(), arguments.get("b").asInt())));
+    registry.register(
+        new ToolSpec(NAME, "Adds two integers.", parameters, "builtin:benchmark"), executor);
+    registry.register(
+        ExecutableTool.of(
+                new ToolSpec(INLINE_NAME, "Adds two integers.", parameters, "builtin:benchmark"),
+                executor)
+            .runInline());
   }
 
   /**

@@ -40,6 +40,7 @@ public class DispatchBenchmark {
   private ToolDispatcher dispatcher;
   private ToolSet tools;
   private ToolCall call;
+  private ToolCall inlineCall;
   private Map<String, AddTool.Raw> rawTools;
   // Read from fields, not constants, so that the compiler cannot fold them.
   private String name = AddTool.NAME;
@@ -53,11 +54,25 @@ public class DispatchBenchmark {
     AddTool.register(registry);
     tools = ToolSet.of(registry, ToolProfiles.MAIN);
     call = AddTool.call();
+    inlineCall =
+        new ToolCall(
+            call.callId(),
+            AddTool.INLINE_NAME,
+            call.arguments(),
+            call.sessionId(),
+            call.user(),
+            call.model(),
+            call.deadline());
     rawTools = AddTool.rawTools();
 
     ToolResult result = fullPath();
     if (!(result instanceof ToolResult.Success success) || !success.content().equals("5")) {
       throw new IllegalStateException("The full path does not answer 5: " + result);
+    }
+    ToolResult inline = fullPathInline();
+    if (!(inline instanceof ToolResult.Success inlineSuccess)
+        || !inlineSuccess.content().equals("5")) {
+      throw new IllegalStateException("The inline full path does not answer 5: " + inline);
     }
     if (rawBaseline() != 5) {
       throw new IllegalStateException("The raw baseline does not answer 5");
@@ -73,6 +88,19 @@ public class DispatchBenchmark {
   @Benchmark
   public ToolResult fullPath() {
     return dispatcher.dispatch(tools, call);
+  }
+
+  /** One call of the same tool registered inline: no thread hop. */
+  @Benchmark
+  public ToolResult fullPathInline() {
+    return dispatcher.dispatch(tools, inlineCall);
+  }
+
+  /** {@link #fullPathInline} with 64 concurrent callers. */
+  @Benchmark
+  @Threads(64)
+  public ToolResult fullPathInline64() {
+    return fullPathInline();
   }
 
   /** The same lookup, parse, validation and call by hand. */

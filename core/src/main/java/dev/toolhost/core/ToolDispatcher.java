@@ -15,7 +15,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.core.JacksonException;
@@ -295,7 +294,9 @@ public final class ToolDispatcher {
     private final ToolCall call;
     private final JsonNode arguments;
     private final int index;
-    private final AtomicBoolean proceeded = new AtomicBoolean();
+    // One thread at a time proceeds (the deadline step hands the chain to the tool's thread, which
+    // starting that thread orders); a plain flag catches an interceptor that proceeds twice.
+    private boolean proceeded;
 
     DispatchChain(ToolSet.Entry entry, ToolCall call, JsonNode arguments, int index) {
       this.entry = entry;
@@ -327,11 +328,12 @@ public final class ToolDispatcher {
     @Override
     public ToolResult proceed(ToolCall next) {
       Objects.requireNonNull(next, "call");
-      if (!proceeded.compareAndSet(false, true)) {
+      if (proceeded) {
         ToolInterceptor culprit = chain.get(index - 1);
         throw new IllegalStateException(
             "interceptor " + culprit.getClass().getName() + " must call proceed() at most once");
       }
+      proceeded = true;
       JsonNode nextArguments = arguments;
       if (!next.arguments().equals(call.arguments())) {
         try {
