@@ -35,6 +35,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Server;
@@ -76,6 +77,7 @@ public final class Host implements AutoCloseable {
   private Server server;
   private ServerConnector connector;
   private ExecutorService requestThreads;
+  private McpGatewayHandler mcpGateways;
   private boolean closed;
 
   /**
@@ -225,12 +227,17 @@ public final class Host implements AutoCloseable {
     listener.setHost(host);
     listener.setPort(config.http().port());
     jetty.addConnector(listener);
+    McpGatewayHandler mcp = new McpGatewayHandler(this, token);
     jetty.setHandler(
-        new ApiHandler(this, token, json, openTelemetry.getPropagators().getTextMapPropagator()));
+        new Handler.Sequence(
+            mcp,
+            new ApiHandler(
+                this, token, json, openTelemetry.getPropagators().getTextMapPropagator())));
     try {
       jetty.start();
     } catch (Exception e) {
       stopQuietly(jetty);
+      mcp.close();
       virtualThreads.shutdownNow();
       Throwable cause = e.getCause() != null ? e.getCause() : e;
       throw new UncheckedIOException(
@@ -238,6 +245,7 @@ public final class Host implements AutoCloseable {
           e instanceof IOException io ? io : new IOException(e));
     }
     this.server = jetty;
+    this.mcpGateways = mcp;
     this.connector = listener;
     this.requestThreads = virtualThreads;
     LOG.info(
@@ -287,6 +295,7 @@ public final class Host implements AutoCloseable {
   public void close() {
     Server jetty;
     ExecutorService virtualThreads;
+    McpGatewayHandler gateways;
     synchronized (this) {
       if (closed) {
         return;
@@ -294,9 +303,11 @@ public final class Host implements AutoCloseable {
       closed = true;
       jetty = server;
       virtualThreads = requestThreads;
+      gateways = mcpGateways;
     }
     if (jetty != null) {
       stopQuietly(jetty);
+      gateways.close();
       // Interrupts handlers still waiting on a tool: their calls answer "cancelled".
       virtualThreads.shutdownNow();
       LOG.info("Toolhost stopped");
