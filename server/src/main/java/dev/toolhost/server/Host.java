@@ -6,6 +6,7 @@ import dev.toolhost.core.ToolProfile;
 import dev.toolhost.core.ToolProfiles;
 import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.ToolSet;
+import dev.toolhost.mcp.McpBridge;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
@@ -49,6 +50,11 @@ import org.slf4j.LoggerFactory;
  * profiles, an OpenTelemetry SDK whose metrics Prometheus can scrape, the one dispatcher every call
  * goes through, and, once {@link #start() started}, the HTTP API.
  *
+ * <p>With an {@code mcp:} section in the config, the host's MCP bridge connects the configured
+ * servers while the host is built (in parallel, waiting at most the start timeout; a broken server
+ * never stops the host) and registers the five MCP management tools and the {@code mcp-tool-guide}
+ * guide; {@link #close()} disconnects them.
+ *
  * <p>Embedders and tests register their own tools on {@link #registry()} at any time. Tool sets are
  * built once per profile and shared: {@link #toolSet(String)} returns the same set each time.
  *
@@ -73,6 +79,7 @@ public final class Host implements AutoCloseable {
   private final OpenTelemetrySdk openTelemetry;
   private final ToolDispatcher dispatcher;
   private final ApiJson json = new ApiJson();
+  private final Optional<McpBridge> mcpBridge;
 
   private Server server;
   private ServerConnector connector;
@@ -127,6 +134,8 @@ public final class Host implements AutoCloseable {
             .openTelemetry(openTelemetry)
             .recordContent(config.telemetry().recordContent())
             .build();
+    // Last, so that nothing above can fail with MCP servers running.
+    this.mcpBridge = config.mcp().startBridge(registry, guides);
   }
 
   /** A builder of a host from the given config. */
@@ -170,6 +179,11 @@ public final class Host implements AutoCloseable {
               + ".");
     }
     return set;
+  }
+
+  /** The MCP bridge, when the config has an {@code mcp:} section. */
+  public Optional<McpBridge> mcpBridge() {
+    return mcpBridge;
   }
 
   /** The dispatcher every call on this host goes through. */
@@ -312,6 +326,7 @@ public final class Host implements AutoCloseable {
       virtualThreads.shutdownNow();
       LOG.info("Toolhost stopped");
     }
+    mcpBridge.ifPresent(McpBridge::close);
     openTelemetry.close();
   }
 
