@@ -24,6 +24,7 @@ import picocli.CommandLine.Spec;
       ToolsCommand.class,
       CallCommand.class,
       McpCommand.class,
+      McpApproveCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class Main implements Callable<Integer> {
