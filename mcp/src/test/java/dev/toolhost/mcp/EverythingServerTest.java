@@ -121,10 +121,12 @@ class EverythingServerTest {
 
       ToolResult result = running.get(60, TimeUnit.SECONDS);
 
-      // Retried on the new connection, so it succeeds; a failure would have to be unavailable.
-      if (result instanceof ToolResult.Failure failure) {
-        assertThat(failure.error().code()).isEqualTo(ErrorCode.UNAVAILABLE);
-      }
+      // The documented behaviour: a call lost with the connection is retried once, after
+      // reconnecting, within its own time; the retried operation runs to the end on the new
+      // server process.
+      assertThat(result.isError()).as(result.text()).isFalse();
+      assertThat(result.text()).contains("Long running operation completed");
+      assertThat(TestProcesses.aliveDescendants(MARKER)).isPositive();
       assertThat(call("everything_echo", "{\"message\": \"back\"}").text()).contains("back");
       assertThat(bridge.server("EVERYTHING").orElseThrow().state()).isEqualTo("connected");
     } finally {
@@ -178,6 +180,31 @@ class EverythingServerTest {
     assertThat(registry.find("remote_echo")).isPresent();
     assertThat(call("remote_echo", "{\"message\": \"over http\"}").text()).contains("over http");
     assertThat(call("remote_get-sum", "{\"a\": 1, \"b\": 41}").text()).contains("42");
+  }
+
+  @Test
+  void legacySseServerToolsAreCalledLikeStdioOnes() throws Exception {
+    int port = TestProcesses.freePort();
+    ProcessBuilder builder =
+        new ProcessBuilder(NpmPackages.bin(MARKER), "sse")
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.DISCARD);
+    builder.environment().put("PORT", String.valueOf(port));
+    httpServer = builder.start();
+    TestProcesses.awaitPort(port, Duration.ofSeconds(30));
+
+    bridge.start(
+        List.of(
+            new McpServerConfig(
+                "legacy",
+                new McpServerConfig.Sse(URI.create("http://127.0.0.1:" + port + "/sse"), Map.of()),
+                Optional.empty(),
+                McpServerConfig.DEFAULT_TIMEOUT)));
+
+    assertThat(bridge.server("legacy").orElseThrow().state()).isEqualTo("connected");
+    assertThat(registry.find("legacy_echo").orElseThrow().spec().source()).isEqualTo("mcp:legacy");
+    assertThat(call("legacy_echo", "{\"message\": \"over sse\"}").text()).contains("over sse");
+    assertThat(call("legacy_get-sum", "{\"a\": 1, \"b\": 41}").text()).contains("42");
   }
 
   @Test
