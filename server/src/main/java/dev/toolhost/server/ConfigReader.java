@@ -174,8 +174,9 @@ final class ConfigReader {
       List<String> segments = segments(value.getKey());
       boolean entry =
           segments.size() == 4
-              && segments.get(0).equals("profiles")
-              && LIST_KEYS.contains(segments.get(2));
+                  && segments.get(0).equals("profiles")
+                  && LIST_KEYS.contains(segments.get(2))
+              || McpConfigReader.isListEntry(segments);
       if (entry && !value.getValue().isScalar()) {
         wrong.add(value);
       }
@@ -238,7 +239,7 @@ final class ConfigReader {
               "wrong type for '"
                   + dotted(path)
                   + "': expected "
-                  + expected(mismatch.getTargetType())
+                  + expected(mismatch.getTargetType(), path)
                   + ", got "
                   + position.describe()));
     }
@@ -257,7 +258,7 @@ final class ConfigReader {
         at(fileName, position, e.getOriginalMessage().lines().findFirst().orElse("invalid")));
   }
 
-  private static String expected(Class<?> type) {
+  private static String expected(Class<?> type, List<JacksonException.Reference> path) {
     if (type == null) {
       return "another type";
     }
@@ -274,7 +275,8 @@ final class ConfigReader {
       return "a list of strings";
     }
     if (Map.class.isAssignableFrom(type)) {
-      return "a mapping of profile names to profiles";
+      return McpConfigReader.expectedMapping(dotted(path))
+          .orElse("a mapping of profile names to profiles");
     }
     if (type.isRecord()) {
       return "a mapping with keys: " + String.join(", ", keysOf(type));
@@ -302,8 +304,14 @@ final class ConfigReader {
             raw.telemetry() != null
                 && raw.telemetry().recordContent() != null
                 && raw.telemetry().recordContent());
+    McpConfig mcp =
+        new McpConfigReader(
+                (pointer, problem) -> at(fileName, locations.value(pointer), problem),
+                (pointer, problem) -> at(fileName, locations.key(pointer), problem),
+                problems)
+            .read(raw.mcp());
     if (problems.isEmpty()) {
-      HostConfig config = new HostConfig(http, builtins, telemetry, profiles);
+      HostConfig config = new HostConfig(http, builtins, telemetry, profiles, mcp);
       for (HostConfig.ProfileProblem problem : config.profileProblems()) {
         JsonPointer profile = JsonPointer.empty().appendProperty("profiles");
         profile = profile.appendProperty(problem.profile());
@@ -587,7 +595,8 @@ final class ConfigReader {
       RawHttp http,
       RawBuiltins builtins,
       RawTelemetry telemetry,
-      LinkedHashMap<String, RawProfile> profiles) {}
+      LinkedHashMap<String, RawProfile> profiles,
+      McpConfigReader.RawMcp mcp) {}
 
   record RawHttp(String host, Integer port, String token, String tokenEnv) {}
 

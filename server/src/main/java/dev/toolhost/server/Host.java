@@ -6,6 +6,7 @@ import dev.toolhost.core.ToolProfile;
 import dev.toolhost.core.ToolProfiles;
 import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.ToolSet;
+import dev.toolhost.mcp.McpBridge;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
@@ -35,6 +36,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Server;
@@ -47,6 +49,11 @@ import org.slf4j.LoggerFactory;
  * A host is one running Toolhost: a tool registry with the configured built-ins, the named tool
  * profiles, an OpenTelemetry SDK whose metrics Prometheus can scrape, the one dispatcher every call
  * goes through, and, once {@link #start() started}, the HTTP API.
+ *
+ * <p>With an {@code mcp:} section in the config, the host's MCP bridge connects the configured
+ * servers while the host is built (in parallel, waiting at most the start timeout; a broken server
+ * never stops the host) and registers the five MCP management tools and the {@code mcp-tool-guide}
+ * guide; {@link #close()} disconnects them.
  *
  * <p>Embedders and tests register their own tools on {@link #registry()} at any time. Tool sets are
  * built once per profile and shared: {@link #toolSet(String)} returns the same set each time.
@@ -72,10 +79,12 @@ public final class Host implements AutoCloseable {
   private final OpenTelemetrySdk openTelemetry;
   private final ToolDispatcher dispatcher;
   private final ApiJson json = new ApiJson();
+  private final Optional<McpBridge> mcpBridge;
 
   private Server server;
   private ServerConnector connector;
   private ExecutorService requestThreads;
+  private McpGatewayHandler mcpGateways;
   private boolean closed;
 
   /**
@@ -125,6 +134,8 @@ public final class Host implements AutoCloseable {
             .openTelemetry(openTelemetry)
             .recordContent(config.telemetry().recordContent())
             .build();
+    // Last, so that nothing above can fail with MCP servers running.
+    this.mcpBridge = config.mcp().startBridge(registry, guides);
   }
 
   /** A builder of a host from the given config. */
@@ -168,6 +179,11 @@ public final class Host implements AutoCloseable {
               + ".");
     }
     return set;
+  }
+
+  /** The MCP bridge, when the config has an {@code mcp:} section. */
+  public Optional<McpBridge> mcpBridge() {
+    return mcpBridge;
   }
 
   /** The dispatcher every call on this host goes through. */
@@ -225,12 +241,17 @@ public final class Host implements AutoCloseable {
     listener.setHost(host);
     listener.setPort(config.http().port());
     jetty.addConnector(listener);
+    McpGatewayHandler mcp = new McpGatewayHandler(this, token);
     jetty.setHandler(
-        new ApiHandler(this, token, json, openTelemetry.getPropagators().getTextMapPropagator()));
+        new Handler.Sequence(
+            mcp,
+            new ApiHandler(
+                this, token, json, openTelemetry.getPropagators().getTextMapPropagator())));
     try {
       jetty.start();
     } catch (Exception e) {
       stopQuietly(jetty);
+      mcp.close();
       virtualThreads.shutdownNow();
       Throwable cause = e.getCause() != null ? e.getCause() : e;
       throw new UncheckedIOException(
@@ -238,6 +259,7 @@ public final class Host implements AutoCloseable {
           e instanceof IOException io ? io : new IOException(e));
     }
     this.server = jetty;
+    this.mcpGateways = mcp;
     this.connector = listener;
     this.requestThreads = virtualThreads;
     LOG.info(
@@ -287,6 +309,7 @@ public final class Host implements AutoCloseable {
   public void close() {
     Server jetty;
     ExecutorService virtualThreads;
+    McpGatewayHandler gateways;
     synchronized (this) {
       if (closed) {
         return;
@@ -294,13 +317,16 @@ public final class Host implements AutoCloseable {
       closed = true;
       jetty = server;
       virtualThreads = requestThreads;
+      gateways = mcpGateways;
     }
     if (jetty != null) {
       stopQuietly(jetty);
+      gateways.close();
       // Interrupts handlers still waiting on a tool: their calls answer "cancelled".
       virtualThreads.shutdownNow();
       LOG.info("Toolhost stopped");
     }
+    mcpBridge.ifPresent(McpBridge::close);
     openTelemetry.close();
   }
 

@@ -29,20 +29,23 @@ import java.util.stream.Collectors;
  * @param builtins which built-in tools to register
  * @param telemetry what traces record
  * @param profiles the user's tool profiles, in file order; the built-in ones always exist besides
+ * @param mcp the MCP servers to bridge, and the bridge's settings
  */
 public record HostConfig(
-    Http http, Builtins builtins, Telemetry telemetry, List<Profile> profiles) {
+    Http http, Builtins builtins, Telemetry telemetry, List<Profile> profiles, McpConfig mcp) {
 
   public HostConfig {
     Objects.requireNonNull(http, "http");
     Objects.requireNonNull(builtins, "builtins");
     Objects.requireNonNull(telemetry, "telemetry");
     profiles = List.copyOf(profiles);
+    Objects.requireNonNull(mcp, "mcp");
   }
 
   /** The embedded defaults: 127.0.0.1:8080, the guides, no content on spans, no user profiles. */
   public static HostConfig defaults() {
-    return new HostConfig(Http.defaults(), Builtins.defaults(), Telemetry.defaults(), List.of());
+    return new HostConfig(
+        Http.defaults(), Builtins.defaults(), Telemetry.defaults(), List.of(), McpConfig.none());
   }
 
   /**
@@ -67,22 +70,27 @@ public record HostConfig(
 
   /** This config with another HTTP listener. */
   public HostConfig withHttp(Http http) {
-    return new HostConfig(http, builtins, telemetry, profiles);
+    return new HostConfig(http, builtins, telemetry, profiles, mcp);
   }
 
   /** This config with other built-ins. */
   public HostConfig withBuiltins(Builtins builtins) {
-    return new HostConfig(http, builtins, telemetry, profiles);
+    return new HostConfig(http, builtins, telemetry, profiles, mcp);
   }
 
   /** This config with other telemetry. */
   public HostConfig withTelemetry(Telemetry telemetry) {
-    return new HostConfig(http, builtins, telemetry, profiles);
+    return new HostConfig(http, builtins, telemetry, profiles, mcp);
   }
 
   /** This config with other user profiles. */
   public HostConfig withProfiles(List<Profile> profiles) {
-    return new HostConfig(http, builtins, telemetry, profiles);
+    return new HostConfig(http, builtins, telemetry, profiles, mcp);
+  }
+
+  /** This config with another MCP section. */
+  public HostConfig withMcp(McpConfig mcp) {
+    return new HostConfig(http, builtins, telemetry, profiles, mcp);
   }
 
   /**

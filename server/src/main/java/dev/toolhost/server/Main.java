@@ -23,6 +23,8 @@ import picocli.CommandLine.Spec;
       ServeCommand.class,
       ToolsCommand.class,
       CallCommand.class,
+      McpCommand.class,
+      McpApproveCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class Main implements Callable<Integer> {
@@ -69,7 +71,7 @@ public final class Main implements Callable<Integer> {
     boolean serving = false;
     for (String arg : args) {
       if (!arg.startsWith("-")) {
-        serving = arg.equals("serve");
+        serving = arg.equals("serve") || arg.equals("mcp");
         break;
       }
     }

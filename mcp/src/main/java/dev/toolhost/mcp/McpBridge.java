@@ -1,0 +1,577 @@
+package dev.toolhost.mcp;
+
+import dev.toolhost.core.ErrorCode;
+import dev.toolhost.core.ExecutableTool;
+import dev.toolhost.core.ToolCall;
+import dev.toolhost.core.ToolGuide;
+import dev.toolhost.core.ToolRegistry;
+import dev.toolhost.core.ToolResult;
+import dev.toolhost.core.ToolSpec;
+import io.modelcontextprotocol.spec.McpSchema;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * The MCP bridge connects a host to MCP servers and keeps their tools in its registry, each under
+ * source {@code mcp:{server}} and the server's tool prefix, with its schema and annotations.
+ *
+ * <p>Servers connect in parallel; {@link #start} waits at most the start timeout, and a slow or
+ * broken server never delays or breaks the others: it goes on connecting with backoff and its tools
+ * appear when it does. On {@code notifications/tools/list_changed}, and after every reconnect, the
+ * server's tools are listed again and the registry updated. A tool whose definition changed since
+ * it was first pinned is quarantined (not registered) until approved; descriptions with known
+ * tool-poisoning patterns are logged and flagged. The five management tools ({@link
+ * #managementTools()}, source {@code mcp:management}) let a model list, inspect, call, add and
+ * remove servers.
+ *
+ * <p>Thread-safe and blocking; the SDK's Reactor types never leave this module. {@link #close()}
+ * disconnects every server and unregisters their tools.
+ */
+public final class McpBridge implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(McpBridge.class);
+
+  /** The source of the management tools. */
+  public static final String MANAGEMENT_SOURCE = "mcp:management";
+
+  /** The guide to MCP tools: how to find servers, call their tools and read their failures. */
+  public static final ToolGuide GUIDE =
+      ToolGuide.fromResource(
+          "mcp-tool-guide",
+          "How to find MCP servers and their tools, call them, and handle their failures.",
+          McpBridge.class,
+          "guides/mcp-tool-guide.md");
+
+  private final ToolRegistry registry;
+  private final DefinitionPins pins;
+  private final Duration connectTimeout;
+  private final Duration startTimeout;
+  private final Consumer<Progress> progressListener;
+  private final PoisoningScanner scanner = new PoisoningScanner();
+  private final Map<String, Served> servers = new ConcurrentHashMap<>();
+  private final Object syncLock = new Object();
+  private volatile boolean closed;
+
+  private McpBridge(Builder builder) {
+    this.registry = builder.registry;
+    this.pins =
+        builder
+            .stateDirectory
+            .map(directory -> DefinitionPins.inDirectory(directory, builder.approved))
+            .orElseGet(DefinitionPins::inMemory);
+    this.connectTimeout = builder.connectTimeout;
+    this.startTimeout = builder.startTimeout;
+    this.progressListener = builder.progressListener;
+  }
+
+  /** A builder of a bridge that registers tools in the given registry. */
+  public static Builder builder(ToolRegistry registry) {
+    return new Builder(registry);
+  }
+
+  /**
+   * Connects to every server in parallel and waits until each has connected or failed once, or the
+   * start timeout passed; servers not connected by then go on connecting in the background.
+   *
+   * @throws IllegalArgumentException when two servers have the same name (ignoring case)
+   */
+  public void start(List<McpServerConfig> configs) {
+    List<CompletableFuture<Void>> attempts = new ArrayList<>();
+    for (McpServerConfig config : configs) {
+      attempts.add(connect(config));
+    }
+    CompletableFuture<Void> all =
+        CompletableFuture.allOf(attempts.toArray(CompletableFuture[]::new));
+    try {
+      all.get(startTimeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (TimeoutException e) {
+      LOG.warn(
+          "Some MCP servers are still connecting after {} s; their tools appear when they do",
+          startTimeout.toSeconds());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException e) {
+      throw new IllegalStateException(e.getCause());
+    }
+  }
+
+  /**
+   * Adds a server at run time and waits for its first connection attempt (at most the connect
+   * timeout); it goes on connecting in the background if that failed.
+   *
+   * @return the server as it stands after that attempt
+   * @throws IllegalArgumentException when a server of that name (ignoring case) exists
+   */
+  public ServerInfo add(McpServerConfig config) {
+    CompletableFuture<Void> attempt = connect(config);
+    try {
+      attempt.get(connectTimeout.toMillis() + 1000, TimeUnit.MILLISECONDS);
+    } catch (TimeoutException | ExecutionException e) {
+      // Reported in the state below.
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    return server(config.name()).orElseThrow();
+  }
+
+  private CompletableFuture<Void> connect(McpServerConfig config) {
+    if (closed) {
+      throw new IllegalStateException("The MCP bridge is closed.");
+    }
+    String key = config.name().toLowerCase(Locale.ROOT);
+    Served served = new Served(config);
+    if (servers.putIfAbsent(key, served) != null) {
+      throw new IllegalArgumentException(
+          "An MCP server named '" + config.name() + "' is already registered.");
+    }
+    return served.connection.start();
+  }
+
+  /**
+   * Disconnects a server and unregisters its tools.
+   *
+   * @return whether a server of that name (ignoring case) was registered
+   */
+  public boolean remove(String name) {
+    Served served = servers.remove(name.toLowerCase(Locale.ROOT));
+    if (served == null) {
+      return false;
+    }
+    served.connection.close();
+    synchronized (syncLock) {
+      for (ServerTool tool : served.tools.values()) {
+        if (tool.status() == ToolStatus.AVAILABLE) {
+          registry.unregister(tool.registeredName());
+        }
+      }
+      served.tools = Map.of();
+    }
+    LOG.info("MCP server '{}' removed", served.config.name());
+    return true;
+  }
+
+  /** Every server, in name order. */
+  public List<ServerInfo> servers() {
+    return servers.values().stream()
+        .map(Served::info)
+        .sorted((a, b) -> a.name().compareToIgnoreCase(b.name()))
+        .toList();
+  }
+
+  /** The server of the given name, ignoring case. */
+  public Optional<ServerInfo> server(String name) {
+    return Optional.ofNullable(servers.get(name.toLowerCase(Locale.ROOT))).map(Served::info);
+  }
+
+  /**
+   * Approves the changed definition of a quarantined tool: it is pinned and registered.
+   *
+   * @return whether there was a changed definition to approve
+   */
+  public boolean approve(String server, String tool) {
+    boolean approved = pins.approve(server, tool);
+    if (approved) {
+      Served served = servers.get(server.toLowerCase(Locale.ROOT));
+      if (served != null) {
+        resync(served);
+      }
+    }
+    return approved;
+  }
+
+  /** Applies the last listing of every server again, so that approvals made elsewhere count. */
+  public void recheckPins() {
+    servers.values().forEach(this::resync);
+  }
+
+  private void resync(Served served) {
+    List<McpSchema.Tool> listed = served.listed;
+    if (listed != null) {
+      sync(served, listed);
+    }
+  }
+
+  /**
+   * Calls a server's tool by the server's own name for it, validating the arguments against its
+   * schema first; unknown servers and tools, quarantined tools and invalid arguments are failures.
+   */
+  public ToolResult invoke(String server, String tool, JsonNode arguments, Instant deadline)
+      throws InterruptedException {
+    Served served = servers.get(server.toLowerCase(Locale.ROOT));
+    if (served == null) {
+      throw new IllegalArgumentException(unknownServer(server));
+    }
+    ServerTool found = served.tools.get(tool);
+    if (found == null) {
+      throw new IllegalArgumentException(
+          "MCP server '"
+              + served.config.name()
+              + "' has no tool named '"
+              + tool
+              + "'. Its tools: "
+              + String.join(", ", served.tools.keySet())
+              + ".");
+    }
+    if (found.status() != ToolStatus.AVAILABLE) {
+      return ToolResult.failure(
+          ErrorCode.UNAVAILABLE,
+          "Tool '"
+              + tool
+              + "' of MCP server '"
+              + served.config.name()
+              + "' is "
+              + found.status().name().toLowerCase(Locale.ROOT)
+              + ": "
+              + found.reason()
+              + " Use another tool, or ask the operator.");
+    }
+    Optional<ExecutableTool> registered = registry.find(found.registeredName());
+    if (registered.isPresent()) {
+      List<String> violations = registered.get().schema().violations(arguments);
+      if (!violations.isEmpty()) {
+        return ToolResult.failure(
+            ErrorCode.INVALID_ARGUMENTS,
+            "The arguments for tool '"
+                + tool
+                + "' do not match its parameters schema:\n- "
+                + String.join("\n- ", violations));
+      }
+    }
+    return served.connection.call(tool, McpResults.arguments(arguments), deadline, tool);
+  }
+
+  String unknownServer(String name) {
+    List<String> names = servers().stream().map(ServerInfo::name).toList();
+    return "There is no MCP server named '"
+        + name
+        + "'. "
+        + (names.isEmpty()
+            ? "No MCP servers are connected."
+            : "Connected servers: " + String.join(", ", names) + ".");
+  }
+
+  /** The five management tools, source {@code mcp:management}, to register on a registry. */
+  public List<ExecutableTool> managementTools() {
+    return new McpManagementTools(this).tools();
+  }
+
+  Duration connectTimeout() {
+    return connectTimeout;
+  }
+
+  private void sync(Served served, List<McpSchema.Tool> listed) {
+    synchronized (syncLock) {
+      if (servers.get(served.config.name().toLowerCase(Locale.ROOT)) != served) {
+        return;
+      }
+      served.listed = listed;
+      Map<String, ServerTool> before = served.tools;
+      Map<String, ServerTool> after = new LinkedHashMap<>();
+      String prefix = served.config.toolPrefix();
+      for (McpSchema.Tool tool : listed) {
+        String registeredName = prefix + tool.name();
+        String description = tool.description() == null ? "" : tool.description();
+        List<String> flags = scanner.scan(description + "\n" + tool.inputSchema());
+        if (!flags.isEmpty()) {
+          LOG.warn(
+              "MCP server '{}' tool '{}': its definition looks like tool poisoning: {}",
+              served.config.name(),
+              tool.name(),
+              String.join("; ", flags));
+        }
+        ObjectNode parameters;
+        ToolSpec spec;
+        try {
+          parameters = McpResults.parameters(tool.inputSchema());
+          spec =
+              new ToolSpec(
+                  registeredName,
+                  description,
+                  parameters,
+                  served.config.source(),
+                  McpResults.annotations(tool.annotations()));
+        } catch (IllegalArgumentException e) {
+          after.put(tool.name(), rejected(tool, registeredName, flags, e.getMessage()));
+          continue;
+        }
+        DefinitionPins.Verdict verdict = pins.check(served.config.name(), tool);
+        if (verdict == DefinitionPins.Verdict.QUARANTINED) {
+          LOG.warn(
+              "MCP server '{}' changed the definition of tool '{}': quarantined until approved"
+                  + " (toolhost mcp-approve {} {})",
+              served.config.name(),
+              tool.name(),
+              served.config.name(),
+              tool.name());
+          after.put(
+              tool.name(),
+              new ServerTool(
+                  tool.name(),
+                  registeredName,
+                  description,
+                  parameters,
+                  ToolStatus.QUARANTINED,
+                  "its definition changed since it was pinned and awaits the operator's approval.",
+                  flags));
+          continue;
+        }
+        after.put(
+            tool.name(),
+            new ServerTool(
+                tool.name(),
+                registeredName,
+                description,
+                parameters,
+                ToolStatus.AVAILABLE,
+                "",
+                flags));
+        ServerTool old = before.get(tool.name());
+        Optional<ExecutableTool> current = registry.find(registeredName);
+        boolean same =
+            old != null
+                && old.status() == ToolStatus.AVAILABLE
+                && current.isPresent()
+                && current.get().spec().equals(spec);
+        if (same) {
+          continue;
+        }
+        if (old != null && old.status() == ToolStatus.AVAILABLE) {
+          registry.unregister(registeredName);
+        }
+        try {
+          McpConnection connection = served.connection;
+          String mcpName = tool.name();
+          registry.register(
+              ExecutableTool.of(
+                  spec,
+                  (ToolCall call, JsonNode arguments) ->
+                      connection.call(
+                          mcpName,
+                          McpResults.arguments(arguments),
+                          call.deadline(),
+                          call.toolName())));
+        } catch (IllegalArgumentException e) {
+          LOG.warn(
+              "MCP server '{}' tool '{}' cannot be registered: {}",
+              served.config.name(),
+              tool.name(),
+              e.getMessage());
+          after.put(tool.name(), rejected(tool, registeredName, flags, e.getMessage()));
+        }
+      }
+      for (ServerTool old : before.values()) {
+        if (old.status() == ToolStatus.AVAILABLE
+            && (!after.containsKey(old.name())
+                || after.get(old.name()).status() != ToolStatus.AVAILABLE)) {
+          registry.unregister(old.registeredName());
+        }
+      }
+      served.tools = Map.copyOf(after);
+    }
+  }
+
+  private static ServerTool rejected(
+      McpSchema.Tool tool, String registeredName, List<String> flags, String why) {
+    return new ServerTool(
+        tool.name(),
+        registeredName,
+        tool.description() == null ? "" : tool.description(),
+        McpResults.parameters(Map.of("type", "object")),
+        ToolStatus.REJECTED,
+        why,
+        flags);
+  }
+
+  /** Disconnects every server and unregisters their tools. */
+  @Override
+  public void close() {
+    closed = true;
+    for (String name : List.copyOf(servers.keySet())) {
+      remove(name);
+    }
+  }
+
+  /** One server the bridge holds. */
+  private final class Served implements McpConnection.Listener {
+    final McpServerConfig config;
+    final McpConnection connection;
+    volatile Map<String, ServerTool> tools = Map.of();
+    volatile List<McpSchema.Tool> listed;
+
+    Served(McpServerConfig config) {
+      this.config = config;
+      this.connection = new McpConnection(config, connectTimeout, this);
+    }
+
+    @Override
+    public void toolsListed(McpConnection from, List<McpSchema.Tool> listedTools) {
+      sync(this, listedTools);
+    }
+
+    @Override
+    public void progress(McpConnection from, McpSchema.ProgressNotification progress) {
+      progressListener.accept(
+          new Progress(
+              config.name(),
+              String.valueOf(progress.progressToken()),
+              progress.progress(),
+              Optional.ofNullable(progress.total()),
+              Optional.ofNullable(progress.message())));
+    }
+
+    ServerInfo info() {
+      List<ServerTool> sorted =
+          tools.values().stream().sorted((a, b) -> a.name().compareTo(b.name())).toList();
+      return new ServerInfo(
+          config.name(),
+          config.source(),
+          config.transport().describe(),
+          connection.state().name().toLowerCase(Locale.ROOT),
+          connection.lastError(),
+          sorted);
+    }
+  }
+
+  /** Whether a server's tool can be called. */
+  public enum ToolStatus {
+    /** Registered and callable. */
+    AVAILABLE,
+    /** Its definition changed since it was pinned; not callable until approved. */
+    QUARANTINED,
+    /** Its definition cannot be a Toolhost tool (an invalid name or schema, a name taken). */
+    REJECTED
+  }
+
+  /**
+   * A server's tool as the bridge holds it.
+   *
+   * @param name the server's name for it
+   * @param registeredName its name in the registry (prefix and name)
+   * @param description its description
+   * @param parameters its input schema
+   * @param status whether it can be called
+   * @param reason why it cannot, when it cannot
+   * @param flags tool-poisoning patterns found in its definition, for the operator
+   */
+  public record ServerTool(
+      String name,
+      String registeredName,
+      String description,
+      ObjectNode parameters,
+      ToolStatus status,
+      String reason,
+      List<String> flags) {
+    public ServerTool {
+      Objects.requireNonNull(name, "name");
+      flags = List.copyOf(flags);
+    }
+  }
+
+  /**
+   * A server as the bridge holds it.
+   *
+   * @param name its name
+   * @param source the source of its tools, {@code mcp:{name}}
+   * @param endpoint its command line or URL
+   * @param state {@code connecting}, {@code connected}, {@code broken} or {@code closed}
+   * @param lastError why it last failed to connect or lost its connection; empty when it did not
+   * @param tools its tools, by name
+   */
+  public record ServerInfo(
+      String name,
+      String source,
+      String endpoint,
+      String state,
+      String lastError,
+      List<ServerTool> tools) {
+    public ServerInfo {
+      tools = List.copyOf(tools);
+    }
+  }
+
+  /**
+   * A progress notification of a running call.
+   *
+   * @param server the server that sent it
+   * @param token the call's progress token
+   * @param progress how far the call is
+   * @param total the total, when known
+   * @param message what the server said, when it said something
+   */
+  public record Progress(
+      String server,
+      String token,
+      double progress,
+      Optional<Double> total,
+      Optional<String> message) {}
+
+  /** A builder of an {@link McpBridge}. */
+  public static final class Builder {
+    private final ToolRegistry registry;
+    private Optional<Path> stateDirectory = Optional.empty();
+    private Set<String> approved = Set.of();
+    private Duration connectTimeout = Duration.ofSeconds(30);
+    private Duration startTimeout = Duration.ofSeconds(30);
+    private Consumer<Progress> progressListener = progress -> {};
+
+    private Builder(ToolRegistry registry) {
+      this.registry = Objects.requireNonNull(registry, "registry");
+    }
+
+    /**
+     * The directory that keeps the definition pins ({@code mcp-pins.json}); memory only if unset.
+     */
+    public Builder stateDirectory(Path stateDirectory) {
+      this.stateDirectory = Optional.of(stateDirectory);
+      return this;
+    }
+
+    /** {@code server/tool} entries whose changed definitions are approved. */
+    public Builder approved(Set<String> approved) {
+      this.approved = Set.copyOf(approved);
+      return this;
+    }
+
+    /** How long connecting and listing may take; 30 s by default. */
+    public Builder connectTimeout(Duration connectTimeout) {
+      this.connectTimeout = Objects.requireNonNull(connectTimeout, "connectTimeout");
+      return this;
+    }
+
+    /** How long {@link McpBridge#start} waits for all servers; 30 s by default. */
+    public Builder startTimeout(Duration startTimeout) {
+      this.startTimeout = Objects.requireNonNull(startTimeout, "startTimeout");
+      return this;
+    }
+
+    /** Hears the progress notifications of running calls. */
+    public Builder progressListener(Consumer<Progress> progressListener) {
+      this.progressListener = Objects.requireNonNull(progressListener, "progressListener");
+      return this;
+    }
+
+    /** Builds the bridge; nothing connects until {@link McpBridge#start} or {@link #add}. */
+    public McpBridge build() {
+      return new McpBridge(this);
+    }
+  }
+}

@@ -1,0 +1,541 @@
+package dev.toolhost.mcp;
+
+import dev.toolhost.core.ErrorCode;
+import dev.toolhost.core.ToolResult;
+import io.modelcontextprotocol.client.McpAsyncClient;
+import io.modelcontextprotocol.client.McpClient;
+import io.modelcontextprotocol.client.transport.HttpClientSseClientTransport;
+import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
+import io.modelcontextprotocol.client.transport.ServerParameters;
+import io.modelcontextprotocol.client.transport.StdioClientTransport;
+import io.modelcontextprotocol.json.McpJsonMapper;
+import io.modelcontextprotocol.json.jackson3.JacksonMcpJsonMapper;
+import io.modelcontextprotocol.spec.McpClientTransport;
+import io.modelcontextprotocol.spec.McpError;
+import io.modelcontextprotocol.spec.McpSchema;
+import java.io.File;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Mono;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * A connection is the bridge's link to one MCP server: it connects, lists every page of the
+ * server's tools, calls them, notices when the server is lost and reconnects with backoff.
+ *
+ * <p>Thread-safe; calls run concurrently over one session. A call answers, never throws, except
+ * when its thread is interrupted. A call that fails because the session was lost is retried once
+ * after reconnecting, within the call's own time; while the server is down, calls answer {@code
+ * unavailable}. Blocking: the SDK's Reactor types stay in here.
+ */
+final class McpConnection implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(McpConnection.class);
+  static final McpJsonMapper JSON = new JacksonMcpJsonMapper(JsonMapper.shared());
+  private static final String VERSION = "0.1.0";
+  private static final Duration FIRST_BACKOFF = Duration.ofMillis(250);
+  private static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
+  // The SDK's own request timeout is a backstop: the connection's wait ends first.
+  private static final Duration SDK_TIMEOUT_MARGIN = Duration.ofSeconds(5);
+
+  /** What a connection tells its owner. */
+  interface Listener {
+    /** The server's whole tool list, after connecting and after every change it announced. */
+    void toolsListed(McpConnection connection, List<McpSchema.Tool> tools);
+
+    /** A progress notification for one of this connection's calls. */
+    default void progress(McpConnection connection, McpSchema.ProgressNotification progress) {}
+  }
+
+  /** Where a connection is. */
+  enum State {
+    CONNECTING,
+    CONNECTED,
+    BROKEN,
+    CLOSED
+  }
+
+  private final McpServerConfig config;
+  private final Duration connectTimeout;
+  private final Listener listener;
+  private final Object lock = new Object();
+
+  // Guarded by lock.
+  private State state = State.CONNECTING;
+  private McpAsyncClient client;
+  private long generation;
+  private CompletableFuture<Void> lost = new CompletableFuture<>();
+  private CompletableFuture<Void> connected = new CompletableFuture<>();
+  private String lastError = "";
+  private Thread reconnector;
+
+  McpConnection(McpServerConfig config, Duration connectTimeout, Listener listener) {
+    this.config = Objects.requireNonNull(config, "config");
+    this.connectTimeout = Objects.requireNonNull(connectTimeout, "connectTimeout");
+    this.listener = Objects.requireNonNull(listener, "listener");
+  }
+
+  McpServerConfig config() {
+    return config;
+  }
+
+  State state() {
+    synchronized (lock) {
+      return state;
+    }
+  }
+
+  /** Why the last attempt to connect or call failed, for operators; empty when none did. */
+  String lastError() {
+    synchronized (lock) {
+      return lastError;
+    }
+  }
+
+  /**
+   * Starts connecting in the background and returns a future that completes when the first attempt
+   * ends, connected or not; a failed first attempt goes on with backoff.
+   */
+  CompletableFuture<Void> start() {
+    CompletableFuture<Void> firstAttempt = new CompletableFuture<>();
+    Thread.ofVirtual()
+        .name("toolhost-mcp-connect-" + config.name())
+        .start(
+            () -> {
+              try {
+                connectOnce();
+              } catch (Exception e) {
+                failed(e);
+                broken(generationNow(), e);
+              } finally {
+                firstAttempt.complete(null);
+              }
+            });
+    return firstAttempt;
+  }
+
+  private long generationNow() {
+    synchronized (lock) {
+      return generation;
+    }
+  }
+
+  private void failed(Exception e) {
+    String message = describe(e);
+    synchronized (lock) {
+      lastError = message;
+    }
+    LOG.warn("MCP server '{}' ({}): {}", config.name(), config.transport().describe(), message);
+  }
+
+  private void connectOnce() throws Exception {
+    McpClientTransport transport = transport();
+    McpAsyncClient candidate =
+        McpClient.async(new SerialClientTransport(transport))
+            .clientInfo(McpSchema.Implementation.builder("toolhost", VERSION).build())
+            .requestTimeout(config.timeout().plus(SDK_TIMEOUT_MARGIN))
+            .initializationTimeout(connectTimeout)
+            .toolsChangeConsumer(ignored -> Mono.fromRunnable(this::relistInBackground))
+            .progressConsumer(
+                progress -> Mono.fromRunnable(() -> listener.progress(this, progress)))
+            .build();
+    long myGeneration;
+    try {
+      candidate.initialize().block(connectTimeout);
+      List<McpSchema.Tool> tools = listTools(candidate);
+      synchronized (lock) {
+        if (state == State.CLOSED) {
+          candidate.close();
+          return;
+        }
+        generation++;
+        myGeneration = generation;
+        client = candidate;
+        state = State.CONNECTED;
+        lost = new CompletableFuture<>();
+        lastError = "";
+        connected.complete(null);
+      }
+      listener.toolsListed(this, tools);
+    } catch (RuntimeException e) {
+      candidate.close();
+      throw e;
+    }
+    LOG.info("MCP server '{}' connected", config.name());
+    if (transport instanceof StdioClientTransport stdio) {
+      Thread.ofVirtual()
+          .name("toolhost-mcp-exit-" + config.name())
+          .start(
+              () -> {
+                try {
+                  stdio.awaitForExit();
+                } catch (RuntimeException e) {
+                  // Interrupted or already gone: either way the process is no longer ours.
+                }
+                broken(myGeneration, new IllegalStateException("the server process exited"));
+              });
+    }
+  }
+
+  // The legacy HTTP+SSE transport is deprecated in the SDK, and still what some servers speak.
+  @SuppressWarnings("deprecation")
+  private McpClientTransport transport() {
+    return switch (config.transport()) {
+      case McpServerConfig.Stdio stdio -> {
+        // The SDK waits out the whole initialization timeout for a command that cannot start.
+        if (!executable(stdio.command())) {
+          throw new IllegalStateException(
+              "cannot run '" + stdio.command() + "': no such executable file (or not on PATH)");
+        }
+        StdioClientTransport transport =
+            new StdioClientTransport(
+                ServerParameters.builder(stdio.command())
+                    .args(stdio.arguments())
+                    .env(stdio.environment())
+                    .build(),
+                JSON);
+        transport.setStdErrorHandler(
+            line -> LOG.debug("MCP server '{}' stderr: {}", config.name(), line));
+        yield transport;
+      }
+      case McpServerConfig.StreamableHttp http -> {
+        URI url = http.url();
+        HttpRequest.Builder request = HttpRequest.newBuilder();
+        http.headers().forEach(request::header);
+        yield HttpClientStreamableHttpTransport.builder(base(url))
+            .endpoint(endpoint(url))
+            .requestBuilder(request)
+            .jsonMapper(JSON)
+            .connectTimeout(connectTimeout)
+            .build();
+      }
+      case McpServerConfig.Sse sse -> {
+        URI url = sse.url();
+        HttpRequest.Builder request = HttpRequest.newBuilder();
+        sse.headers().forEach(request::header);
+        yield HttpClientSseClientTransport.builder(base(url))
+            .sseEndpoint(endpoint(url))
+            .requestBuilder(request)
+            .jsonMapper(JSON)
+            .connectTimeout(connectTimeout)
+            .build();
+      }
+    };
+  }
+
+  private static boolean executable(String command) {
+    if (command.contains("/")) {
+      return Files.isExecutable(Path.of(command));
+    }
+    String path = System.getenv("PATH");
+    if (path == null) {
+      return true;
+    }
+    for (String directory : path.split(File.pathSeparator)) {
+      if (!directory.isEmpty() && Files.isExecutable(Path.of(directory, command))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static String base(URI url) {
+    return url.getScheme() + "://" + url.getRawAuthority();
+  }
+
+  private static String endpoint(URI url) {
+    String path = url.getRawPath() == null || url.getRawPath().isEmpty() ? "/" : url.getRawPath();
+    return url.getRawQuery() == null ? path : path + "?" + url.getRawQuery();
+  }
+
+  /** Every page of the server's tools. */
+  private List<McpSchema.Tool> listTools(McpAsyncClient from) {
+    if (from.getServerCapabilities() == null || from.getServerCapabilities().tools() == null) {
+      return List.of();
+    }
+    List<McpSchema.Tool> tools = new ArrayList<>();
+    String cursor = null;
+    int pages = 0;
+    do {
+      McpSchema.ListToolsResult page = from.listTools(cursor).block(connectTimeout);
+      if (page == null) {
+        break;
+      }
+      if (page.tools() != null) {
+        tools.addAll(page.tools());
+      }
+      cursor = page.nextCursor();
+      // A server that repeats its cursor forever must not hang the host.
+    } while (cursor != null && !cursor.isEmpty() && ++pages < 1000);
+    return List.copyOf(tools);
+  }
+
+  private void relistInBackground() {
+    Thread.ofVirtual().name("toolhost-mcp-relist-" + config.name()).start(this::relist);
+  }
+
+  /** Lists the tools again and tells the listener; a failure is logged and changes nothing. */
+  void relist() {
+    McpAsyncClient current;
+    synchronized (lock) {
+      if (state != State.CONNECTED) {
+        return;
+      }
+      current = client;
+    }
+    try {
+      listener.toolsListed(this, listTools(current));
+    } catch (RuntimeException e) {
+      LOG.warn("MCP server '{}': listing its tools again failed: {}", config.name(), describe(e));
+    }
+  }
+
+  private void broken(long ofGeneration, Throwable cause) {
+    McpAsyncClient old;
+    synchronized (lock) {
+      if (state == State.CLOSED
+          || ofGeneration != generation
+          || (state == State.BROKEN && reconnector != null)) {
+        return;
+      }
+      if (state == State.CONNECTED) {
+        lastError = "connection lost: " + describe(cause);
+        LOG.warn("MCP server '{}': {}; reconnecting", config.name(), lastError);
+      }
+      state = State.BROKEN;
+      old = client;
+      client = null;
+      lost.complete(null);
+      connected = new CompletableFuture<>();
+      reconnector =
+          Thread.ofVirtual().name("toolhost-mcp-reconnect-" + config.name()).start(this::reconnect);
+    }
+    if (old != null) {
+      old.close();
+    }
+  }
+
+  private void reconnect() {
+    Duration backoff = FIRST_BACKOFF;
+    while (true) {
+      synchronized (lock) {
+        if (state != State.BROKEN) {
+          reconnector = null;
+          return;
+        }
+      }
+      try {
+        Thread.sleep(backoff);
+      } catch (InterruptedException e) {
+        return;
+      }
+      try {
+        connectOnce();
+        synchronized (lock) {
+          reconnector = null;
+        }
+        return;
+      } catch (Exception e) {
+        failed(e);
+        backoff = backoff.multipliedBy(2);
+        if (backoff.compareTo(MAX_BACKOFF) > 0) {
+          backoff = MAX_BACKOFF;
+        }
+      }
+    }
+  }
+
+  /**
+   * Calls a tool of this server by its own name, waiting at most until the earlier of the deadline
+   * and the server's call timeout.
+   *
+   * @throws InterruptedException when the calling thread is interrupted; the call is abandoned
+   */
+  ToolResult call(String tool, Map<String, Object> arguments, Instant deadline, String shownName)
+      throws InterruptedException {
+    Attempt first = attempt(tool, arguments, deadline, shownName);
+    if (!(first instanceof Attempt.Lost lost)) {
+      return ((Attempt.Done) first).result();
+    }
+    // Retried once, after reconnecting, within the call's own time.
+    CompletableFuture<Void> back;
+    synchronized (lock) {
+      back = connected;
+    }
+    Duration wait = min(Duration.between(Instant.now(), deadline), connectTimeout.multipliedBy(2));
+    try {
+      if (!wait.isNegative()) {
+        back.get(wait.toNanos(), TimeUnit.NANOSECONDS);
+      }
+    } catch (TimeoutException | ExecutionException e) {
+      return unavailable(shownName, lost.reason());
+    }
+    Attempt second = attempt(tool, arguments, deadline, shownName);
+    return second instanceof Attempt.Done done
+        ? done.result()
+        : unavailable(shownName, ((Attempt.Lost) second).reason());
+  }
+
+  private sealed interface Attempt {
+    record Done(ToolResult result) implements Attempt {}
+
+    record Lost(String reason) implements Attempt {}
+  }
+
+  private Attempt attempt(
+      String tool, Map<String, Object> arguments, Instant deadline, String shownName)
+      throws InterruptedException {
+    McpAsyncClient current;
+    CompletableFuture<Void> lostSignal;
+    long myGeneration;
+    synchronized (lock) {
+      if (state != State.CONNECTED) {
+        return new Attempt.Done(unavailable(shownName, lastError));
+      }
+      current = client;
+      lostSignal = lost;
+      myGeneration = generation;
+    }
+    Duration wait = min(Duration.between(Instant.now(), deadline), config.timeout());
+    if (wait.isNegative() || wait.isZero()) {
+      return new Attempt.Done(timeout(shownName, config.timeout()));
+    }
+    McpSchema.CallToolRequest request =
+        McpSchema.CallToolRequest.builder(tool)
+            .arguments(arguments)
+            .progressToken(UUID.randomUUID().toString())
+            .build();
+    CompletableFuture<McpSchema.CallToolResult> answer = current.callTool(request).toFuture();
+    try {
+      CompletableFuture.anyOf(answer, lostSignal).get(wait.toNanos(), TimeUnit.NANOSECONDS);
+    } catch (TimeoutException e) {
+      answer.cancel(true);
+      return new Attempt.Done(timeout(shownName, wait));
+    } catch (InterruptedException e) {
+      answer.cancel(true);
+      throw e;
+    } catch (ExecutionException e) {
+      // The answer failed; looked at below.
+    }
+    if (!answer.isDone()) {
+      answer.cancel(true);
+      return new Attempt.Lost("connection lost during the call");
+    }
+    try {
+      return new Attempt.Done(McpResults.toToolResult(answer.get(), shownName));
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof McpError error) {
+        return new Attempt.Done(McpResults.protocolError(error, shownName, config.name()));
+      }
+      if (isTimeout(cause)) {
+        return new Attempt.Done(timeout(shownName, wait));
+      }
+      // Anything else is the transport: the session is gone.
+      broken(myGeneration, cause);
+      return new Attempt.Lost(describe(cause));
+    }
+  }
+
+  private static boolean isTimeout(Throwable thrown) {
+    for (Throwable t = thrown; t != null; t = t.getCause()) {
+      if (t instanceof TimeoutException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private ToolResult unavailable(String shownName, String reason) {
+    return ToolResult.failure(
+        ErrorCode.UNAVAILABLE,
+        "Tool '"
+            + shownName
+            + "' is unavailable: its MCP server '"
+            + config.name()
+            + "' is not connected and the host is reconnecting. Retry in a little while, or use"
+            + " another tool.",
+        reason);
+  }
+
+  private ToolResult timeout(String shownName, Duration waited) {
+    return ToolResult.failure(
+        ErrorCode.TIMEOUT,
+        "Tool '"
+            + shownName
+            + "' (MCP server '"
+            + config.name()
+            + "') did not answer within "
+            + seconds(waited)
+            + " and the call was abandoned; the server may still be working on it. You may retry"
+            + " (perhaps asking for less work at once), or tell the user the server is slow.",
+        "MCP server '" + config.name() + "' call timeout is " + seconds(config.timeout()));
+  }
+
+  private static String seconds(Duration duration) {
+    long millis = duration.toMillis();
+    return millis % 1000 == 0 ? (millis / 1000) + " s" : String.format("%.1f s", millis / 1000.0);
+  }
+
+  private static Duration min(Duration a, Duration b) {
+    return a.compareTo(b) <= 0 ? a : b;
+  }
+
+  static String describe(Throwable thrown) {
+    Throwable root = thrown;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    String message =
+        root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
+    return root == thrown ? message : describeTop(thrown) + " (" + message + ")";
+  }
+
+  private static String describeTop(Throwable thrown) {
+    return thrown.getMessage() == null ? thrown.getClass().getSimpleName() : thrown.getMessage();
+  }
+
+  /** Disconnects for good; calls in flight answer {@code unavailable}. */
+  @Override
+  public void close() {
+    McpAsyncClient old;
+    Thread retrying;
+    synchronized (lock) {
+      if (state == State.CLOSED) {
+        return;
+      }
+      state = State.CLOSED;
+      old = client;
+      client = null;
+      lost.complete(null);
+      retrying = reconnector;
+      reconnector = null;
+      lastError = "the server was unregistered or the host is stopping";
+    }
+    if (retrying != null) {
+      retrying.interrupt();
+    }
+    if (old != null) {
+      try {
+        old.closeGracefully().block(Duration.ofSeconds(5));
+      } catch (RuntimeException e) {
+        old.close();
+      }
+    }
+  }
+}

@@ -1,0 +1,229 @@
+package dev.toolhost.mcp;
+
+import dev.toolhost.core.ToolCall;
+import dev.toolhost.core.ToolDispatcher;
+import dev.toolhost.core.ToolRegistry;
+import dev.toolhost.core.ToolSet;
+import dev.toolhost.core.ToolSpec;
+import io.modelcontextprotocol.server.McpAsyncServer;
+import io.modelcontextprotocol.server.McpAsyncServerExchange;
+import io.modelcontextprotocol.server.McpServer;
+import io.modelcontextprotocol.server.McpServerFeatures;
+import io.modelcontextprotocol.server.transport.DefaultServerTransportSecurityValidator;
+import io.modelcontextprotocol.server.transport.HttpServletStreamableServerTransportProvider;
+import io.modelcontextprotocol.server.transport.StdioServerTransportProvider;
+import io.modelcontextprotocol.spec.McpSchema;
+import jakarta.servlet.http.HttpServlet;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The MCP gateway serves one tool set of a host as an MCP server: its tools are listed with their
+ * schemas and annotations, and every call goes through the host's one {@link ToolDispatcher}, so
+ * validation, deadlines and metrics apply.
+ *
+ * <p>Tool failures and argument validation failures are {@code isError} results with the error code
+ * in {@code _meta["toolhost/error"]}, never protocol errors. When the registry changes, the served
+ * list follows and clients are sent {@code notifications/tools/list_changed}. Calls run on virtual
+ * threads, many at once. Over HTTP it checks the {@code Host} and {@code Origin} headers against
+ * the allowed lists (DNS-rebinding protection); authentication is the embedder's (the server checks
+ * the bearer token before the servlet). {@link #close()} stops serving.
+ */
+public final class McpGateway implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(McpGateway.class);
+  private static final JsonMapper MAPPER = JsonMapper.shared();
+  private static final String VERSION = "0.1.0";
+
+  private final ToolRegistry registry;
+  private final ToolSet tools;
+  private final ToolDispatcher dispatcher;
+  private final ExecutorService threads;
+  private final Scheduler scheduler;
+  private final ToolRegistry.Listener listener;
+  private final Map<String, ToolSpec> served = new HashMap<>();
+  private final Optional<HttpServlet> servlet;
+  private McpAsyncServer server;
+
+  private McpGateway(
+      ToolRegistry registry,
+      ToolSet tools,
+      ToolDispatcher dispatcher,
+      Optional<HttpServlet> servlet) {
+    this.registry = Objects.requireNonNull(registry, "registry");
+    this.tools = Objects.requireNonNull(tools, "tools");
+    this.dispatcher = Objects.requireNonNull(dispatcher, "dispatcher");
+    this.servlet = servlet;
+    this.threads =
+        Executors.newThreadPerTaskExecutor(
+            Thread.ofVirtual().name("toolhost-mcp-gateway-", 0).factory());
+    this.scheduler = Schedulers.fromExecutorService(threads, "toolhost-mcp-gateway");
+    this.listener =
+        new ToolRegistry.Listener() {
+          @Override
+          public void registered(ToolSpec spec) {
+            refresh();
+          }
+
+          @Override
+          public void unregistered(ToolSpec spec) {
+            refresh();
+          }
+        };
+  }
+
+  /**
+   * Serves the tool set over stdio: MCP messages on the given streams (the process's standard input
+   * and output for {@code toolhost mcp}). Nothing else may write to that output.
+   */
+  public static McpGateway stdio(
+      ToolRegistry registry,
+      ToolSet tools,
+      ToolDispatcher dispatcher,
+      InputStream in,
+      OutputStream out) {
+    McpGateway gateway = new McpGateway(registry, tools, dispatcher, Optional.empty());
+    gateway.serve(
+        McpServer.async(
+            new SerialServerTransportProvider(
+                new StdioServerTransportProvider(McpConnection.JSON, in, out))));
+    return gateway;
+  }
+
+  /**
+   * Serves the tool set over Streamable HTTP at the given endpoint path (such as {@code
+   * /mcp/main}); mount {@link #servlet()} at exactly that path.
+   *
+   * @param allowedHosts {@code Host} header values accepted, such as {@code 127.0.0.1:*}
+   * @param allowedOrigins {@code Origin} header values accepted when a request has one
+   */
+  public static McpGateway http(
+      ToolRegistry registry,
+      ToolSet tools,
+      ToolDispatcher dispatcher,
+      String endpoint,
+      List<String> allowedHosts,
+      List<String> allowedOrigins) {
+    HttpServletStreamableServerTransportProvider transport =
+        HttpServletStreamableServerTransportProvider.builder()
+            .jsonMapper(McpConnection.JSON)
+            .mcpEndpoint(endpoint)
+            .keepAliveInterval(Duration.ofSeconds(30))
+            .httpHeaderValidator(
+                DefaultServerTransportSecurityValidator.builder()
+                    .allowedHosts(allowedHosts)
+                    .allowedOrigins(allowedOrigins)
+                    .build())
+            .build();
+    McpGateway gateway = new McpGateway(registry, tools, dispatcher, Optional.of(transport));
+    gateway.serve(McpServer.async(transport));
+    return gateway;
+  }
+
+  /** The servlet that answers the HTTP endpoint; empty for a stdio gateway. */
+  public Optional<HttpServlet> servlet() {
+    return servlet;
+  }
+
+  private void serve(McpServer.AsyncSpecification<?> specification) {
+    List<McpServerFeatures.AsyncToolSpecification> initial;
+    synchronized (served) {
+      initial = tools.specs().stream().map(this::specification).toList();
+      tools.specs().forEach(spec -> served.put(spec.name(), spec));
+    }
+    this.server =
+        specification
+            .serverInfo(McpSchema.Implementation.builder("toolhost", VERSION).build())
+            .capabilities(McpSchema.ServerCapabilities.builder().tools(true).build())
+            // The dispatcher validates, so that a violation is an isError result with its message.
+            .validateToolInputs(false)
+            .tools(initial)
+            .build();
+    registry.addListener(listener);
+  }
+
+  private McpServerFeatures.AsyncToolSpecification specification(ToolSpec spec) {
+    return McpServerFeatures.AsyncToolSpecification.builder()
+        .tool(McpResults.toMcpTool(spec))
+        .callHandler(this::call)
+        .build();
+  }
+
+  private Mono<McpSchema.CallToolResult> call(
+      McpAsyncServerExchange exchange, McpSchema.CallToolRequest request) {
+    return Mono.fromCallable(
+            () -> {
+              String arguments =
+                  MAPPER.writeValueAsString(
+                      request.arguments() == null ? Map.of() : request.arguments());
+              ToolCall call = ToolCall.of(request.name(), arguments);
+              if (exchange.sessionId() != null) {
+                call = call.withSessionId(exchange.sessionId());
+              }
+              return McpResults.toCallToolResult(dispatcher.dispatch(tools, call));
+            })
+        .subscribeOn(scheduler);
+  }
+
+  /** Makes the served list match the tool set; the SDK notifies clients of each change. */
+  private void refresh() {
+    McpAsyncServer current = server;
+    if (current == null) {
+      return;
+    }
+    synchronized (served) {
+      Map<String, ToolSpec> now = new HashMap<>();
+      tools.specs().forEach(spec -> now.put(spec.name(), spec));
+      for (String name : List.copyOf(served.keySet())) {
+        if (!now.containsKey(name) || !now.get(name).equals(served.get(name))) {
+          served.remove(name);
+          block(current.removeTool(name), "removing tool " + name);
+        }
+      }
+      for (ToolSpec spec : now.values()) {
+        if (!served.containsKey(spec.name())) {
+          served.put(spec.name(), spec);
+          block(current.addTool(specification(spec)), "adding tool " + spec.name());
+        }
+      }
+    }
+  }
+
+  private static void block(Mono<Void> change, String what) {
+    try {
+      change.block(Duration.ofSeconds(10));
+    } catch (RuntimeException e) {
+      LOG.warn("MCP gateway: {} failed: {}", what, e.getMessage());
+    }
+  }
+
+  /** Stops serving and stops following the registry. */
+  @Override
+  public void close() {
+    registry.removeListener(listener);
+    McpAsyncServer current = server;
+    if (current != null) {
+      try {
+        current.closeGracefully().block(Duration.ofSeconds(5));
+      } catch (RuntimeException e) {
+        current.close();
+      }
+    }
+    scheduler.dispose();
+    threads.shutdownNow();
+  }
+}

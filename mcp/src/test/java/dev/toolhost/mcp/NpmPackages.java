@@ -1,0 +1,76 @@
+package dev.toolhost.mcp;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The npm packages the tests run: the MCP reference server and the MCP Inspector, installed with
+ * {@code npm ci} from the committed {@code node/package.json} and lockfile into {@code target/npm}
+ * of the module under test, once per build.
+ */
+public final class NpmPackages {
+
+  private static Path installed;
+
+  private NpmPackages() {}
+
+  /** The directory holding {@code node_modules}, installing the packages first if needed. */
+  public static synchronized Path directory() {
+    if (installed != null) {
+      return installed;
+    }
+    Path directory = Path.of("target", "npm").toAbsolutePath();
+    try {
+      Files.createDirectories(directory);
+      copy("node/package.json", directory.resolve("package.json"));
+      copy("node/package-lock.json", directory.resolve("package-lock.json"));
+      if (!Files.exists(directory.resolve("node_modules/.bin/mcp-server-everything"))) {
+        Process npm =
+            new ProcessBuilder("npm", "ci", "--no-audit", "--no-fund", "--loglevel=error")
+                .directory(directory.toFile())
+                .redirectErrorStream(true)
+                .redirectOutput(directory.resolve("npm-ci.log").toFile())
+                .start();
+        if (!npm.waitFor(5, TimeUnit.MINUTES)) {
+          npm.destroyForcibly();
+          throw new IllegalStateException("npm ci took more than 5 minutes in " + directory);
+        }
+        if (npm.exitValue() != 0) {
+          throw new IllegalStateException(
+              "npm ci failed in "
+                  + directory
+                  + ": "
+                  + Files.readString(directory.resolve("npm-ci.log")));
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+    installed = directory;
+    return directory;
+  }
+
+  /** The path of an installed package's executable, such as {@code mcp-server-everything}. */
+  public static String bin(String name) {
+    return directory().resolve("node_modules/.bin").resolve(name).toString();
+  }
+
+  private static void copy(String resource, Path target) throws IOException {
+    try (InputStream in = NpmPackages.class.getClassLoader().getResourceAsStream(resource)) {
+      if (in == null) {
+        throw new IllegalStateException("Test resource " + resource + " is missing");
+      }
+      byte[] bytes = in.readAllBytes();
+      if (!Files.exists(target) || !java.util.Arrays.equals(Files.readAllBytes(target), bytes)) {
+        Files.write(target, bytes);
+      }
+    }
+  }
+}

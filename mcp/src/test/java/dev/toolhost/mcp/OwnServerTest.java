@@ -1,0 +1,142 @@
+package dev.toolhost.mcp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.toolhost.core.ErrorCode;
+import dev.toolhost.core.ToolCall;
+import dev.toolhost.core.ToolDispatcher;
+import dev.toolhost.core.ToolProfiles;
+import dev.toolhost.core.ToolRegistry;
+import dev.toolhost.core.ToolResult;
+import dev.toolhost.core.ToolSet;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The bridge against our own test MCP server, run as a child process. */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class OwnServerTest {
+
+  private static final String MARKER = TestMcpServer.class.getName();
+
+  @TempDir Path state;
+  private final ToolRegistry registry = new ToolRegistry();
+  private final ToolDispatcher dispatcher = ToolDispatcher.create();
+  private McpBridge bridge;
+
+  @AfterEach
+  void stop() throws InterruptedException {
+    if (bridge != null) {
+      bridge.close();
+    }
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (TestProcesses.aliveDescendants(MARKER) > 0 && System.nanoTime() < deadline) {
+      Thread.sleep(100);
+    }
+    assertThat(TestProcesses.aliveDescendants(MARKER)).isZero();
+  }
+
+  private McpBridge start(McpServerConfig config) {
+    bridge = McpBridge.builder(registry).stateDirectory(state).build();
+    bridge.start(List.of(config));
+    return bridge;
+  }
+
+  private static McpServerConfig server() {
+    List<String> command = TestProcesses.javaMain(TestMcpServer.class);
+    return new McpServerConfig(
+        "test",
+        new McpServerConfig.Stdio(
+            command.getFirst(), command.subList(1, command.size()), java.util.Map.of()),
+        Optional.of("t."),
+        Duration.ofSeconds(2));
+  }
+
+  private ToolResult call(String tool, String arguments) {
+    return dispatcher.dispatch(
+        ToolSet.of(registry, ToolProfiles.MAIN), ToolCall.of(tool, arguments));
+  }
+
+  private static void await(BooleanSupplier condition) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    while (!condition.getAsBoolean()) {
+      assertThat(System.nanoTime()).as("waited 20 s").isLessThan(deadline);
+      Thread.sleep(50);
+    }
+  }
+
+  @Test
+  void aChangedToolListUpdatesTheRegistry() throws Exception {
+    start(server());
+    assertThat(registry.find("t.extra")).isEmpty();
+
+    assertThat(call("t.add_tool", "{}").text()).isEqualTo("adding");
+
+    await(() -> registry.find("t.extra").isPresent());
+    assertThat(call("t.extra", "{}").text()).isEqualTo("extra");
+  }
+
+  @Test
+  void aChangedDefinitionIsQuarantinedFlaggedAndCallableOnceApproved() throws Exception {
+    start(server());
+    assertThat(call("t.add", "{\"a\": 1, \"b\": 2}").text()).isEqualTo("3.0");
+
+    call("t.redefine", "{}");
+
+    await(() -> registry.find("t.add").isEmpty());
+    McpBridge.ServerTool held =
+        bridge.server("test").orElseThrow().tools().stream()
+            .filter(tool -> tool.name().equals("add"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(held.status()).isEqualTo(McpBridge.ToolStatus.QUARANTINED);
+    assertThat(held.flags())
+        .anyMatch(flag -> flag.startsWith("hidden instruction tag"))
+        .anyMatch(flag -> flag.startsWith("reference to a secret file"));
+    assertThat(Files.readString(state.resolve("mcp-pins.json"))).contains("\"test/add\"");
+    assertThat(DefinitionPins.inDirectory(state, Set.of()).pending()).containsExactly("test/add");
+
+    assertThat(bridge.approve("TEST", "add")).isTrue();
+
+    assertThat(registry.find("t.add")).isPresent();
+    assertThat(call("t.add", "{\"a\": 2, \"b\": 2}").text()).isEqualTo("4.0");
+  }
+
+  @Test
+  void aHangingToolAnswersARetryableTimeoutThatSaysWhatToDo() {
+    start(server());
+
+    long started = System.nanoTime();
+    ToolResult result = call("t.hang", "{}");
+
+    assertThat(result).isInstanceOf(ToolResult.Failure.class);
+    ToolResult.Failure failure = (ToolResult.Failure) result;
+    assertThat(failure.error().code()).isEqualTo(ErrorCode.TIMEOUT);
+    assertThat(failure.error().retryable()).isTrue();
+    assertThat(failure.text()).contains("within 2 s").contains("You may retry");
+    assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(10));
+    // The connection survives a timeout.
+    assertThat(call("t.add", "{\"a\": 1, \"b\": 1}").text()).isEqualTo("2.0");
+  }
+
+  @Test
+  void pinsSurviveARestartOfTheHost() throws Exception {
+    start(server());
+    bridge.close();
+    String pins = Files.readString(state.resolve("mcp-pins.json"));
+
+    start(server());
+
+    assertThat(registry.find("t.add")).isPresent();
+    assertThat(Files.readString(state.resolve("mcp-pins.json"))).isEqualTo(pins);
+  }
+}

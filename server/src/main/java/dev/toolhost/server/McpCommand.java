@@ -1,0 +1,73 @@
+package dev.toolhost.server;
+
+import dev.toolhost.core.ToolSet;
+import dev.toolhost.mcp.McpGateway;
+import java.io.FileDescriptor;
+import java.io.FileInputStream;
+import java.io.FileOutputStream;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * The mcp command serves one profile's tools as an MCP server over stdio, so that desktop MCP
+ * clients can launch Toolhost; it runs until standard input closes or the process is stopped.
+ * Standard output carries MCP messages only; logs go to standard error.
+ */
+@Command(
+    name = "mcp",
+    mixinStandardHelpOptions = true,
+    description = "Serves a profile's tools as an MCP server over stdio (for desktop MCP clients).")
+final class McpCommand implements Callable<Integer> {
+
+  @Spec private CommandSpec spec;
+
+  @Mixin private ConfigOption config;
+
+  @Option(
+      names = "--profile",
+      paramLabel = "P",
+      defaultValue = "main",
+      description = "The profile whose tools to serve (default: ${DEFAULT-VALUE}).")
+  private String profile;
+
+  @Override
+  public Integer call() throws InterruptedException {
+    try (Host host = new Host(config.load())) {
+      ToolSet tools;
+      try {
+        tools = host.toolSet(profile);
+      } catch (IllegalArgumentException e) {
+        spec.commandLine().getErr().println(e.getMessage());
+        return CommandLine.ExitCode.USAGE;
+      }
+      CountDownLatch stdinClosed = new CountDownLatch(1);
+      FileInputStream in =
+          new FileInputStream(FileDescriptor.in) {
+            @Override
+            public int read(byte[] buffer, int offset, int length) throws java.io.IOException {
+              int read = super.read(buffer, offset, length);
+              if (read < 0) {
+                stdinClosed.countDown();
+              }
+              return read;
+            }
+          };
+      try (McpGateway gateway =
+          McpGateway.stdio(
+              host.registry(),
+              tools,
+              host.dispatcher(),
+              in,
+              new FileOutputStream(FileDescriptor.out))) {
+        stdinClosed.await();
+      }
+      return CommandLine.ExitCode.OK;
+    }
+  }
+}

@@ -1,0 +1,105 @@
+package dev.toolhost.server;
+
+import dev.toolhost.core.ToolGuides;
+import dev.toolhost.core.ToolRegistry;
+import dev.toolhost.mcp.McpBridge;
+import dev.toolhost.mcp.McpServerConfig;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * An MCP config is the {@code mcp:} section of a host config: the MCP servers whose tools the host
+ * bridges into its registry, where the definition pins are kept, which changed definitions are
+ * approved, and how long connecting may take.
+ *
+ * <p>A host whose config has no {@code mcp:} section has no bridge ({@link #enabled()} is false):
+ * no management tools and no MCP guide. With the section, even an empty one, the host runs a bridge
+ * with the five management tools. Immutable.
+ *
+ * @param enabled whether the config has an {@code mcp:} section
+ * @param servers the servers, in file order; names unique ignoring case
+ * @param stateDirectory the directory that keeps {@code mcp-pins.json}; pins live in memory without
+ *     one
+ * @param approved {@code server/tool} entries whose changed definitions are approved
+ * @param connectTimeout how long connecting to and listing one server may take
+ * @param startTimeout how long the host's start waits for all servers before going on without the
+ *     slow ones
+ */
+public record McpConfig(
+    boolean enabled,
+    List<McpServerConfig> servers,
+    Optional<Path> stateDirectory,
+    Set<String> approved,
+    Duration connectTimeout,
+    Duration startTimeout) {
+
+  /** How long connecting to one server may take when the config does not say. */
+  public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(30);
+
+  /** How long the host's start waits for all servers when the config does not say. */
+  public static final Duration DEFAULT_START_TIMEOUT = Duration.ofSeconds(30);
+
+  public McpConfig {
+    servers = List.copyOf(servers);
+    Objects.requireNonNull(stateDirectory, "stateDirectory");
+    approved = Set.copyOf(approved);
+    Objects.requireNonNull(connectTimeout, "connectTimeout");
+    Objects.requireNonNull(startTimeout, "startTimeout");
+  }
+
+  /** No {@code mcp:} section: no bridge. */
+  public static McpConfig none() {
+    return new McpConfig(
+        false,
+        List.of(),
+        Optional.empty(),
+        Set.of(),
+        DEFAULT_CONNECT_TIMEOUT,
+        DEFAULT_START_TIMEOUT);
+  }
+
+  /** A section with the given servers and every other key at its default. */
+  public static McpConfig of(List<McpServerConfig> servers) {
+    return new McpConfig(
+        true, servers, Optional.empty(), Set.of(), DEFAULT_CONNECT_TIMEOUT, DEFAULT_START_TIMEOUT);
+  }
+
+  /** This section keeping its pins in the given directory. */
+  public McpConfig withStateDirectory(Path stateDirectory) {
+    return new McpConfig(
+        enabled, servers, Optional.of(stateDirectory), approved, connectTimeout, startTimeout);
+  }
+
+  /**
+   * Builds a bridge on the registry, registers its management tools and (when there are guides) its
+   * guide, and connects the servers in parallel, waiting at most the start timeout; a server that
+   * is broken or slow goes on connecting in the background.
+   *
+   * @return the bridge, or empty when the config has no {@code mcp:} section
+   */
+  Optional<McpBridge> startBridge(ToolRegistry registry, Optional<ToolGuides> guides) {
+    if (!enabled) {
+      return Optional.empty();
+    }
+    McpBridge.Builder builder =
+        McpBridge.builder(registry)
+            .approved(approved)
+            .connectTimeout(connectTimeout)
+            .startTimeout(startTimeout);
+    stateDirectory.ifPresent(builder::stateDirectory);
+    McpBridge bridge = builder.build();
+    try {
+      registry.registerAll(bridge.managementTools());
+      guides.ifPresent(toolGuides -> toolGuides.add(McpBridge.GUIDE));
+      bridge.start(servers);
+    } catch (RuntimeException e) {
+      bridge.close();
+      throw e;
+    }
+    return Optional.of(bridge);
+  }
+}

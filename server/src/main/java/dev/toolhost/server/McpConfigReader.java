@@ -1,0 +1,338 @@
+package dev.toolhost.server;
+
+import dev.toolhost.mcp.McpServerConfig;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.BiFunction;
+import picocli.CommandLine;
+import tools.jackson.core.JsonPointer;
+
+/**
+ * The MCP config reader checks the {@code mcp:} section of a config file once it is bound: what
+ * binding cannot see (which transport a server has, URLs, durations and their limits, approval
+ * entries), each problem naming the file, line and column and what was expected.
+ *
+ * <p>Problems are added to the caller's list, so that one reading reports every problem of the
+ * file; the returned config is only meaningful when none was added.
+ */
+final class McpConfigReader {
+
+  private static final List<String> TRANSPORTS = List.of("stdio", "http", "sse");
+
+  /** Places a problem: the JSON pointer of a value or key, and what is wrong there. */
+  private final BiFunction<String, String, String> atValue;
+
+  private final BiFunction<String, String, String> atKey;
+  private final List<String> problems;
+
+  McpConfigReader(
+      BiFunction<String, String, String> atValue,
+      BiFunction<String, String, String> atKey,
+      List<String> problems) {
+    this.atValue = atValue;
+    this.atKey = atKey;
+    this.problems = problems;
+  }
+
+  /** Whether a value at these pointer segments is an entry of a list of strings in the section. */
+  static boolean isListEntry(List<String> segments) {
+    boolean approved =
+        segments.size() == 3 && segments.get(0).equals("mcp") && segments.get(1).equals("approved");
+    boolean args =
+        segments.size() == 5
+            && segments.get(0).equals("mcp")
+            && segments.get(1).equals("servers")
+            && segments.get(3).equals("args");
+    return approved || args;
+  }
+
+  /** What a mapping at the given dotted path should hold, when it is in the section. */
+  static Optional<String> expectedMapping(String dotted) {
+    if (dotted.equals("mcp.servers")) {
+      return Optional.of("a mapping of server names to servers");
+    }
+    if (dotted.startsWith("mcp.servers.")
+        && (dotted.endsWith(".env") || dotted.endsWith(".headers"))) {
+      return Optional.of("a mapping of names to strings");
+    }
+    return Optional.empty();
+  }
+
+  McpConfig read(RawMcp raw) {
+    if (raw == null) {
+      return McpConfig.none();
+    }
+    JsonPointer mcp = JsonPointer.empty().appendProperty("mcp");
+    Optional<Path> stateDirectory = Optional.empty();
+    if (raw.stateDir() != null) {
+      String at = mcp.appendProperty("state_dir").toString();
+      if (raw.stateDir().isBlank()) {
+        problem(at, "'mcp.state_dir' is empty (expected a directory, or leave it out)");
+      } else {
+        try {
+          stateDirectory = Optional.of(Path.of(raw.stateDir()));
+        } catch (InvalidPathException e) {
+          problem(at, "'mcp.state_dir' is not a path: " + e.getReason());
+        }
+      }
+    }
+    Set<String> approved = new LinkedHashSet<>();
+    if (raw.approved() != null) {
+      for (int i = 0; i < raw.approved().size(); i++) {
+        String entry = raw.approved().get(i);
+        int slash = entry == null ? -1 : entry.indexOf('/');
+        if (slash <= 0 || slash == entry.length() - 1) {
+          problem(
+              mcp.appendProperty("approved").appendIndex(i).toString(),
+              "'mcp.approved["
+                  + i
+                  + "]' is "
+                  + (entry == null ? "empty" : "'" + entry + "'")
+                  + " (expected SERVER/TOOL, such as everything/echo)");
+        } else {
+          approved.add(entry);
+        }
+      }
+    }
+    Duration connectTimeout =
+        duration(
+                raw.connectTimeout(),
+                mcp.appendProperty("connect_timeout"),
+                "mcp.connect_timeout",
+                Optional.empty())
+            .orElse(McpConfig.DEFAULT_CONNECT_TIMEOUT);
+    Duration startTimeout =
+        duration(
+                raw.startTimeout(),
+                mcp.appendProperty("start_timeout"),
+                "mcp.start_timeout",
+                Optional.empty())
+            .orElse(McpConfig.DEFAULT_START_TIMEOUT);
+    List<McpServerConfig> servers = new ArrayList<>();
+    Set<String> names = new HashSet<>();
+    if (raw.servers() != null) {
+      JsonPointer all = mcp.appendProperty("servers");
+      raw.servers()
+          .forEach(
+              (name, server) -> {
+                JsonPointer at = all.appendProperty(name);
+                if (!names.add(name.toLowerCase(Locale.ROOT))) {
+                  problemAtKey(
+                      at.toString(),
+                      "MCP server '"
+                          + name
+                          + "' is defined twice (server names are compared ignoring case)");
+                  return;
+                }
+                server(name, server, at).ifPresent(servers::add);
+              });
+    }
+    return new McpConfig(true, servers, stateDirectory, approved, connectTimeout, startTimeout);
+  }
+
+  private Optional<McpServerConfig> server(String name, RawServer raw, JsonPointer at) {
+    String where = "'mcp.servers." + name;
+    if (raw == null) {
+      problemAtKey(
+          at.toString(),
+          where + "' is empty (expected 'command' for a stdio server or 'url' for an HTTP server)");
+      return Optional.empty();
+    }
+    int before = problems.size();
+    String transport;
+    if (raw.transport() != null) {
+      transport = raw.transport().toLowerCase(Locale.ROOT);
+      if (!TRANSPORTS.contains(transport)) {
+        problem(
+            at.appendProperty("transport").toString(),
+            where
+                + ".transport' is '"
+                + raw.transport()
+                + "' (expected one of: "
+                + String.join(", ", TRANSPORTS)
+                + ")");
+        return Optional.empty();
+      }
+    } else {
+      transport = raw.command() != null ? "stdio" : "http";
+    }
+    if (raw.command() != null && raw.url() != null) {
+      problemAtKey(
+          at.appendProperty("url").toString(),
+          "set either 'command' (a stdio server) or 'url' (an HTTP server) under "
+              + where.substring(1)
+              + "', not both");
+      return Optional.empty();
+    }
+    McpServerConfig.Transport built = null;
+    if (transport.equals("stdio")) {
+      if (raw.command() == null || raw.command().isBlank()) {
+        problemAtKey(
+            at.toString(),
+            where + "' has no 'command' (expected the program that runs the server, such as npx)");
+      }
+      onlyFor(raw.headers() != null, at, "headers", where, "an HTTP server");
+      if (problems.size() == before) {
+        built =
+            new McpServerConfig.Stdio(
+                raw.command(),
+                raw.args() == null ? List.of() : raw.args(),
+                raw.env() == null ? Map.of() : raw.env());
+      }
+    } else {
+      Optional<URI> url = url(raw.url(), at, where);
+      onlyFor(raw.args() != null, at, "args", where, "a stdio server");
+      onlyFor(raw.env() != null, at, "env", where, "a stdio server");
+      Map<String, String> headers = raw.headers() == null ? Map.of() : raw.headers();
+      if (url.isPresent() && problems.size() == before) {
+        built =
+            transport.equals("sse")
+                ? new McpServerConfig.Sse(url.get(), headers)
+                : new McpServerConfig.StreamableHttp(url.get(), headers);
+      }
+    }
+    Duration timeout =
+        duration(
+                raw.timeout(),
+                at.appendProperty("timeout"),
+                where.substring(1) + ".timeout",
+                Optional.of(McpServerConfig.MAX_TIMEOUT))
+            .orElse(McpServerConfig.DEFAULT_TIMEOUT);
+    if (built == null || problems.size() > before) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(
+          new McpServerConfig(name, built, Optional.ofNullable(raw.prefix()), timeout));
+    } catch (IllegalArgumentException e) {
+      String pointer =
+          raw.prefix() != null && e.getMessage().contains("prefix")
+              ? at.appendProperty("prefix").toString()
+              : at.toString();
+      if (pointer.equals(at.toString())) {
+        problemAtKey(pointer, e.getMessage());
+      } else {
+        problem(pointer, e.getMessage());
+      }
+      return Optional.empty();
+    }
+  }
+
+  private void onlyFor(boolean present, JsonPointer at, String key, String where, String kind) {
+    if (present) {
+      problemAtKey(
+          at.appendProperty(key).toString(),
+          where + "." + key + "' applies only to " + kind + " (remove it, or fix 'transport')");
+    }
+  }
+
+  private Optional<URI> url(String raw, JsonPointer at, String where) {
+    String pointer = at.appendProperty("url").toString();
+    if (raw == null || raw.isBlank()) {
+      problemAtKey(
+          at.toString(),
+          where + "' has no 'url' (expected the server's endpoint, such as http://host:3001/mcp)");
+      return Optional.empty();
+    }
+    try {
+      URI url = new URI(raw);
+      String scheme = url.getScheme() == null ? "" : url.getScheme().toLowerCase(Locale.ROOT);
+      if ((scheme.equals("http") || scheme.equals("https")) && url.getHost() != null) {
+        return Optional.of(url);
+      }
+    } catch (URISyntaxException e) {
+      // Reported below.
+    }
+    problem(
+        pointer,
+        where
+            + ".url' is '"
+            + raw
+            + "' (expected an http or https URL, such as http://127.0.0.1:3001/mcp)");
+    return Optional.empty();
+  }
+
+  /** A duration: a whole number of seconds, or 500ms, 30s, 2m, 1h, or ISO-8601 such as PT1M. */
+  private Optional<Duration> duration(
+      String raw, JsonPointer at, String dotted, Optional<Duration> max) {
+    if (raw == null) {
+      return Optional.empty();
+    }
+    Duration duration;
+    try {
+      String text = raw.strip();
+      duration =
+          text.matches("\\d+")
+              ? Duration.ofSeconds(Long.parseLong(text))
+              : new DurationConverter().convert(text);
+    } catch (CommandLine.TypeConversionException | NumberFormatException e) {
+      problem(
+          at.toString(),
+          "'"
+              + dotted
+              + "' is '"
+              + raw
+              + "' (expected a positive duration, such as 30s, 2m or 500ms)");
+      return Optional.empty();
+    }
+    if (duration.isZero()) {
+      problem(
+          at.toString(), "'" + dotted + "' is zero (expected a positive duration, such as 30s)");
+      return Optional.empty();
+    }
+    if (max.isPresent() && duration.compareTo(max.get()) > 0) {
+      problem(
+          at.toString(),
+          "'"
+              + dotted
+              + "' is "
+              + raw
+              + ", above the maximum of "
+              + max.get().toMinutes()
+              + " minutes (expected a duration such as 60s, at most "
+              + max.get().toMinutes()
+              + "m)");
+      return Optional.empty();
+    }
+    return Optional.of(duration);
+  }
+
+  private void problem(String pointer, String message) {
+    problems.add(atValue.apply(pointer, message));
+  }
+
+  private void problemAtKey(String pointer, String message) {
+    problems.add(atKey.apply(pointer, message));
+  }
+
+  // ---- the section's raw shape: every key optional, so every field may be null ----
+
+  record RawMcp(
+      String stateDir,
+      List<String> approved,
+      String connectTimeout,
+      String startTimeout,
+      LinkedHashMap<String, RawServer> servers) {}
+
+  record RawServer(
+      String transport,
+      String command,
+      List<String> args,
+      LinkedHashMap<String, String> env,
+      String url,
+      LinkedHashMap<String, String> headers,
+      String prefix,
+      String timeout) {}
+}

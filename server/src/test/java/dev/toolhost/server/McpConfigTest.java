@@ -1,0 +1,210 @@
+package dev.toolhost.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.toolhost.mcp.McpServerConfig;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** The {@code mcp:} section of the config file, read and refused. */
+class McpConfigTest {
+
+  private static HostConfig parse(String yaml) {
+    return HostConfig.parse(yaml, "mcp.yaml");
+  }
+
+  @Test
+  void withoutTheSectionThereIsNoBridge() {
+    assertThat(HostConfig.defaults().mcp().enabled()).isFalse();
+    assertThat(parse("http:\n  port: 0\n").mcp()).isEqualTo(McpConfig.none());
+  }
+
+  @Test
+  void everyKeyIsRead() {
+    McpConfig mcp =
+        parse(
+                """
+                mcp:
+                  state_dir: state/mcp
+                  approved: [everything/echo]
+                  connect_timeout: 10s
+                  start_timeout: 5s
+                  servers:
+                    everything:
+                      command: npx
+                      args: [-y, "@modelcontextprotocol/server-everything", stdio]
+                      env: {LOG_LEVEL: debug}
+                      prefix: ev_
+                      timeout: 2m
+                    remote:
+                      url: http://127.0.0.1:3001/mcp
+                      headers: {Authorization: Bearer abc}
+                    legacy:
+                      transport: sse
+                      url: http://127.0.0.1:3002/sse
+                      timeout: 90
+                """)
+            .mcp();
+
+    assertThat(mcp.enabled()).isTrue();
+    assertThat(mcp.stateDirectory()).contains(Path.of("state/mcp"));
+    assertThat(mcp.approved()).containsExactly("everything/echo");
+    assertThat(mcp.connectTimeout()).isEqualTo(Duration.ofSeconds(10));
+    assertThat(mcp.startTimeout()).isEqualTo(Duration.ofSeconds(5));
+    assertThat(mcp.servers())
+        .containsExactly(
+            new McpServerConfig(
+                "everything",
+                new McpServerConfig.Stdio(
+                    "npx",
+                    List.of("-y", "@modelcontextprotocol/server-everything", "stdio"),
+                    Map.of("LOG_LEVEL", "debug")),
+                Optional.of("ev_"),
+                Duration.ofMinutes(2)),
+            new McpServerConfig(
+                "remote",
+                new McpServerConfig.StreamableHttp(
+                    URI.create("http://127.0.0.1:3001/mcp"), Map.of("Authorization", "Bearer abc")),
+                Optional.empty(),
+                McpServerConfig.DEFAULT_TIMEOUT),
+            new McpServerConfig(
+                "legacy",
+                new McpServerConfig.Sse(URI.create("http://127.0.0.1:3002/sse"), Map.of()),
+                Optional.empty(),
+                Duration.ofSeconds(90)));
+  }
+
+  @Test
+  void anEmptySectionStillMeansABridgeWithNoServers() {
+    McpConfig mcp = parse("mcp: {}\n").mcp();
+
+    assertThat(mcp.enabled()).isTrue();
+    assertThat(mcp.servers()).isEmpty();
+  }
+
+  @Test
+  void aCallTimeoutAboveFifteenMinutesIsRefusedWithFileAndLine() {
+    assertThatThrownBy(
+            () ->
+                parse(
+                    """
+                    mcp:
+                      servers:
+                        slow:
+                          command: slow-server
+                          timeout: 20m
+                    """))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage(
+            "mcp.yaml line 5, column 16: 'mcp.servers.slow.timeout' is 20m, above the maximum of"
+                + " 15 minutes (expected a duration such as 60s, at most 15m)");
+  }
+
+  @Test
+  void everyProblemOfTheSectionIsReportedWithItsLine() {
+    assertThatThrownBy(
+            () ->
+                parse(
+                    """
+                    mcp:
+                      approved: [echo]
+                      connect_timeout: soon
+                      servers:
+                        both:
+                          command: x
+                          url: http://localhost/mcp
+                        neither:
+                          prefix: n_
+                        badurl:
+                          url: ftp://example.com/mcp
+                        wrong:
+                          transport: websocket
+                          url: http://localhost/mcp
+                        Both:
+                          command: y
+                    """))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining(
+            "mcp.yaml line 2, column 14: 'mcp.approved[0]' is 'echo' (expected SERVER/TOOL")
+        .hasMessageContaining(
+            "mcp.yaml line 3, column 20: 'mcp.connect_timeout' is 'soon' (expected a positive"
+                + " duration")
+        .hasMessageContaining(
+            "mcp.yaml line 7, column 7: set either 'command' (a stdio server) or 'url' (an HTTP"
+                + " server) under mcp.servers.both', not both")
+        .hasMessageContaining(
+            "mcp.yaml line 8, column 5: 'mcp.servers.neither' has no 'url' (expected the server's"
+                + " endpoint")
+        .hasMessageContaining(
+            "mcp.yaml line 11, column 12: 'mcp.servers.badurl.url' is 'ftp://example.com/mcp'"
+                + " (expected an http or https URL")
+        .hasMessageContaining(
+            "mcp.yaml line 13, column 18: 'mcp.servers.wrong.transport' is 'websocket' (expected"
+                + " one of: stdio, http, sse)")
+        .hasMessageContaining(
+            "mcp.yaml line 15, column 5: MCP server 'Both' is defined twice (server names are"
+                + " compared ignoring case)");
+  }
+
+  @Test
+  void unknownKeysAndWrongTypesNameTheLineAndWhatWasExpected() {
+    assertThatThrownBy(
+            () ->
+                parse(
+                    """
+                    mcp:
+                      servers:
+                        everything:
+                          comand: npx
+                    """))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageStartingWith(
+            "mcp.yaml line 4, column 7: unknown key 'comand' under 'mcp.servers.everything'"
+                + " (expected one of: args, command, env, headers, prefix, timeout, transport,"
+                + " url)");
+    assertThatThrownBy(
+            () ->
+                parse(
+                    """
+                    mcp:
+                      servers:
+                        everything:
+                          command: npx
+                          args: [-y, [nested]]
+                    """))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage(
+            "mcp.yaml line 5, column 18: wrong type for 'mcp.servers.everything.args[1]':"
+                + " expected a string, got a list");
+    assertThatThrownBy(() -> parse("mcp:\n  servers: [everything]\n"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage(
+            "mcp.yaml line 2, column 12: wrong type for 'mcp.servers': expected a mapping of"
+                + " server names to servers, got a list");
+  }
+
+  @Test
+  void anInvalidServerNameOrPrefixIsRefused() {
+    assertThatThrownBy(
+            () ->
+                parse(
+                    """
+                    mcp:
+                      servers:
+                        "no spaces":
+                          command: x
+                        ok:
+                          command: x
+                          prefix: "bad prefix"
+                    """))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("mcp.yaml line 3, column 5: MCP server name 'no spaces' is invalid")
+        .hasMessageContaining("mcp.yaml line 7, column 15: The tool prefix 'bad prefix'");
+  }
+}

@@ -1,0 +1,111 @@
+package dev.toolhost.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.toolhost.core.ToolCall;
+import dev.toolhost.core.ToolDispatcher;
+import dev.toolhost.core.ToolProfiles;
+import dev.toolhost.core.ToolRegistry;
+import dev.toolhost.core.ToolResult;
+import dev.toolhost.core.ToolSet;
+import dev.toolhost.mcp.McpBridge;
+import dev.toolhost.mcp.McpServerConfig;
+import dev.toolhost.mcp.NpmPackages;
+import dev.toolhost.mcp.TestProcesses;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The MCP gateway driven by clients nobody here wrote, and by the bridge over stdio. */
+@Timeout(value = 180, unit = TimeUnit.SECONDS)
+class McpGatewayTest {
+
+  private static String inspector(String url, String... method)
+      throws IOException, InterruptedException {
+    List<String> command =
+        new ArrayList<>(
+            List.of(NpmPackages.bin("mcp-inspector"), "--cli", url, "--transport", "http"));
+    command.addAll(List.of(method));
+    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(process.exitValue()).as(output).isZero();
+    return output;
+  }
+
+  @Test
+  void theInspectorListsAndCallsToolsThroughAProfileThatHidesOne() throws Exception {
+    HostConfig config =
+        HostConfig.defaults()
+            .withHttp(HostConfig.Http.defaults().withPort(0))
+            .withProfiles(
+                List.of(
+                    HostConfig.Profile.of("narrow")
+                        .extending("main")
+                        .denyingTools("get_tool_guide")));
+    try (Host host = new Host(config)) {
+      String base = host.start().toString() + "mcp";
+
+      String all = inspector(base, "--method", "tools/list");
+      assertThat(all).contains("\"list_tool_guides\"").contains("\"get_tool_guide\"");
+
+      String narrow = inspector(base + "/narrow", "--method", "tools/list");
+      assertThat(narrow)
+          .contains("\"name\": \"list_tool_guides\"")
+          .doesNotContain("\"name\": \"get_tool_guide\"");
+
+      String called =
+          inspector(base + "/narrow", "--method", "tools/call", "--tool-name", "list_tool_guides");
+      assertThat(called).contains("tool-calls").contains("\"isError\": false");
+
+      String invalid =
+          inspector(
+              base + "/main",
+              "--method",
+              "tools/call",
+              "--tool-name",
+              "get_tool_guide",
+              "--tool-arg",
+              "name=no-such-guide");
+      assertThat(invalid).contains("\"isError\": true").contains("no-such-guide");
+    }
+  }
+
+  @Test
+  void sixtyFourConcurrentCallsThroughToolhostMcpOverStdioAllAnswer() {
+    ToolRegistry registry = new ToolRegistry();
+    List<String> command = TestProcesses.javaMain(Main.class, "mcp", "--profile", "main");
+    try (McpBridge bridge = McpBridge.builder(registry).build()) {
+      bridge.start(
+          List.of(
+              new McpServerConfig(
+                  "toolhost",
+                  new McpServerConfig.Stdio(
+                      command.getFirst(), command.subList(1, command.size()), java.util.Map.of()),
+                  java.util.Optional.empty(),
+                  McpServerConfig.DEFAULT_TIMEOUT)));
+      assertThat(registry.find("toolhost_get_tool_guide")).isPresent();
+      List<ToolCall> calls = new ArrayList<>();
+      for (int i = 0; i < 64; i++) {
+        calls.add(
+            ToolCall.of("toolhost_get_tool_guide", "{\"name\": \"tool-calls\"}")
+                .withTimeout(Duration.ofSeconds(60)));
+      }
+
+      List<ToolResult> results =
+          ToolDispatcher.create().dispatchAll(ToolSet.of(registry, ToolProfiles.MAIN), calls);
+
+      assertThat(results)
+          .hasSize(64)
+          .allSatisfy(result -> assertThat(result.isError()).as(result.text()).isFalse());
+      assertThat(results)
+          .allSatisfy(result -> assertThat(result.text()).isEqualTo(results.getFirst().text()));
+    }
+    assertThat(TestProcesses.aliveDescendants("dev.toolhost.server.Main")).isZero();
+  }
+}
