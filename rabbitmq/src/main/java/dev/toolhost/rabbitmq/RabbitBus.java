@@ -95,6 +95,8 @@ public final class RabbitBus implements MessageBus {
           }
         });
     connection.addShutdownListener(this::connectionLost);
+    // The reply channel dies with the connection; its shutdown is the surest sign replies are lost.
+    replyChannel.addShutdownListener(this::connectionLost);
     if (connection instanceof Recoverable recoverable) {
       recoverable.addRecoveryListener(
           new RecoveryListener() {
@@ -280,6 +282,12 @@ public final class RabbitBus implements MessageBus {
     } catch (IOException | AlreadyClosedException e) {
       LOG.debug("Closing the connection to {} failed", redacted, e);
     }
+  }
+
+  /** Drops the connection at once, as a process that dies would: no goodbye, no recovery. */
+  void abort() {
+    closed.set(true);
+    connection.abort();
   }
 
   @Override
