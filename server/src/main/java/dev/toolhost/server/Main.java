@@ -23,6 +23,7 @@ import picocli.CommandLine.Spec;
       ServeCommand.class,
       ToolsCommand.class,
       CallCommand.class,
+      WorkerCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class Main implements Callable<Integer> {

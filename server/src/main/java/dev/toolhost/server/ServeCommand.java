@@ -28,6 +28,8 @@ final class ServeCommand implements Callable<Integer> {
 
   @Mixin private ConfigOption config;
 
+  @Mixin private BusOption bus;
+
   @Option(
       names = "--host",
       paramLabel = "H",
@@ -59,7 +61,9 @@ final class ServeCommand implements Callable<Integer> {
     }
     Host server = new Host(loaded.withHttp(http));
     URI uri;
+    BusAttachment attached;
     try {
+      attached = BusAttachment.attach(bus.open(), server.registry());
       uri = server.start();
     } catch (RuntimeException e) {
       server.close();
@@ -70,6 +74,7 @@ final class ServeCommand implements Callable<Integer> {
         .addShutdownHook(
             new Thread(
                 () -> {
+                  attached.close();
                   server.close();
                   stopped.countDown();
                 },
