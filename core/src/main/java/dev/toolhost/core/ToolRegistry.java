@@ -55,10 +55,23 @@ public final class ToolRegistry {
    * @throws IllegalArgumentException when a tool of that name is already registered
    */
   public ExecutableTool register(ExecutableTool tool) {
+    if (!registerIfAbsent(tool)) {
+      throw new IllegalArgumentException("Tool '" + tool.name() + "' is already registered.");
+    }
+    return tool;
+  }
+
+  /**
+   * Registers a tool unless a tool of that name is already registered; for sources that may
+   * announce the same tool more than once (remote workers, MCP servers).
+   *
+   * @return whether the tool was registered
+   */
+  public boolean registerIfAbsent(ExecutableTool tool) {
     ToolSpec spec = tool.spec();
     synchronized (writeLock) {
       if (tools.putIfAbsent(spec.name(), tool) != null) {
-        throw new IllegalArgumentException("Tool '" + spec.name() + "' is already registered.");
+        return false;
       }
       snapshot = sorted();
     }
@@ -69,7 +82,7 @@ public final class ToolRegistry {
         LOG.warn("A registry listener failed on registering '{}'", spec.name(), e);
       }
     }
-    return tool;
+    return true;
   }
 
   /** Registers every tool in the list, in order; see {@link #register(ExecutableTool)}. */

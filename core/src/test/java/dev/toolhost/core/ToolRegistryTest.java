@@ -31,6 +31,16 @@ class ToolRegistryTest {
   }
 
   @Test
+  void registerIfAbsentKeepsTheFirstToolAndSaysSo() {
+    ExecutableTool first = ExecutableTool.of(Schemas.spec("search", "remote:a"), OK);
+    ExecutableTool second = ExecutableTool.of(Schemas.spec("search", "remote:a"), OK);
+
+    assertThat(registry.registerIfAbsent(first)).isTrue();
+    assertThat(registry.registerIfAbsent(second)).isFalse();
+    assertThat(registry.find("search")).containsSame(first);
+  }
+
+  @Test
   void parametersSchemaThatIsNotValidJsonSchemaIsRefusedNamingTheTool() {
     ToolSpec typo =
         new ToolSpec(
