@@ -1,5 +1,6 @@
 package dev.toolhost.bus;
 
+import dev.toolhost.core.ExecutableTool;
 import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.ToolSpec;
 import java.time.Duration;
@@ -121,7 +122,8 @@ public final class RemoteTools implements AutoCloseable {
                 parameters.isObject()
                     ? (ObjectNode) parameters
                     : JSON.createObjectNode().put("type", "object"),
-                RemoteToolExecutor.source(group));
+                RemoteToolExecutor.source(group),
+                Annotations.read(tool));
         specs.put(spec.name(), spec);
       } catch (IllegalArgumentException e) {
         LOG.warn("Ignored a tool announced by worker {}: {}", workerId, e.getMessage());
@@ -132,22 +134,23 @@ public final class RemoteTools implements AutoCloseable {
     for (ToolSpec spec : specs.values()) {
       Set<String> hosts = hostsOf.get(spec.name());
       if (hosts == null) {
-        if (registry.find(spec.name()).isPresent()) {
+        ExecutableTool tool;
+        try {
+          tool = ExecutableTool.of(spec, new RemoteToolExecutor(bus, group));
+        } catch (IllegalArgumentException e) {
+          LOG.warn(
+              "Tool '{}' of group '{}' is not registered: {}", spec.name(), group, e.getMessage());
+          continue;
+        }
+        if (!registry.registerIfAbsent(tool)) {
           if (before == null || !before.tools().contains(spec.name())) {
             LOG.warn(
                 "Tool '{}' announced by worker {} of group '{}' is not registered: the name is taken by {}",
                 spec.name(),
                 workerId,
                 group,
-                registry.find(spec.name()).get().spec().source());
+                registry.find(spec.name()).map(t -> t.spec().source()).orElse("another tool"));
           }
-          continue;
-        }
-        try {
-          registry.register(spec, new RemoteToolExecutor(bus, group));
-        } catch (IllegalArgumentException e) {
-          LOG.warn(
-              "Tool '{}' of group '{}' is not registered: {}", spec.name(), group, e.getMessage());
           continue;
         }
         hosts = new HashSet<>();

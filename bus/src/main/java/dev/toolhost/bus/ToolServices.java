@@ -1,5 +1,6 @@
 package dev.toolhost.bus;
 
+import dev.toolhost.core.ExecutableTool;
 import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.ToolSpec;
 import java.time.Duration;
@@ -35,7 +36,7 @@ public final class ToolServices {
 
   private final MessageBus bus;
   private final ToolRegistry registry;
-  private Set<String> configured = Set.of();
+  private Map<String, ExecutableTool> configured = Map.of();
   private final Map<String, Announced> announced = new HashMap<>();
 
   private record Announced(
@@ -161,8 +162,12 @@ public final class ToolServices {
     }
     Map<String, ToolServiceDescriptor> byId = new HashMap<>();
     services.forEach(service -> byId.put(service.id(), service));
+    List<ExecutableTool> wanted = new ArrayList<>();
     for (ToolDescriptor tool : tools) {
-      if (!configured.contains(tool.name()) && registry.find(tool.name()).isPresent()) {
+      wanted.add(executable(byId.get(tool.service()), tool));
+    }
+    for (ExecutableTool tool : wanted) {
+      if (!configured.containsKey(tool.name()) && registry.find(tool.name()).isPresent()) {
         throw new IllegalArgumentException(
             "tool '"
                 + tool.name()
@@ -170,17 +175,24 @@ public final class ToolServices {
                 + registry.find(tool.name()).get().spec().source());
       }
     }
-    configured.forEach(registry::unregister);
-    Set<String> now = new HashSet<>();
-    for (ToolDescriptor tool : tools) {
-      register(byId.get(tool.service()), tool);
-      now.add(tool.name());
+    Map<String, ExecutableTool> before = configured;
+    before.keySet().forEach(registry::unregister);
+    Map<String, ExecutableTool> now = new LinkedHashMap<>();
+    for (ExecutableTool tool : wanted) {
+      if (!registry.registerIfAbsent(tool)) {
+        // Another source took the name between the check and here: put everything back.
+        now.keySet().forEach(registry::unregister);
+        before.values().forEach(registry::registerIfAbsent);
+        throw new IllegalArgumentException(
+            "tool '" + tool.name() + "' was registered by another source meanwhile");
+      }
+      now.put(tool.name(), tool);
     }
-    configured = Set.copyOf(now);
+    configured = Map.copyOf(now);
   }
 
-  private void register(ToolServiceDescriptor service, ToolDescriptor tool) {
-    registry.register(
+  private ExecutableTool executable(ToolServiceDescriptor service, ToolDescriptor tool) {
+    return ExecutableTool.of(
         new ToolSpec(
             tool.name(),
             tool.description(),
@@ -221,17 +233,27 @@ public final class ToolServices {
         mine.put(tool.name(), tool);
         continue;
       }
-      if (!ours && registry.find(tool.name()).isPresent()) {
+      ExecutableTool executable;
+      try {
+        executable = executable(service, tool);
+      } catch (IllegalArgumentException e) {
+        LOG.warn(
+            "Tool '{}' of tool service '{}' is not registered: {}",
+            tool.name(),
+            key,
+            e.getMessage());
+        continue;
+      }
+      if (ours) {
+        registry.unregister(tool.name());
+      }
+      if (!registry.registerIfAbsent(executable)) {
         LOG.warn(
             "Tool '{}' announced by tool service '{}' is not registered: the name is taken",
             tool.name(),
             key);
         continue;
       }
-      if (ours) {
-        registry.unregister(tool.name());
-      }
-      register(service, tool);
       mine.put(tool.name(), tool);
     }
     if (before != null) {

@@ -135,6 +135,7 @@ public final class ToolWorker implements AutoCloseable {
       tool.put("name", spec.name());
       tool.put("description", spec.description());
       tool.set("parameters", spec.parameters());
+      Annotations.write(spec.annotations(), tool);
     }
     try {
       bus.publish(ANNOUNCE_TOPIC, Message.of(body.toString()));

@@ -6,6 +6,7 @@ import dev.toolhost.core.ErrorCode;
 import dev.toolhost.core.MethodTools;
 import dev.toolhost.core.Param;
 import dev.toolhost.core.Tool;
+import dev.toolhost.core.ToolAnnotations;
 import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolDispatcher;
 import dev.toolhost.core.ToolProfiles;
@@ -48,7 +49,12 @@ public abstract class RemotePathContractTest {
   public static final class Sample {
     public final AtomicInteger runs = new AtomicInteger();
 
-    @Tool(description = "Echoes the text.")
+    @Tool(
+        description = "Echoes the text.",
+        readOnly = true,
+        destructive = false,
+        idempotent = true,
+        openWorld = false)
     public String echo(@Param(description = "What to echo.") String text) {
       runs.incrementAndGet();
       return "echo: " + text;
@@ -113,6 +119,14 @@ public abstract class RemotePathContractTest {
         ToolSet.of(registry, ToolProfiles.MAIN), ToolCall.of(tool, arguments).withTimeout(timeout));
   }
 
+  /** Waits until every tool of {@link Sample} is registered (they register one by one). */
+  protected void waitForSample() {
+    waitFor(
+        () ->
+            List.of("echo", "slow", "picky", "broken").stream()
+                .allMatch(name -> registry.find(name).isPresent()));
+  }
+
   protected static void waitFor(java.util.function.BooleanSupplier condition) {
     MessageBusContractTest.waitFor(condition);
   }
@@ -121,7 +135,7 @@ public abstract class RemotePathContractTest {
   void anAnnouncedToolIsRegisteredAsRemoteAndRunsOnTheWorker() {
     Sample sample = new Sample();
     worker(sample, new InMemoryResultStore());
-    waitFor(() -> registry.find("echo").isPresent());
+    waitForSample();
     assertThat(registry.find("echo").orElseThrow().spec().source()).isEqualTo("remote:" + group);
     ToolResult result = call("echo", "{\"text\":\"hi\"}", Duration.ofSeconds(10));
     assertThat(result).isEqualTo(ToolResult.success("echo: hi"));
@@ -176,7 +190,7 @@ public abstract class RemotePathContractTest {
     Sample second = new Sample();
     worker(first, new InMemoryResultStore());
     worker(second, new InMemoryResultStore());
-    waitFor(() -> registry.find("echo").isPresent());
+    waitForSample();
     assertThat(registry.specs().stream().filter(s -> s.name().equals("echo"))).hasSize(1);
     List<ToolResult> results = new ArrayList<>();
     List<ToolCall> calls = new ArrayList<>();
@@ -193,7 +207,7 @@ public abstract class RemotePathContractTest {
   @Test
   void toolsAreUnregisteredWhenTheWorkerSaysGoodbyeOrItsHeartbeatLapses() {
     ToolWorker worker = worker(new Sample(), new InMemoryResultStore());
-    waitFor(() -> registry.find("echo").isPresent());
+    waitForSample();
     worker.close();
     waitFor(() -> registry.find("echo").isEmpty());
     host.publish(
@@ -211,19 +225,65 @@ public abstract class RemotePathContractTest {
   void aPoisonMessageIsDeadLetteredAndTheWorkerKeepsWorking() {
     Sample sample = new Sample();
     worker(sample, new InMemoryResultStore());
-    waitFor(() -> registry.find("echo").isPresent());
-    host.send(ToolWorker.queue(group), Message.of("this is not json {"));
-    host.send(ToolWorker.queue(group), Message.of("{\"json\":\"but not a request\"}"));
+    waitForSample();
+    String marker = UUID.randomUUID().toString();
+    host.send(ToolWorker.queue(group), Message.of("this is not json { " + marker));
+    host.send(
+        ToolWorker.queue(group),
+        Message.of("{\"json\":\"but not a request\",\"marker\":\"" + marker + "\"}"));
     assertThat(call("echo", "{\"text\":\"still here\"}", Duration.ofSeconds(10)).text())
         .isEqualTo("echo: still here");
     assertThat(sample.runs).hasValue(1);
+    assertThat(takeDeadLettered(marker, 2)).isEqualTo(2);
+  }
+
+  /**
+   * Takes the messages holding the marker off the shared dead-letter queue, leaving the others
+   * there, so that tests leave nothing behind.
+   *
+   * @return how many were taken before {@code expected} arrived or 10 seconds passed
+   */
+  protected int takeDeadLettered(String marker, int expected) {
+    AtomicInteger taken = new AtomicInteger();
+    try (Subscription dead =
+        host.consume(
+            MessageBus.DEAD_LETTER_QUEUE,
+            100,
+            delivery -> {
+              // Others' messages stay unsettled and go back to the queue when this one closes.
+              if (delivery.message().body().contains(marker)) {
+                delivery.ack();
+                taken.incrementAndGet();
+              }
+            })) {
+      long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+      while (taken.get() < expected && System.nanoTime() < until) {
+        try {
+          Thread.sleep(20);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          break;
+        }
+      }
+    }
+    return taken.get();
+  }
+
+  @Test
+  void announcedToolsKeepTheirAnnotations() {
+    worker(new Sample(), new InMemoryResultStore());
+    waitForSample();
+    assertThat(registry.find("echo").orElseThrow().spec().annotations())
+        .isEqualTo(new ToolAnnotations(true, false, true, false));
+    assertThat(registry.find("broken").orElseThrow().spec().annotations())
+        .isEqualTo(ToolAnnotations.UNSPECIFIED);
   }
 
   @Test
   void aRequestDeliveredAgainAfterItFinishedIsAnsweredFromItsResult() throws Exception {
     Sample sample = new Sample();
     worker(sample, new InMemoryResultStore());
-    waitFor(() -> registry.find("echo").isPresent());
+    waitForSample();
     ToolCall call = ToolCall.of("echo", "{\"text\":\"once\"}").withTimeout(Duration.ofSeconds(10));
     Message request = Message.of(new InvokeRequest(call).toJson());
     for (int i = 0; i < 2; i++) {
@@ -240,7 +300,7 @@ public abstract class RemotePathContractTest {
   void aRequestWhoseDeadlinePassedIsNotExecuted() throws Exception {
     Sample sample = new Sample();
     worker(sample, new InMemoryResultStore());
-    waitFor(() -> registry.find("echo").isPresent());
+    waitForSample();
     ToolCall late =
         ToolCall.of("echo", "{\"text\":\"late\"}").withDeadline(Instant.now().minusSeconds(1));
     host.send(ToolWorker.queue(group), Message.of(new InvokeRequest(late).toJson()));
