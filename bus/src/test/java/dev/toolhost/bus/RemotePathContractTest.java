@@ -127,6 +127,22 @@ public abstract class RemotePathContractTest {
                 .allMatch(name -> registry.find(name).isPresent()));
   }
 
+  /** Waits until the condition holds, failing the test when it does not within the time. */
+  public static void waitForUpTo(Duration time, java.util.function.BooleanSupplier condition) {
+    Instant until = Instant.now().plus(time);
+    while (!condition.getAsBoolean()) {
+      if (Instant.now().isAfter(until)) {
+        throw new AssertionError("condition not met within " + time);
+      }
+      try {
+        Thread.sleep(10);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError("interrupted");
+      }
+    }
+  }
+
   protected static void waitFor(java.util.function.BooleanSupplier condition) {
     MessageBusContractTest.waitFor(condition);
   }
