@@ -587,7 +587,9 @@ final class ConfigReader {
       RawHttp http,
       RawBuiltins builtins,
       RawTelemetry telemetry,
-      LinkedHashMap<String, RawProfile> profiles) {}
+      LinkedHashMap<String, RawProfile> profiles,
+      // Read and checked by ToolServicesConfig, which needs the bus.
+      tools.jackson.databind.JsonNode toolServices) {}
 
   record RawHttp(String host, Integer port, String token, String tokenEnv) {}
 

@@ -45,6 +45,7 @@ final class ServeCommand implements Callable<Integer> {
   @Override
   public Integer call() throws InterruptedException {
     HostConfig loaded = config.load();
+    ToolServicesConfig toolServices = config.toolServices();
     HostConfig.Http http = loaded.http();
     if (host.isPresent()) {
       if (host.get().isBlank()) {
@@ -64,7 +65,13 @@ final class ServeCommand implements Callable<Integer> {
     BusAttachment attached;
     try {
       attached = BusAttachment.attach(bus.open(), server.registry());
-      uri = server.start();
+      try {
+        toolServices.applyTo(attached.toolServices());
+        uri = server.start();
+      } catch (RuntimeException e) {
+        attached.close();
+        throw e;
+      }
     } catch (RuntimeException e) {
       server.close();
       throw e;
