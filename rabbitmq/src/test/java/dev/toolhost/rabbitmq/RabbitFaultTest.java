@@ -132,8 +132,9 @@ class RabbitFaultTest {
       closing.add(threads::shutdownNow);
       Instant start = Instant.now();
       Future<ToolResult> inFlight =
-          threads.submit(() -> call("slow", "{\"millis\":1500}", Duration.ofSeconds(10)));
+          threads.submit(() -> call("slow", "{\"millis\":4000}", Duration.ofSeconds(10)));
       waitFor(() -> sample.runs.get() == 1);
+      // rabbitmqctl can take seconds to start on a busy machine: the call must still be running.
       Process close =
           new ProcessBuilder("rabbitmqctl", "close_all_connections", "test").inheritIO().start();
       assertThat(close.waitFor(30, TimeUnit.SECONDS)).isTrue();
@@ -147,7 +148,7 @@ class RabbitFaultTest {
         again = call("echo", "{\"text\":\"back\"}", Duration.ofSeconds(5));
       }
       assertThat(again.text()).isEqualTo("echo: back");
-      Thread.sleep(2500);
+      Thread.sleep(4500);
       long slowRuns = sample.runs.get() - countEchoRuns(sample);
       assertThat(slowRuns)
           .as("the slow call ran once, even though it was redelivered")

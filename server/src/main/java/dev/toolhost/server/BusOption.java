@@ -28,7 +28,12 @@ final class BusOption {
 
   /** The URI in force: the option, else the environment, else {@code memory:}. */
   String uri() {
-    return uri.or(() -> Optional.ofNullable(System.getenv(ENVIRONMENT)))
+    return uri(System.getenv());
+  }
+
+  /** The URI in force, reading {@code TOOLHOST_BUS} from the given environment. */
+  String uri(java.util.Map<String, String> environment) {
+    return uri.or(() -> Optional.ofNullable(environment.get(ENVIRONMENT)))
         .filter(text -> !text.isBlank())
         .orElse("memory:");
   }
