@@ -21,4 +21,14 @@ final class ConfigOption {
   HostConfig load() {
     return file.map(HostConfig::load).orElseGet(HostConfig::defaults);
   }
+
+  /**
+   * The tool services of the config file, or none without one.
+   *
+   * @throws ConfigException when the file's {@code tool_services} section or a file it lists is
+   *     invalid
+   */
+  ToolServicesConfig toolServices() {
+    return file.map(ToolServicesConfig::load).orElseGet(ToolServicesConfig::none);
+  }
 }

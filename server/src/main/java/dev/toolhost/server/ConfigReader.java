@@ -596,7 +596,9 @@ final class ConfigReader {
       RawBuiltins builtins,
       RawTelemetry telemetry,
       LinkedHashMap<String, RawProfile> profiles,
-      McpConfigReader.RawMcp mcp) {}
+      McpConfigReader.RawMcp mcp,
+      // Read and checked by ToolServicesConfig, which needs the bus.
+      tools.jackson.databind.JsonNode toolServices) {}
 
   record RawHttp(String host, Integer port, String token, String tokenEnv) {}
 

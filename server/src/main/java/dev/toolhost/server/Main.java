@@ -25,6 +25,7 @@ import picocli.CommandLine.Spec;
       CallCommand.class,
       McpCommand.class,
       McpApproveCommand.class,
+      WorkerCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class Main implements Callable<Integer> {

@@ -28,6 +28,8 @@ final class ServeCommand implements Callable<Integer> {
 
   @Mixin private ConfigOption config;
 
+  @Mixin private BusOption bus;
+
   @Option(
       names = "--host",
       paramLabel = "H",
@@ -43,6 +45,7 @@ final class ServeCommand implements Callable<Integer> {
   @Override
   public Integer call() throws InterruptedException {
     HostConfig loaded = config.load();
+    ToolServicesConfig toolServices = config.toolServices();
     HostConfig.Http http = loaded.http();
     if (host.isPresent()) {
       if (host.get().isBlank()) {
@@ -59,8 +62,16 @@ final class ServeCommand implements Callable<Integer> {
     }
     Host server = new Host(loaded.withHttp(http));
     URI uri;
+    BusAttachment attached;
     try {
-      uri = server.start();
+      attached = BusAttachment.attach(bus.open(), server.registry());
+      try {
+        toolServices.applyTo(attached.toolServices());
+        uri = server.start();
+      } catch (RuntimeException e) {
+        attached.close();
+        throw e;
+      }
     } catch (RuntimeException e) {
       server.close();
       throw e;
@@ -70,6 +81,7 @@ final class ServeCommand implements Callable<Integer> {
         .addShutdownHook(
             new Thread(
                 () -> {
+                  attached.close();
                   server.close();
                   stopped.countDown();
                 },

@@ -1,0 +1,58 @@
+package dev.toolhost.bus;
+
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Correlations are a bus's requests still waiting for replies, by correlation id: the part of
+ * request and reply that every bus implementation shares.
+ *
+ * <p>Thread-safe. A reply whose correlation id is not waiting (late, or for another process) is
+ * dropped with a debug log line.
+ */
+public final class Correlations {
+
+  private static final Logger LOG = LoggerFactory.getLogger(Correlations.class);
+
+  private final ConcurrentHashMap<String, Replies> waiting = new ConcurrentHashMap<>();
+
+  /** Opens the replies of a new request with a fresh correlation id. */
+  public Replies open() {
+    String id = UUID.randomUUID().toString();
+    Replies replies = new Replies(id, this);
+    waiting.put(id, replies);
+    return replies;
+  }
+
+  /**
+   * Routes a reply to the request waiting for it.
+   *
+   * @return whether a request was waiting
+   */
+  public boolean deliver(Message reply) {
+    String id = reply.correlationId().orElse(reply.headers().get("id"));
+    Replies replies = id == null ? null : waiting.get(id);
+    if (replies == null) {
+      LOG.debug("Dropped a reply for correlation id {}: no request is waiting for it", id);
+      return false;
+    }
+    replies.offer(reply);
+    return true;
+  }
+
+  /** Ends every waiting request with the failure. */
+  public void failAll(BusException failure) {
+    waiting.values().forEach(replies -> replies.offer(failure));
+  }
+
+  /** How many requests are waiting. */
+  public int size() {
+    return waiting.size();
+  }
+
+  void remove(String correlationId) {
+    waiting.remove(correlationId);
+  }
+}

@@ -1,0 +1,94 @@
+package dev.toolhost.bus;
+
+import dev.toolhost.core.ErrorCode;
+import dev.toolhost.core.ToolError;
+import dev.toolhost.core.ToolResult;
+import java.util.Objects;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * An invoke reply is a tool result as it travels back from a worker: {@code {tool_call_id,
+ * tool_name, content, is_error, error: {code, message, retryable}}}. The operator-only detail of an
+ * error stays on the worker: it is never put on the wire.
+ *
+ * @param toolCallId the call this answers
+ * @param toolName the tool that ran
+ * @param result the result
+ */
+public record InvokeReply(String toolCallId, String toolName, ToolResult result) {
+
+  private static final JsonMapper JSON = JsonMapper.shared();
+
+  public InvokeReply {
+    Objects.requireNonNull(toolCallId, "toolCallId");
+    Objects.requireNonNull(toolName, "toolName");
+    Objects.requireNonNull(result, "result");
+  }
+
+  /** The reply as JSON text. */
+  public String toJson() {
+    ObjectNode body = JSON.createObjectNode();
+    body.put("tool_call_id", toolCallId);
+    body.put("tool_name", toolName);
+    body.put("content", result.text());
+    body.put("is_error", result.isError());
+    switch (result) {
+      case ToolResult.Success success -> {
+        body.putNull("error");
+        success.structured().ifPresent(structured -> body.set("structured", structured));
+      }
+      case ToolResult.Failure failure -> {
+        ObjectNode error = body.putObject("error");
+        error.put("code", failure.error().code().wireName());
+        error.put("message", failure.error().message());
+        error.put("retryable", failure.error().retryable());
+      }
+    }
+    return body.toString();
+  }
+
+  /**
+   * Reads a reply.
+   *
+   * @throws IllegalArgumentException saying why the text is not a reply
+   */
+  public static InvokeReply parse(String text) {
+    JsonNode body;
+    try {
+      body = JSON.readTree(text);
+    } catch (JacksonException e) {
+      throw new IllegalArgumentException("not valid JSON (" + e.getOriginalMessage() + ")");
+    }
+    if (body == null || !body.isObject()) {
+      throw new IllegalArgumentException("not a JSON object");
+    }
+    String id = InvokeRequest.text(body, "tool_call_id").orElse("");
+    String name = InvokeRequest.text(body, "tool_name").orElse("");
+    String content = InvokeRequest.text(body, "content").orElse("");
+    JsonNode error = body.get("error");
+    boolean isError = body.path("is_error").asBoolean(false);
+    if (isError || (error != null && error.isObject())) {
+      ErrorCode code;
+      try {
+        code = ErrorCode.fromWireName(error == null ? "" : error.path("code").asString(""));
+      } catch (IllegalArgumentException e) {
+        code = ErrorCode.EXECUTION_FAILED;
+      }
+      String message =
+          error != null && error.path("message").isString()
+              ? error.path("message").asString()
+              : content.isEmpty() ? code.defaultMessage() : content;
+      return new InvokeReply(id, name, new ToolResult.Failure(new ToolError(code, message)));
+    }
+    JsonNode structured = body.get("structured");
+    return new InvokeReply(
+        id,
+        name,
+        structured == null || structured.isNull()
+            ? ToolResult.success(content)
+            : ToolResult.success(content, structured));
+  }
+}

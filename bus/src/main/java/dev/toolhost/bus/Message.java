@@ -1,0 +1,65 @@
+package dev.toolhost.bus;
+
+import java.time.Instant;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * A message is one body of JSON text with the properties the bus carries beside it: headers, the
+ * correlation id that ties a reply to its request, the address replies go to, and the instant after
+ * which nobody wants it delivered.
+ *
+ * <p>Immutable. Header names and values are strings; names are lower_snake wire names.
+ *
+ * @param body the JSON text
+ * @param headers string headers
+ * @param correlationId ties replies to their request
+ * @param replyTo the queue replies go to
+ * @param expiration the instant after which the bus drops (dead-letters) the message undelivered
+ */
+public record Message(
+    String body,
+    Map<String, String> headers,
+    Optional<String> correlationId,
+    Optional<String> replyTo,
+    Optional<Instant> expiration) {
+
+  public Message {
+    Objects.requireNonNull(body, "body");
+    headers = Map.copyOf(headers);
+    Objects.requireNonNull(correlationId, "correlationId");
+    Objects.requireNonNull(replyTo, "replyTo");
+    Objects.requireNonNull(expiration, "expiration");
+  }
+
+  /** A message with only a body. */
+  public static Message of(String body) {
+    return new Message(body, Map.of(), Optional.empty(), Optional.empty(), Optional.empty());
+  }
+
+  /** This message with other headers. */
+  public Message withHeaders(Map<String, String> headers) {
+    return new Message(body, headers, correlationId, replyTo, expiration);
+  }
+
+  /** This message with a correlation id. */
+  public Message withCorrelationId(String correlationId) {
+    return new Message(body, headers, Optional.of(correlationId), replyTo, expiration);
+  }
+
+  /** This message with a reply-to address. */
+  public Message withReplyTo(String replyTo) {
+    return new Message(body, headers, correlationId, Optional.of(replyTo), expiration);
+  }
+
+  /** This message, expiring at the given instant. */
+  public Message withExpiration(Instant expiration) {
+    return new Message(body, headers, correlationId, replyTo, Optional.of(expiration));
+  }
+
+  /** Whether the message expired before the given instant. */
+  public boolean expiredAt(Instant now) {
+    return expiration.isPresent() && !expiration.get().isAfter(now);
+  }
+}

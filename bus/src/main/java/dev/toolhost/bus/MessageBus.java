@@ -1,0 +1,77 @@
+package dev.toolhost.bus;
+
+import java.time.Instant;
+
+/**
+ * A message bus moves JSON messages between processes: to one consumer of a shared queue (work,
+ * with acknowledgement), to every subscriber of a topic (announcements), and as requests with their
+ * replies, tied by correlation id.
+ *
+ * <p>Two implementations: {@link InMemoryBus}, the embedded default, where the whole remote path
+ * runs in one process, and the RabbitMQ bus (module {@code toolhost-rabbitmq}). Both pass one
+ * contract suite. Thread-safe; every method blocks at most for a broker round trip; none waits for
+ * a consumer. Failures are {@link BusException}s; a message that could reach no consumer is a
+ * {@link NoRouteException}, thrown at once.
+ */
+public interface MessageBus extends AutoCloseable {
+
+  /** The queue that dead-lettered and expired messages of work queues end in. */
+  String DEAD_LETTER_QUEUE = "toolhost.dead_letter";
+
+  /**
+   * Declares a durable work queue (idempotent): consumers of it compete, each message goes to one;
+   * dead-lettered and expired messages go to {@link #DEAD_LETTER_QUEUE}.
+   */
+  void declareQueue(String queue);
+
+  /** Deletes a queue and the messages in it; does nothing when there is no such queue. */
+  void deleteQueue(String queue);
+
+  /** How many consumers the queue has; 0 when there is no such queue. */
+  int consumerCount(String queue);
+
+  /**
+   * Sends a message to one consumer of a queue and returns once the bus has taken it (a publisher
+   * confirm, on a broker).
+   *
+   * @throws NoRouteException at once when no such queue exists
+   */
+  void send(String queue, Message message);
+
+  /**
+   * Consumes a queue: the handler gets each delivery and settles it, on that thread or later on
+   * another. At most {@code prefetch} deliveries are unsettled at once.
+   */
+  Subscription consume(String queue, int prefetch, DeliveryHandler handler);
+
+  /** Publishes a message to every current subscriber of a topic; nobody listening is fine. */
+  void publish(String topic, Message message);
+
+  /** Subscribes to a topic; deliveries are settled as from {@link #consume}. */
+  Subscription subscribe(String topic, DeliveryHandler handler);
+
+  /**
+   * Sends a request to a queue with a fresh correlation id and this bus's reply address, and
+   * returns the replies as they come. The request expires at the deadline.
+   *
+   * @throws NoRouteException at once when the queue does not exist or nobody consumes it
+   */
+  Replies request(String queue, Message request, Instant deadline);
+
+  /**
+   * Sends a reply to a request: to its reply-to address, with its correlation id. A request with no
+   * reply-to address, or whose requester has gone, drops the reply.
+   */
+  void reply(Message request, Message reply);
+
+  /** Closes the bus: subscriptions stop, waiting requests fail. May be called more than once. */
+  @Override
+  void close();
+
+  /** A delivery handler takes one delivery; it must not block for long, and must not throw. */
+  @FunctionalInterface
+  interface DeliveryHandler {
+    /** Handles one delivery, settling it now or later. */
+    void handle(Delivery delivery);
+  }
+}

@@ -1,0 +1,238 @@
+package dev.toolhost.bus;
+
+import dev.toolhost.core.ExecutableTool;
+import dev.toolhost.core.ToolRegistry;
+import dev.toolhost.core.ToolSpec;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * Remote tools are the tools that workers announce, kept in a host's registry while a worker of
+ * their group is alive: the host side of self-announcement.
+ *
+ * <p>It listens on {@value ToolWorker#ANNOUNCE_TOPIC}. A worker's announcement registers its tools
+ * with source {@code remote:{group}} and a {@link RemoteToolExecutor}; two workers of one group
+ * announcing the same tool are one tool. A tool is unregistered when the last worker hosting it
+ * says goodbye or misses three heartbeats. A tool whose name is taken by another source is not
+ * registered, with a warning. Tool-service announcements go to the {@link ToolServices} given, if
+ * any. Thread-safe.
+ */
+public final class RemoteTools implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(RemoteTools.class);
+  private static final JsonMapper JSON = JsonMapper.shared();
+  private static final int MISSED_HEARTBEATS = 3;
+
+  private final MessageBus bus;
+  private final ToolRegistry registry;
+  private final ToolServices services;
+  private final Map<String, Worker> workers = new HashMap<>();
+  private final Map<String, Set<String>> hostsOf = new HashMap<>();
+  private Subscription subscription;
+  private Thread reaper;
+
+  private record Worker(String group, Set<String> tools, long lapsesAtNanos) {}
+
+  /** Remote tools for the registry, with tool-service announcements going to {@code services}. */
+  public RemoteTools(MessageBus bus, ToolRegistry registry, ToolServices services) {
+    this.bus = Objects.requireNonNull(bus, "bus");
+    this.registry = Objects.requireNonNull(registry, "registry");
+    this.services = Objects.requireNonNull(services, "services");
+  }
+
+  /** Starts listening for announcements. */
+  public synchronized RemoteTools start() {
+    subscription =
+        bus.subscribe(
+            ToolWorker.ANNOUNCE_TOPIC,
+            delivery -> {
+              delivery.ack();
+              heard(delivery.message().body());
+            });
+    reaper =
+        Thread.ofVirtual()
+            .name("toolhost-remote-tools-reaper")
+            .start(
+                () -> {
+                  try {
+                    while (!Thread.currentThread().isInterrupted()) {
+                      Thread.sleep(200);
+                      reap();
+                    }
+                  } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                  }
+                });
+    return this;
+  }
+
+  /** Handles one announcement's JSON text; anything that is not one is logged and ignored. */
+  void heard(String text) {
+    JsonNode body;
+    try {
+      body = JSON.readTree(text);
+    } catch (JacksonException e) {
+      LOG.warn("Ignored an announcement that is not JSON: {}", e.getOriginalMessage());
+      return;
+    }
+    if (body == null || !body.isObject()) {
+      LOG.warn("Ignored an announcement that is not a JSON object");
+      return;
+    }
+    if (body.has("service")) {
+      services.heard(body);
+      return;
+    }
+    String type = body.path("type").asString("");
+    String workerId = body.path("worker_id").asString("");
+    String group = body.path("group").asString("");
+    if (workerId.isEmpty() || group.isEmpty()) {
+      LOG.warn("Ignored an announcement with no worker_id or group");
+      return;
+    }
+    switch (type) {
+      case "announce" -> announced(workerId, group, body);
+      case "goodbye" -> gone(workerId, "said goodbye");
+      default -> LOG.warn("Ignored an announcement of unknown type '{}'", type);
+    }
+  }
+
+  private synchronized void announced(String workerId, String group, JsonNode body) {
+    long interval = Math.max(100, body.path("heartbeat_ms").asLong(5_000));
+    Map<String, ToolSpec> specs = new LinkedHashMap<>();
+    for (JsonNode tool : body.path("tools")) {
+      try {
+        JsonNode parameters = tool.path("parameters");
+        ToolSpec spec =
+            new ToolSpec(
+                tool.path("name").asString(""),
+                tool.path("description").asString(""),
+                parameters.isObject()
+                    ? (ObjectNode) parameters
+                    : JSON.createObjectNode().put("type", "object"),
+                RemoteToolExecutor.source(group),
+                Annotations.read(tool));
+        specs.put(spec.name(), spec);
+      } catch (IllegalArgumentException e) {
+        LOG.warn("Ignored a tool announced by worker {}: {}", workerId, e.getMessage());
+      }
+    }
+    Worker before = workers.get(workerId);
+    Set<String> hosted = new HashSet<>();
+    for (ToolSpec spec : specs.values()) {
+      Set<String> hosts = hostsOf.get(spec.name());
+      if (hosts == null) {
+        ExecutableTool tool;
+        try {
+          tool = ExecutableTool.of(spec, new RemoteToolExecutor(bus, group));
+        } catch (IllegalArgumentException e) {
+          LOG.warn(
+              "Tool '{}' of group '{}' is not registered: {}", spec.name(), group, e.getMessage());
+          continue;
+        }
+        if (!registry.registerIfAbsent(tool)) {
+          if (before == null || !before.tools().contains(spec.name())) {
+            LOG.warn(
+                "Tool '{}' announced by worker {} of group '{}' is not registered: the name is taken by {}",
+                spec.name(),
+                workerId,
+                group,
+                registry.find(spec.name()).map(t -> t.spec().source()).orElse("another tool"));
+          }
+          continue;
+        }
+        hosts = new HashSet<>();
+        hostsOf.put(spec.name(), hosts);
+        LOG.info("Registered remote tool '{}' of group '{}'", spec.name(), group);
+      } else if (!registry
+          .find(spec.name())
+          .map(t -> t.spec().source())
+          .orElse("")
+          .equals(RemoteToolExecutor.source(group))) {
+        continue;
+      }
+      hosts.add(workerId);
+      hosted.add(spec.name());
+    }
+    if (before != null) {
+      for (String tool : before.tools()) {
+        if (!hosted.contains(tool)) {
+          drop(workerId, tool);
+        }
+      }
+    }
+    workers.put(
+        workerId,
+        new Worker(
+            group,
+            hosted,
+            System.nanoTime() + Duration.ofMillis(interval * MISSED_HEARTBEATS).toNanos()));
+  }
+
+  private synchronized void gone(String workerId, String why) {
+    Worker worker = workers.remove(workerId);
+    if (worker == null) {
+      return;
+    }
+    LOG.info("Worker {} of group '{}' {}", workerId, worker.group(), why);
+    for (String tool : worker.tools()) {
+      drop(workerId, tool);
+    }
+  }
+
+  private void drop(String workerId, String tool) {
+    Set<String> hosts = hostsOf.get(tool);
+    if (hosts == null) {
+      return;
+    }
+    hosts.remove(workerId);
+    if (hosts.isEmpty()) {
+      hostsOf.remove(tool);
+      registry.unregister(tool);
+      LOG.info("Unregistered remote tool '{}': no worker hosts it", tool);
+    }
+  }
+
+  private synchronized void reap() {
+    long now = System.nanoTime();
+    for (Map.Entry<String, Worker> entry : List.copyOf(workers.entrySet())) {
+      if (now - entry.getValue().lapsesAtNanos() > 0) {
+        gone(entry.getKey(), "missed " + MISSED_HEARTBEATS + " heartbeats");
+      }
+    }
+    services.reap(now);
+  }
+
+  /** Stops listening and unregisters every remote tool. */
+  @Override
+  public void close() {
+    Subscription listening;
+    synchronized (this) {
+      listening = subscription;
+      subscription = null;
+    }
+    if (reaper != null) {
+      reaper.interrupt();
+    }
+    if (listening != null) {
+      listening.close();
+    }
+    synchronized (this) {
+      for (String worker : List.copyOf(workers.keySet())) {
+        gone(worker, "is forgotten: the host is stopping");
+      }
+    }
+  }
+}

@@ -1,0 +1,174 @@
+package dev.toolhost.bus;
+
+import dev.toolhost.core.ToolDispatcher;
+import dev.toolhost.core.ToolProfiles;
+import dev.toolhost.core.ToolRegistry;
+import dev.toolhost.core.ToolSet;
+import dev.toolhost.core.ToolSpec;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * A tool worker hosts the tools of a registry for remote callers: it consumes its group's queue
+ * {@code toolhost.invoke.{group}} (workers of one group compete for it, so a tool scales by
+ * starting more workers) and announces its tools on {@value #ANNOUNCE_TOPIC} when it starts, on a
+ * heartbeat, and with a goodbye when it closes.
+ *
+ * <p>Requests are handled by an {@link InvokeHandler}, at most {@code concurrency} at once.
+ * Thread-safe; {@link #close()} says goodbye and stops consuming, and requests still running go
+ * back to the queue for another worker.
+ */
+public final class ToolWorker implements AutoCloseable {
+
+  /** The topic on which workers and tool services announce themselves. */
+  public static final String ANNOUNCE_TOPIC = "toolhost.announce";
+
+  private static final Logger LOG = LoggerFactory.getLogger(ToolWorker.class);
+  private static final JsonMapper JSON = JsonMapper.shared();
+
+  private final MessageBus bus;
+  private final String group;
+  private final String workerId = UUID.randomUUID().toString();
+  private final ToolRegistry registry;
+  private final InvokeHandler handler;
+  private final int concurrency;
+  private final Duration heartbeat;
+  private Subscription subscription;
+  private Thread heartbeats;
+  private boolean closed;
+
+  /**
+   * A worker for the group, hosting every tool of the registry.
+   *
+   * @param results where finished results are remembered, for redelivered requests
+   * @param concurrency how many requests may run at once
+   * @param heartbeat how often the worker announces itself
+   */
+  public ToolWorker(
+      MessageBus bus,
+      String group,
+      ToolRegistry registry,
+      ToolDispatcher dispatcher,
+      ResultStore results,
+      int concurrency,
+      Duration heartbeat) {
+    this.bus = Objects.requireNonNull(bus, "bus");
+    this.group = Objects.requireNonNull(group, "group");
+    if (!group.matches("[a-z0-9_.-]{1,64}")) {
+      throw new IllegalArgumentException(
+          "Worker group '" + group + "' is invalid: expected 1 to 64 of a-z, 0-9, '_', '-', '.'.");
+    }
+    this.registry = Objects.requireNonNull(registry, "registry");
+    this.concurrency = concurrency;
+    this.heartbeat = Objects.requireNonNull(heartbeat, "heartbeat");
+    this.handler =
+        new InvokeHandler(
+            bus,
+            group,
+            ToolSet.of(registry, ToolProfiles.MAIN),
+            dispatcher,
+            results,
+            Duration.ofMinutes(10));
+  }
+
+  /** The queue the workers of a group consume. */
+  public static String queue(String group) {
+    return "toolhost.invoke." + group;
+  }
+
+  /** This worker's group. */
+  public String group() {
+    return group;
+  }
+
+  /** This worker's id, unique per process start. */
+  public String workerId() {
+    return workerId;
+  }
+
+  /** Declares the group's queue, starts consuming it, and announces the worker. */
+  public synchronized ToolWorker start() {
+    if (subscription != null || closed) {
+      throw new IllegalStateException("The worker is already started, or closed.");
+    }
+    bus.declareQueue(queue(group));
+    subscription = bus.consume(queue(group), concurrency, handler);
+    announce();
+    heartbeats =
+        Thread.ofVirtual()
+            .name("toolhost-worker-heartbeat")
+            .start(
+                () -> {
+                  try {
+                    while (!Thread.currentThread().isInterrupted()) {
+                      Thread.sleep(heartbeat);
+                      announce();
+                    }
+                  } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                  }
+                });
+    LOG.info(
+        "Worker {} of group '{}' consuming {} with tools: {}",
+        workerId,
+        group,
+        queue(group),
+        String.join(", ", registry.specs().stream().map(ToolSpec::name).toList()));
+    return this;
+  }
+
+  private void announce() {
+    ObjectNode body = JSON.createObjectNode();
+    body.put("type", "announce");
+    body.put("worker_id", workerId);
+    body.put("group", group);
+    body.put("heartbeat_ms", heartbeat.toMillis());
+    ArrayNode tools = body.putArray("tools");
+    for (ToolSpec spec : registry.specs()) {
+      ObjectNode tool = tools.addObject();
+      tool.put("name", spec.name());
+      tool.put("description", spec.description());
+      tool.set("parameters", spec.parameters());
+      Annotations.write(spec.annotations(), tool);
+    }
+    try {
+      bus.publish(ANNOUNCE_TOPIC, Message.of(body.toString()));
+    } catch (BusException e) {
+      LOG.warn("Worker {} could not announce itself: {}", workerId, e.getMessage());
+    }
+  }
+
+  /** Says goodbye, stops the heartbeat, and stops consuming. */
+  @Override
+  public void close() {
+    Subscription consuming;
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      consuming = subscription;
+    }
+    if (heartbeats != null) {
+      heartbeats.interrupt();
+    }
+    if (consuming != null) {
+      try {
+        ObjectNode body = JSON.createObjectNode();
+        body.put("type", "goodbye");
+        body.put("worker_id", workerId);
+        body.put("group", group);
+        bus.publish(ANNOUNCE_TOPIC, Message.of(body.toString()));
+      } catch (BusException e) {
+        LOG.warn("Worker {} could not say goodbye: {}", workerId, e.getMessage());
+      }
+      consuming.close();
+    }
+  }
+}

@@ -1,0 +1,312 @@
+package dev.toolhost.bus;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The message-bus contract, written once and run against every bus: subclass it and make a bus.
+ * Every queue a test declares has a unique name and is deleted afterwards.
+ */
+@Timeout(30)
+public abstract class MessageBusContractTest {
+
+  protected MessageBus bus;
+  private final List<String> queues = new ArrayList<>();
+  private final List<Subscription> subscriptions = new ArrayList<>();
+
+  /** Makes a fresh bus for one test. */
+  protected abstract MessageBus newBus();
+
+  @BeforeEach
+  void openBus() {
+    bus = newBus();
+  }
+
+  @AfterEach
+  void closeBus() {
+    subscriptions.forEach(Subscription::close);
+    queues.forEach(bus::deleteQueue);
+    bus.close();
+  }
+
+  protected String queue() {
+    String name = "test.contract." + UUID.randomUUID();
+    bus.declareQueue(name);
+    queues.add(name);
+    return name;
+  }
+
+  private Subscription track(Subscription subscription) {
+    subscriptions.add(subscription);
+    return subscription;
+  }
+
+  private static Message poll(LinkedBlockingQueue<Delivery> got) throws InterruptedException {
+    Delivery delivery = got.poll(10, TimeUnit.SECONDS);
+    assertThat(delivery).as("a delivery within 10s").isNotNull();
+    delivery.ack();
+    return delivery.message();
+  }
+
+  @Test
+  void sentMessageReachesAConsumerWithItsHeaders() throws Exception {
+    String queue = queue();
+    LinkedBlockingQueue<Delivery> got = new LinkedBlockingQueue<>();
+    track(bus.consume(queue, 10, got::add));
+    bus.send(queue, Message.of("{\"a\":1}").withHeaders(Map.of("tool_name", "echo")));
+    Message message = poll(got);
+    assertThat(message.body()).isEqualTo("{\"a\":1}");
+    assertThat(message.headers()).containsEntry("tool_name", "echo");
+  }
+
+  @Test
+  void messagesSentBeforeAnyoneConsumesWaitInTheQueue() throws Exception {
+    String queue = queue();
+    bus.send(queue, Message.of("{}"));
+    LinkedBlockingQueue<Delivery> got = new LinkedBlockingQueue<>();
+    track(bus.consume(queue, 10, got::add));
+    assertThat(poll(got).body()).isEqualTo("{}");
+  }
+
+  @Test
+  void sendingToAMissingQueueFailsAtOnce() {
+    Instant start = Instant.now();
+    assertThatThrownBy(() -> bus.send("test.missing." + UUID.randomUUID(), Message.of("{}")))
+        .isInstanceOf(NoRouteException.class);
+    assertThat(Duration.between(start, Instant.now())).isLessThan(Duration.ofSeconds(2));
+  }
+
+  @Test
+  void competingConsumersEachGetDifferentMessages() throws Exception {
+    String queue = queue();
+    List<String> first = new CopyOnWriteArrayList<>();
+    List<String> second = new CopyOnWriteArrayList<>();
+    track(bus.consume(queue, 1, d -> settleAfter(d, first)));
+    track(bus.consume(queue, 1, d -> settleAfter(d, second)));
+    for (int i = 0; i < 20; i++) {
+      bus.send(queue, Message.of("{\"n\":" + i + "}"));
+    }
+    waitFor(() -> first.size() + second.size() == 20);
+    List<String> all = new ArrayList<>(first);
+    all.addAll(second);
+    assertThat(all).doesNotHaveDuplicates().hasSize(20);
+    assertThat(first).isNotEmpty();
+    assertThat(second).isNotEmpty();
+  }
+
+  private static void settleAfter(Delivery delivery, List<String> into) {
+    Thread.ofVirtual()
+        .start(
+            () -> {
+              try {
+                Thread.sleep(20);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+              into.add(delivery.message().body());
+              delivery.ack();
+            });
+  }
+
+  @Test
+  void anUnsettledMessageIsRedeliveredWhenItsConsumerCloses() throws Exception {
+    String queue = queue();
+    LinkedBlockingQueue<Delivery> first = new LinkedBlockingQueue<>();
+    Subscription dying = bus.consume(queue, 1, first::add);
+    bus.send(queue, Message.of("{\"once\":true}"));
+    Delivery unsettled = first.poll(10, TimeUnit.SECONDS);
+    assertThat(unsettled).isNotNull();
+    assertThat(unsettled.redelivered()).isFalse();
+    dying.close();
+    LinkedBlockingQueue<Delivery> second = new LinkedBlockingQueue<>();
+    track(bus.consume(queue, 1, second::add));
+    Delivery again = second.poll(10, TimeUnit.SECONDS);
+    assertThat(again).isNotNull();
+    assertThat(again.redelivered()).isTrue();
+    assertThat(again.message().body()).isEqualTo("{\"once\":true}");
+    again.ack();
+    assertThat(second.poll(300, TimeUnit.MILLISECONDS)).isNull();
+  }
+
+  @Test
+  void aDeadLetteredMessageIsNotDeliveredAgainAndReachesTheDeadLetterQueue() throws Exception {
+    String queue = queue();
+    String marker = UUID.randomUUID().toString();
+    LinkedBlockingQueue<Delivery> dead = new LinkedBlockingQueue<>();
+    track(
+        bus.consume(
+            MessageBus.DEAD_LETTER_QUEUE,
+            50,
+            d -> {
+              d.ack();
+              if (d.message().body().contains(marker)) {
+                dead.add(d);
+              }
+            }));
+    LinkedBlockingQueue<Delivery> got = new LinkedBlockingQueue<>();
+    track(bus.consume(queue, 1, got::add));
+    bus.send(queue, Message.of("{\"marker\":\"" + marker + "\"}"));
+    Delivery delivery = got.poll(10, TimeUnit.SECONDS);
+    assertThat(delivery).isNotNull();
+    delivery.deadLetter("not a request");
+    assertThat(dead.poll(10, TimeUnit.SECONDS)).isNotNull();
+    assertThat(got.poll(300, TimeUnit.MILLISECONDS)).isNull();
+  }
+
+  @Test
+  void anExpiredMessageIsNotDelivered() throws Exception {
+    String queue = queue();
+    bus.send(queue, Message.of("{\"late\":true}").withExpiration(Instant.now().plusMillis(50)));
+    bus.send(queue, Message.of("{\"late\":false}"));
+    Thread.sleep(200);
+    LinkedBlockingQueue<Delivery> got = new LinkedBlockingQueue<>();
+    track(bus.consume(queue, 10, got::add));
+    assertThat(poll(got).body()).isEqualTo("{\"late\":false}");
+    assertThat(got.poll(300, TimeUnit.MILLISECONDS)).isNull();
+  }
+
+  @Test
+  void aPublishedMessageReachesEverySubscriber() throws Exception {
+    String topic = "test.topic." + UUID.randomUUID();
+    LinkedBlockingQueue<Delivery> first = new LinkedBlockingQueue<>();
+    LinkedBlockingQueue<Delivery> second = new LinkedBlockingQueue<>();
+    track(bus.subscribe(topic, first::add));
+    track(bus.subscribe(topic, second::add));
+    bus.publish(topic, Message.of("{\"hello\":1}"));
+    assertThat(poll(first).body()).isEqualTo("{\"hello\":1}");
+    assertThat(poll(second).body()).isEqualTo("{\"hello\":1}");
+  }
+
+  @Test
+  void publishingWithNoSubscriberIsFine() {
+    bus.publish("test.topic." + UUID.randomUUID(), Message.of("{}"));
+  }
+
+  @Test
+  void consumerCountCountsConsumers() {
+    String queue = queue();
+    assertThat(bus.consumerCount(queue)).isZero();
+    Subscription one = bus.consume(queue, 1, Delivery::ack);
+    waitFor(() -> bus.consumerCount(queue) == 1);
+    one.close();
+    waitFor(() -> bus.consumerCount(queue) == 0);
+    assertThat(bus.consumerCount("test.missing." + UUID.randomUUID())).isZero();
+  }
+
+  @Test
+  void aRequestGetsItsReplyByCorrelationId() throws Exception {
+    String queue = queue();
+    track(
+        bus.consume(
+            queue,
+            10,
+            d -> {
+              bus.reply(d.message(), Message.of("{\"echo\":" + d.message().body() + "}"));
+              d.ack();
+            }));
+    waitFor(() -> bus.consumerCount(queue) == 1);
+    Instant deadline = Instant.now().plusSeconds(10);
+    try (Replies first = bus.request(queue, Message.of("1"), deadline);
+        Replies second = bus.request(queue, Message.of("2"), deadline)) {
+      Message two = second.next(deadline).orElseThrow();
+      Message one = first.next(deadline).orElseThrow();
+      assertThat(two.body()).isEqualTo("{\"echo\":2}");
+      assertThat(one.body()).isEqualTo("{\"echo\":1}");
+      assertThat(one.correlationId()).contains(first.correlationId());
+    }
+  }
+
+  @Test
+  void severalRepliesToOneRequestArriveInOrder() throws Exception {
+    String queue = queue();
+    track(
+        bus.consume(
+            queue,
+            10,
+            d -> {
+              for (int i = 0; i < 5; i++) {
+                bus.reply(d.message(), Message.of("{\"part\":" + i + "}"));
+              }
+              d.ack();
+            }));
+    waitFor(() -> bus.consumerCount(queue) == 1);
+    Instant deadline = Instant.now().plusSeconds(10);
+    try (Replies replies = bus.request(queue, Message.of("{}"), deadline)) {
+      for (int i = 0; i < 5; i++) {
+        assertThat(replies.next(deadline).orElseThrow().body()).isEqualTo("{\"part\":" + i + "}");
+      }
+    }
+  }
+
+  @Test
+  void aRequestWithNoReplyByItsDeadlineGetsNone() throws Exception {
+    String queue = queue();
+    track(bus.consume(queue, 10, d -> {}));
+    waitFor(() -> bus.consumerCount(queue) == 1);
+    Instant deadline = Instant.now().plusMillis(300);
+    try (Replies replies = bus.request(queue, Message.of("{}"), deadline)) {
+      assertThat(replies.next(deadline)).isEmpty();
+      assertThat(Instant.now()).isBefore(deadline.plusSeconds(1));
+    }
+  }
+
+  @Test
+  void aRequestToAQueueNobodyConsumesFailsAtOnce() {
+    String queue = queue();
+    assertThatThrownBy(() -> bus.request(queue, Message.of("{}"), Instant.now().plusSeconds(30)))
+        .isInstanceOf(NoRouteException.class);
+    assertThatThrownBy(
+            () ->
+                bus.request(
+                    "test.missing." + UUID.randomUUID(),
+                    Message.of("{}"),
+                    Instant.now().plusSeconds(30)))
+        .isInstanceOf(NoRouteException.class);
+  }
+
+  @Test
+  void aLateReplyIsDropped() throws Exception {
+    String queue = queue();
+    LinkedBlockingQueue<Delivery> got = new LinkedBlockingQueue<>();
+    track(bus.consume(queue, 10, got::add));
+    waitFor(() -> bus.consumerCount(queue) == 1);
+    Instant deadline = Instant.now().plusMillis(200);
+    Replies replies = bus.request(queue, Message.of("{}"), Instant.now().plusSeconds(10));
+    assertThat(replies.next(deadline)).isEmpty();
+    replies.close();
+    Delivery late = got.poll(10, TimeUnit.SECONDS);
+    bus.reply(late.message(), Message.of("{\"late\":true}"));
+    late.ack();
+    Thread.sleep(200);
+    assertThat(replies.next(Instant.now().plusMillis(100))).isEmpty();
+  }
+
+  protected static void waitFor(java.util.function.BooleanSupplier condition) {
+    Instant until = Instant.now().plusSeconds(10);
+    while (!condition.getAsBoolean()) {
+      if (Instant.now().isAfter(until)) {
+        throw new AssertionError("condition not met within 10s");
+      }
+      try {
+        Thread.sleep(10);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError("interrupted");
+      }
+    }
+  }
+}

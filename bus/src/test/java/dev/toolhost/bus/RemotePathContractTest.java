@@ -1,0 +1,372 @@
+package dev.toolhost.bus;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.toolhost.core.ErrorCode;
+import dev.toolhost.core.MethodTools;
+import dev.toolhost.core.Param;
+import dev.toolhost.core.Tool;
+import dev.toolhost.core.ToolAnnotations;
+import dev.toolhost.core.ToolCall;
+import dev.toolhost.core.ToolDispatcher;
+import dev.toolhost.core.ToolProfiles;
+import dev.toolhost.core.ToolRegistry;
+import dev.toolhost.core.ToolResult;
+import dev.toolhost.core.ToolSet;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The remote path (remote executor, bus, invoke handler, self-announcement, tool services), written
+ * once and run on every bus. The host and the workers each get a bus of their own where the bus can
+ * connect twice.
+ */
+@Timeout(60)
+public abstract class RemotePathContractTest {
+
+  /** A bus for a host. */
+  protected abstract MessageBus hostBus();
+
+  /** A bus for a worker, reaching the same queues as the host's. */
+  protected abstract MessageBus workerBus();
+
+  protected MessageBus host;
+  protected final ToolRegistry registry = new ToolRegistry();
+  protected final ToolDispatcher dispatcher = ToolDispatcher.create();
+  protected RemoteTools remote;
+  protected String group;
+  private final List<AutoCloseable> closing = new ArrayList<>();
+
+  /** Tools a test worker hosts; counts how often each ran. */
+  public static final class Sample {
+    public final AtomicInteger runs = new AtomicInteger();
+
+    @Tool(
+        description = "Echoes the text.",
+        readOnly = true,
+        destructive = false,
+        idempotent = true,
+        openWorld = false)
+    public String echo(@Param(description = "What to echo.") String text) {
+      runs.incrementAndGet();
+      return "echo: " + text;
+    }
+
+    @Tool(description = "Sleeps, then answers.")
+    public String slow(@Param(description = "How long, in ms.") int millis)
+        throws InterruptedException {
+      runs.incrementAndGet();
+      Thread.sleep(millis);
+      return "slept " + millis;
+    }
+
+    @Tool(description = "Refuses its arguments.")
+    public String picky(String text) {
+      throw new IllegalArgumentException("text must be shouting");
+    }
+
+    @Tool(description = "Always breaks.")
+    public String broken(String text) {
+      throw new IllegalStateException("disk on fire");
+    }
+  }
+
+  @BeforeEach
+  void startHost() {
+    host = hostBus();
+    group = "test-" + UUID.randomUUID().toString().substring(0, 8);
+    remote = new RemoteTools(host, registry, new ToolServices(host, registry)).start();
+  }
+
+  @AfterEach
+  void stopAll() throws Exception {
+    for (AutoCloseable each : closing.reversed()) {
+      each.close();
+    }
+    remote.close();
+    host.deleteQueue(ToolWorker.queue(group));
+    host.close();
+  }
+
+  protected <T extends AutoCloseable> T closeLater(T closeable) {
+    closing.add(closeable);
+    return closeable;
+  }
+
+  protected ToolWorker worker(Sample sample, ResultStore store) {
+    MessageBus bus = workerBus();
+    if (bus != host) {
+      closing.add(bus);
+    }
+    ToolRegistry tools = new ToolRegistry();
+    tools.registerAll(MethodTools.of(sample, "builtin:sample"));
+    return closeLater(
+        new ToolWorker(
+                bus, group, tools, ToolDispatcher.create(), store, 16, Duration.ofMillis(200))
+            .start());
+  }
+
+  protected ToolResult call(String tool, String arguments, Duration timeout) {
+    return dispatcher.dispatch(
+        ToolSet.of(registry, ToolProfiles.MAIN), ToolCall.of(tool, arguments).withTimeout(timeout));
+  }
+
+  /** Waits until every tool of {@link Sample} is registered (they register one by one). */
+  protected void waitForSample() {
+    waitFor(
+        () ->
+            List.of("echo", "slow", "picky", "broken").stream()
+                .allMatch(name -> registry.find(name).isPresent()));
+  }
+
+  /** Waits until the condition holds, failing the test when it does not within the time. */
+  public static void waitForUpTo(Duration time, java.util.function.BooleanSupplier condition) {
+    Instant until = Instant.now().plus(time);
+    while (!condition.getAsBoolean()) {
+      if (Instant.now().isAfter(until)) {
+        throw new AssertionError("condition not met within " + time);
+      }
+      try {
+        Thread.sleep(10);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError("interrupted");
+      }
+    }
+  }
+
+  protected static void waitFor(java.util.function.BooleanSupplier condition) {
+    MessageBusContractTest.waitFor(condition);
+  }
+
+  @Test
+  void anAnnouncedToolIsRegisteredAsRemoteAndRunsOnTheWorker() {
+    Sample sample = new Sample();
+    worker(sample, new InMemoryResultStore());
+    waitForSample();
+    assertThat(registry.find("echo").orElseThrow().spec().source()).isEqualTo("remote:" + group);
+    ToolResult result = call("echo", "{\"text\":\"hi\"}", Duration.ofSeconds(10));
+    assertThat(result).isEqualTo(ToolResult.success("echo: hi"));
+    assertThat(sample.runs).hasValue(1);
+  }
+
+  @Test
+  void failuresAreClassifiedAsTheCoreDoes() {
+    worker(new Sample(), new InMemoryResultStore());
+    waitFor(() -> registry.find("broken").isPresent());
+    ToolResult picky = call("picky", "{\"text\":\"x\"}", Duration.ofSeconds(10));
+    ToolResult broken = call("broken", "{\"text\":\"x\"}", Duration.ofSeconds(10));
+    assertThat(((ToolResult.Failure) picky).error().code()).isEqualTo(ErrorCode.INVALID_ARGUMENTS);
+    assertThat(picky.text()).contains("text must be shouting");
+    assertThat(((ToolResult.Failure) broken).error().code()).isEqualTo(ErrorCode.EXECUTION_FAILED);
+    assertThat(broken.text()).doesNotContain("IllegalStateException").doesNotContain("fire");
+  }
+
+  @Test
+  void aToolNoWorkerHostsIsUnavailableAtOnce() {
+    registry.register(
+        new dev.toolhost.core.ToolSpec(
+            "nobody",
+            "Nobody runs this.",
+            tools.jackson.databind.json.JsonMapper.shared()
+                .createObjectNode()
+                .put("type", "object"),
+            RemoteToolExecutor.source(group)),
+        new RemoteToolExecutor(host, group));
+    Instant start = Instant.now();
+    ToolResult result = call("nobody", "{}", Duration.ofSeconds(30));
+    assertThat(((ToolResult.Failure) result).error().code()).isEqualTo(ErrorCode.UNAVAILABLE);
+    assertThat(Duration.between(start, Instant.now())).isLessThan(Duration.ofSeconds(2));
+  }
+
+  @Test
+  void aCallerThatTimesOutGetsTimeoutAndTheToolRunsOnce() throws Exception {
+    Sample sample = new Sample();
+    worker(sample, new InMemoryResultStore());
+    waitFor(() -> registry.find("slow").isPresent());
+    ToolResult result = call("slow", "{\"millis\":1000}", Duration.ofMillis(300));
+    assertThat(((ToolResult.Failure) result).error().code()).isEqualTo(ErrorCode.TIMEOUT);
+    Thread.sleep(1500);
+    assertThat(sample.runs).hasValue(1);
+    assertThat(call("echo", "{\"text\":\"after\"}", Duration.ofSeconds(10)).text())
+        .isEqualTo("echo: after");
+  }
+
+  @Test
+  void twoWorkersOfOneGroupAreOneToolAndShareTheCalls() {
+    Sample first = new Sample();
+    Sample second = new Sample();
+    worker(first, new InMemoryResultStore());
+    worker(second, new InMemoryResultStore());
+    waitForSample();
+    assertThat(registry.specs().stream().filter(s -> s.name().equals("echo"))).hasSize(1);
+    List<ToolResult> results = new ArrayList<>();
+    List<ToolCall> calls = new ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      calls.add(ToolCall.of("slow", "{\"millis\":20}").withTimeout(Duration.ofSeconds(20)));
+    }
+    results.addAll(dispatcher.dispatchAll(ToolSet.of(registry, ToolProfiles.MAIN), calls));
+    assertThat(results).allMatch(r -> r.text().equals("slept 20"));
+    assertThat(first.runs.get() + second.runs.get()).isEqualTo(40);
+    assertThat(first.runs.get()).isPositive();
+    assertThat(second.runs.get()).isPositive();
+  }
+
+  @Test
+  void toolsAreUnregisteredWhenTheWorkerSaysGoodbyeOrItsHeartbeatLapses() {
+    ToolWorker worker = worker(new Sample(), new InMemoryResultStore());
+    waitForSample();
+    worker.close();
+    waitFor(() -> registry.find("echo").isEmpty());
+    host.publish(
+        ToolWorker.ANNOUNCE_TOPIC,
+        Message.of(
+            "{\"type\":\"announce\",\"worker_id\":\"ghost\",\"group\":\""
+                + group
+                + "\",\"heartbeat_ms\":100,\"tools\":[{\"name\":\"ghostly\",\"description\":\"d\","
+                + "\"parameters\":{\"type\":\"object\"}}]}"));
+    waitFor(() -> registry.find("ghostly").isPresent());
+    waitFor(() -> registry.find("ghostly").isEmpty());
+  }
+
+  @Test
+  void aPoisonMessageIsDeadLetteredAndTheWorkerKeepsWorking() {
+    Sample sample = new Sample();
+    worker(sample, new InMemoryResultStore());
+    waitForSample();
+    String marker = UUID.randomUUID().toString();
+    host.send(ToolWorker.queue(group), Message.of("this is not json { " + marker));
+    host.send(
+        ToolWorker.queue(group),
+        Message.of("{\"json\":\"but not a request\",\"marker\":\"" + marker + "\"}"));
+    assertThat(call("echo", "{\"text\":\"still here\"}", Duration.ofSeconds(10)).text())
+        .isEqualTo("echo: still here");
+    assertThat(sample.runs).hasValue(1);
+    assertThat(takeDeadLettered(marker, 2)).isEqualTo(2);
+  }
+
+  /**
+   * Takes the messages holding the marker off the shared dead-letter queue, leaving the others
+   * there, so that tests leave nothing behind.
+   *
+   * @return how many were taken before {@code expected} arrived or 10 seconds passed
+   */
+  protected int takeDeadLettered(String marker, int expected) {
+    AtomicInteger taken = new AtomicInteger();
+    try (Subscription dead =
+        host.consume(
+            MessageBus.DEAD_LETTER_QUEUE,
+            100,
+            delivery -> {
+              // Others' messages stay unsettled and go back to the queue when this one closes.
+              if (delivery.message().body().contains(marker)) {
+                delivery.ack();
+                taken.incrementAndGet();
+              }
+            })) {
+      long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+      while (taken.get() < expected && System.nanoTime() < until) {
+        try {
+          Thread.sleep(20);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          break;
+        }
+      }
+    }
+    return taken.get();
+  }
+
+  @Test
+  void announcedToolsKeepTheirAnnotations() {
+    worker(new Sample(), new InMemoryResultStore());
+    waitForSample();
+    assertThat(registry.find("echo").orElseThrow().spec().annotations())
+        .isEqualTo(new ToolAnnotations(true, false, true, false));
+    assertThat(registry.find("broken").orElseThrow().spec().annotations())
+        .isEqualTo(ToolAnnotations.UNSPECIFIED);
+  }
+
+  @Test
+  void aRequestDeliveredAgainAfterItFinishedIsAnsweredFromItsResult() throws Exception {
+    Sample sample = new Sample();
+    worker(sample, new InMemoryResultStore());
+    waitForSample();
+    ToolCall call = ToolCall.of("echo", "{\"text\":\"once\"}").withTimeout(Duration.ofSeconds(10));
+    Message request = Message.of(new InvokeRequest(call).toJson());
+    for (int i = 0; i < 2; i++) {
+      try (Replies replies = host.request(ToolWorker.queue(group), request, call.deadline())) {
+        Message reply = replies.next(call.deadline()).orElseThrow();
+        assertThat(InvokeReply.parse(reply.body()).result())
+            .isEqualTo(ToolResult.success("echo: once"));
+      }
+    }
+    assertThat(sample.runs).hasValue(1);
+  }
+
+  @Test
+  void aRequestWhoseDeadlinePassedIsNotExecuted() throws Exception {
+    Sample sample = new Sample();
+    worker(sample, new InMemoryResultStore());
+    waitForSample();
+    ToolCall late =
+        ToolCall.of("echo", "{\"text\":\"late\"}").withDeadline(Instant.now().minusSeconds(1));
+    host.send(ToolWorker.queue(group), Message.of(new InvokeRequest(late).toJson()));
+    assertThat(call("echo", "{\"text\":\"now\"}", Duration.ofSeconds(10)).text())
+        .isEqualTo("echo: now");
+    Thread.sleep(200);
+    assertThat(sample.runs).hasValue(1);
+  }
+
+  @Test
+  void aToolServiceAnswersItsToolsAndStreams() {
+    String queue = "test.service." + UUID.randomUUID();
+    ToolServiceDescriptor descriptor =
+        ToolServices.parseServices(
+                "{\"id\": \"custom-rag\", \"topic\": \""
+                    + queue
+                    + "\", \"config-params\": [{\"name\": \"collection\", \"required\": true}]}")
+            .getFirst();
+    List<ToolDescriptor> tools =
+        ToolServices.parseTools(
+            """
+            [{"type": "tool-service", "name": "query-customers",
+              "description": "Query the customer knowledge base", "service": "custom-rag",
+              "collection": "customers",
+              "arguments": [{"name": "question", "type": "string",
+                             "description": "The question to ask about customers"}]}]
+            """);
+    MessageBus bus = workerBus();
+    if (bus != host) {
+      closeLater(bus);
+    }
+    closeLater(() -> host.deleteQueue(queue));
+    closeLater(
+            new ToolService(bus, descriptor, tools) {
+              @Override
+              protected Object invoke(Request request) {
+                request.emit("[" + request.config("collection").asString() + "] ");
+                if (request.arguments().path("question").asString().equals("json")) {
+                  return java.util.Map.of("answer", 42);
+                }
+                return "answer to " + request.arguments().path("question").asString();
+              }
+            })
+        .start();
+    waitFor(() -> registry.find("query-customers").isPresent());
+    assertThat(registry.find("query-customers").orElseThrow().spec().source())
+        .isEqualTo("service:custom-rag");
+    assertThat(call("query-customers", "{\"question\":\"why\"}", Duration.ofSeconds(10)).text())
+        .isEqualTo("[customers] answer to why");
+    assertThat(call("query-customers", "{\"question\":\"json\"}", Duration.ofSeconds(10)).text())
+        .isEqualTo("[customers] {\"answer\":42}");
+  }
+}

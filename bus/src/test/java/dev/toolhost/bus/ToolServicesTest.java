@@ -1,0 +1,66 @@
+package dev.toolhost.bus;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.toolhost.core.ToolRegistry;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class ToolServicesTest {
+
+  private static final String SERVICES =
+      """
+      [{"id": "custom-rag", "topic": "custom-rag-request",
+        "config-params": [{"name": "collection", "required": true}]},
+       {"id": "calculator", "request-queue": "calc-request", "response-queue": "calc-response",
+        "config-params": []}]
+      """;
+
+  @Test
+  void descriptorsLoadInTheSeedsShapesAndTheLaterQueueShape() {
+    List<ToolServiceDescriptor> services = ToolServices.parseServices(SERVICES);
+    assertThat(services.get(0).requestQueue()).isEqualTo("custom-rag-request");
+    assertThat(services.get(0).configParams())
+        .containsExactly(new ToolServiceDescriptor.ConfigParam("collection", true));
+    assertThat(services.get(1).requestQueue()).isEqualTo("calc-request");
+    assertThat(services.get(1).responseQueue()).contains("calc-response");
+    ToolDescriptor tool =
+        ToolServices.parseTools(
+                """
+                {"type": "tool-service", "name": "query-products",
+                 "description": "Query the product knowledge base", "service": "custom-rag",
+                 "collection": "products",
+                 "arguments": [{"name": "question", "type": "string",
+                                "description": "The question to ask about products"}]}
+                """)
+            .getFirst();
+    assertThat(tool.config()).containsOnlyKeys("collection");
+    assertThat(tool.parameters().toString())
+        .isEqualTo(
+            "{\"type\":\"object\",\"properties\":{\"question\":{\"type\":\"string\","
+                + "\"description\":\"The question to ask about products\"}}}");
+  }
+
+  @Test
+  void aToolOfAnUnknownServiceOrMissingARequiredParamIsRefusedAndTheOldToolsStay() {
+    ToolRegistry registry = new ToolRegistry();
+    ToolServices services = new ToolServices(new InMemoryBus(), registry);
+    services.apply(
+        ToolServices.parseServices(SERVICES),
+        ToolServices.parseTools(
+            "{\"name\":\"q\",\"service\":\"custom-rag\",\"collection\":\"c\",\"arguments\":[]}"));
+    assertThat(registry.find("q")).isPresent();
+    assertThatThrownBy(
+            () ->
+                services.apply(
+                    ToolServices.parseServices(SERVICES),
+                    ToolServices.parseTools(
+                        "[{\"name\":\"bad\",\"service\":\"custom-rag\"},"
+                            + "{\"name\":\"worse\",\"service\":\"nope\"}]")))
+        .hasMessageContaining("tool 'bad' misses required config param 'collection'")
+        .hasMessageContaining("tool 'worse' references unknown service 'nope'");
+    assertThat(registry.find("q")).isPresent();
+    assertThat(registry.find("bad")).isEmpty();
+  }
+}

@@ -1,0 +1,593 @@
+package dev.toolhost.rabbitmq;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.AlreadyClosedException;
+import com.rabbitmq.client.BuiltinExchangeType;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ConnectionFactory;
+import com.rabbitmq.client.DefaultConsumer;
+import com.rabbitmq.client.Envelope;
+import com.rabbitmq.client.Recoverable;
+import com.rabbitmq.client.RecoveryListener;
+import com.rabbitmq.client.ShutdownSignalException;
+import dev.toolhost.bus.BusException;
+import dev.toolhost.bus.Correlations;
+import dev.toolhost.bus.Delivery;
+import dev.toolhost.bus.Message;
+import dev.toolhost.bus.MessageBus;
+import dev.toolhost.bus.NoRouteException;
+import dev.toolhost.bus.Replies;
+import dev.toolhost.bus.Subscription;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentNavigableMap;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The RabbitMQ bus is the message bus on a RabbitMQ broker, for tools on more than one machine.
+ *
+ * <p>Work queues are durable queues that dead-letter to {@value MessageBus#DEAD_LETTER_QUEUE}
+ * through the fanout exchange of the same name. Sends are mandatory and confirmed: a send to a
+ * queue that does not exist comes back (basic.return) and throws {@link NoRouteException}. Topics
+ * are fanout exchanges, each subscriber with an exclusive queue of its own. Replies come to one
+ * exclusive queue per bus, {@code toolhost.reply.{uuid}}. Messages are transient: a request lives
+ * for seconds and expires (per-message TTL) at its deadline.
+ *
+ * <p>The connection recovers by itself (queues, bindings and consumers too); while it is down,
+ * sends throw and every request waiting for a reply fails with a {@link BusException} at once,
+ * since a reply may never come. Thread-safe. {@link #toString()} never shows the password.
+ */
+public final class RabbitBus implements MessageBus {
+
+  private static final Logger LOG = LoggerFactory.getLogger(RabbitBus.class);
+  private static final Duration CONFIRM_TIMEOUT = Duration.ofSeconds(10);
+  private static final int PUBLISHERS = 4;
+
+  private final String redacted;
+  private final Connection connection;
+  private final List<Publisher> publishers;
+  private final AtomicInteger nextPublisher = new AtomicInteger();
+  private final Channel admin;
+  private final Channel replyChannel;
+  private final String replyQueue = "toolhost.reply." + UUID.randomUUID();
+  private final Correlations correlations = new Correlations();
+  private final Map<String, Boolean> declaredTopics = new ConcurrentHashMap<>();
+  private final Map<String, ConsumerCount> consumerCounts = new ConcurrentHashMap<>();
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  private RabbitBus(String redacted, Connection connection) throws IOException {
+    this.redacted = redacted;
+    this.connection = connection;
+    this.admin = connection.createChannel();
+    admin.exchangeDeclare(DEAD_LETTER_QUEUE, BuiltinExchangeType.FANOUT, true);
+    admin.queueDeclare(DEAD_LETTER_QUEUE, true, false, false, null);
+    admin.queueBind(DEAD_LETTER_QUEUE, DEAD_LETTER_QUEUE, "");
+    this.publishers = List.of(newPublishers());
+    this.replyChannel = connection.createChannel();
+    replyChannel.queueDeclare(replyQueue, false, true, true, null);
+    replyChannel.basicConsume(
+        replyQueue,
+        true,
+        new DefaultConsumer(replyChannel) {
+          @Override
+          public void handleDelivery(
+              String tag, Envelope envelope, AMQP.BasicProperties properties, byte[] body) {
+            correlations.deliver(message(properties, body));
+          }
+        });
+    connection.addShutdownListener(this::connectionLost);
+    // The reply channel dies with the connection; its shutdown is the surest sign replies are lost.
+    replyChannel.addShutdownListener(this::connectionLost);
+    if (connection instanceof Recoverable recoverable) {
+      recoverable.addRecoveryListener(
+          new RecoveryListener() {
+            @Override
+            public void handleRecovery(Recoverable recovered) {
+              LOG.info(
+                  "The connection to the message bus at {} recovered", RabbitBus.this.redacted);
+            }
+
+            @Override
+            public void handleRecoveryStarted(Recoverable recovering) {}
+          });
+    }
+  }
+
+  private Publisher[] newPublishers() throws IOException {
+    Publisher[] made = new Publisher[PUBLISHERS];
+    for (int i = 0; i < made.length; i++) {
+      made[i] = new Publisher(connection.createChannel());
+    }
+    return made;
+  }
+
+  /**
+   * Connects to the broker at the URI, such as {@code amqp://guest:guest@127.0.0.1:5672/}.
+   *
+   * @throws BusException naming the URI, with the password hidden, when the broker cannot be
+   *     reached or refuses the login
+   */
+  public static RabbitBus connect(URI uri) {
+    String redacted = redact(uri);
+    ConnectionFactory factory = new ConnectionFactory();
+    try {
+      factory.setUri(uri);
+    } catch (Exception e) {
+      throw new BusException("Invalid message bus URI " + redacted + ": " + e.getMessage());
+    }
+    if (uri.getPath() == null || uri.getPath().isEmpty() || uri.getPath().equals("/")) {
+      // amqp://host:5672/ reads as the empty vhost in the AMQP URI spec; people mean "/".
+      factory.setVirtualHost("/");
+    }
+    factory.setAutomaticRecoveryEnabled(true);
+    factory.setTopologyRecoveryEnabled(true);
+    factory.setNetworkRecoveryInterval(500);
+    factory.setRequestedHeartbeat(10);
+    factory.setConnectionTimeout(5_000);
+    factory.setSharedExecutor(Executors.newVirtualThreadPerTaskExecutor());
+    try {
+      Connection connection = factory.newConnection("toolhost");
+      try {
+        return new RabbitBus(redacted, connection);
+      } catch (IOException | RuntimeException e) {
+        connection.abort();
+        throw e;
+      }
+    } catch (IOException | TimeoutException | RuntimeException e) {
+      String why = why(e);
+      throw new BusException("Cannot connect to the message bus at " + redacted + ": " + why, e);
+    }
+  }
+
+  private static String why(Throwable e) {
+    String why = e.getClass().getSimpleName();
+    for (Throwable at = e; at != null; at = at.getCause()) {
+      if (at.getMessage() != null && !at.getMessage().isBlank()) {
+        why = at.getMessage();
+      }
+    }
+    return why;
+  }
+
+  /** The URI with its password replaced by {@code ***}. */
+  public static String redact(URI uri) {
+    String userInfo = uri.getRawUserInfo();
+    if (userInfo == null || !userInfo.contains(":")) {
+      return uri.toString();
+    }
+    String user = userInfo.substring(0, userInfo.indexOf(':'));
+    return uri.toString().replace(userInfo + "@", user + ":***@");
+  }
+
+  @Override
+  public void declareQueue(String queue) {
+    Map<String, Object> arguments = Map.of("x-dead-letter-exchange", DEAD_LETTER_QUEUE);
+    onAdmin(channel -> channel.queueDeclare(queue, true, false, false, arguments));
+  }
+
+  @Override
+  public void deleteQueue(String queue) {
+    onAdmin(channel -> channel.queueDelete(queue));
+  }
+
+  @Override
+  public int consumerCount(String queue) {
+    try (Channel channel = connection.createChannel()) {
+      return channel.queueDeclarePassive(queue).getConsumerCount();
+    } catch (IOException e) {
+      // A passive declare of a missing queue closes its channel with 404.
+      return 0;
+    } catch (TimeoutException | AlreadyClosedException e) {
+      throw notConnected(e);
+    }
+  }
+
+  @Override
+  public void send(String queue, Message message) {
+    await(publisher().publish("", queue, message, true), queue);
+  }
+
+  @Override
+  public Subscription consume(String queue, int prefetch, DeliveryHandler handler) {
+    try {
+      Channel channel = connection.createChannel();
+      channel.basicQos(Math.min(prefetch, 65535));
+      return consumer(channel, queue, handler);
+    } catch (IOException | AlreadyClosedException e) {
+      throw new BusException("Cannot consume queue '" + queue + "': " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public void publish(String topic, Message message) {
+    declareTopic(topic);
+    await(publisher().publish(topic, "", message, false), topic);
+  }
+
+  @Override
+  public Subscription subscribe(String topic, DeliveryHandler handler) {
+    declareTopic(topic);
+    try {
+      Channel channel = connection.createChannel();
+      String queue = channel.queueDeclare().getQueue();
+      channel.queueBind(queue, topic, "");
+      return consumer(channel, queue, handler);
+    } catch (IOException | AlreadyClosedException e) {
+      throw new BusException("Cannot subscribe to topic '" + topic + "': " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public Replies request(String queue, Message request, Instant deadline) {
+    if (!hasConsumers(queue)) {
+      throw new NoRouteException(queue);
+    }
+    Replies replies = correlations.open();
+    Message correlated =
+        request
+            .withCorrelationId(replies.correlationId())
+            .withReplyTo(replyQueue)
+            .withExpiration(deadline);
+    try {
+      // The confirm overlaps the worker's processing: it comes long before any reply.
+      await(publisher().publish("", queue, correlated, true), queue);
+      return replies;
+    } catch (RuntimeException e) {
+      replies.close();
+      if (e instanceof NoRouteException) {
+        consumerCounts.remove(queue);
+      }
+      throw e;
+    }
+  }
+
+  @Override
+  public void reply(Message request, Message reply) {
+    Optional<String> to = request.replyTo();
+    if (to.isEmpty()) {
+      LOG.debug("Dropped a reply: the request has no reply-to address");
+      return;
+    }
+    Message correlated = request.correlationId().map(reply::withCorrelationId).orElse(reply);
+    await(publisher().publish("", to.get(), correlated, false), to.get());
+  }
+
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    correlations.failAll(new BusException("The message bus was closed."));
+    try {
+      connection.close(5_000);
+    } catch (IOException | AlreadyClosedException e) {
+      LOG.debug("Closing the connection to {} failed", redacted, e);
+    }
+  }
+
+  /** Drops the connection at once, as a process that dies would: no goodbye, no recovery. */
+  void abort() {
+    closed.set(true);
+    connection.abort();
+  }
+
+  @Override
+  public String toString() {
+    return "RabbitBus[" + redacted + "]";
+  }
+
+  // A queue's consumers are counted at most once a second: a passive declare per call would cost
+  // a round trip.
+  private boolean hasConsumers(String queue) {
+    long now = System.nanoTime();
+    ConsumerCount known = consumerCounts.get(queue);
+    if (known != null && known.count > 0 && now - known.at < TimeUnit.SECONDS.toNanos(1)) {
+      return true;
+    }
+    int count = consumerCount(queue);
+    consumerCounts.put(queue, new ConsumerCount(count, now));
+    return count > 0;
+  }
+
+  private record ConsumerCount(int count, long at) {}
+
+  private void connectionLost(ShutdownSignalException cause) {
+    if (closed.get() || cause.isInitiatedByApplication()) {
+      return;
+    }
+    LOG.warn("Lost the connection to the message bus at {}: {}", redacted, cause.getMessage());
+    consumerCounts.clear();
+    correlations.failAll(
+        new BusException(
+            "The connection to the message bus at "
+                + redacted
+                + " was lost while waiting for the reply; whether the call ran is unknown."));
+  }
+
+  private void declareTopic(String topic) {
+    if (declaredTopics.putIfAbsent(topic, Boolean.TRUE) == null) {
+      try {
+        onAdmin(channel -> channel.exchangeDeclare(topic, BuiltinExchangeType.FANOUT, true));
+      } catch (RuntimeException e) {
+        declaredTopics.remove(topic);
+        throw e;
+      }
+    }
+  }
+
+  private Subscription consumer(Channel channel, String queue, DeliveryHandler handler)
+      throws IOException {
+    AtomicBoolean stopped = new AtomicBoolean();
+    String tag =
+        channel.basicConsume(
+            queue,
+            false,
+            new DefaultConsumer(channel) {
+              @Override
+              public void handleDelivery(
+                  String consumerTag,
+                  Envelope envelope,
+                  AMQP.BasicProperties properties,
+                  byte[] body) {
+                Message message = message(properties, body);
+                if (message.expiredAt(Instant.now())) {
+                  // The broker drops expired messages at the head of the queue only.
+                  settle(channel, envelope.getDeliveryTag(), false);
+                  return;
+                }
+                RabbitDelivery delivery =
+                    new RabbitDelivery(channel, envelope, message, stopped, queue);
+                try {
+                  handler.handle(delivery);
+                } catch (RuntimeException e) {
+                  LOG.warn("A consumer of '{}' threw; the message goes back", queue, e);
+                }
+              }
+            });
+    return () -> {
+      if (stopped.compareAndSet(false, true)) {
+        try {
+          channel.basicCancel(tag);
+          // Closing the channel puts its unsettled messages back on the queue.
+          channel.close();
+        } catch (IOException | TimeoutException | AlreadyClosedException e) {
+          LOG.debug("Closing the consumer of '{}' failed", queue, e);
+        }
+      }
+    };
+  }
+
+  private static void settle(Channel channel, long tag, boolean ack) {
+    try {
+      if (ack) {
+        channel.basicAck(tag, false);
+      } else {
+        channel.basicReject(tag, false);
+      }
+    } catch (IOException | AlreadyClosedException e) {
+      // The channel closed: the broker puts the message back and delivers it again.
+      LOG.debug("Settling a delivery failed; it will be delivered again", e);
+    }
+  }
+
+  private final class RabbitDelivery implements Delivery {
+    private final Channel channel;
+    private final Envelope envelope;
+    private final Message message;
+    private final AtomicBoolean stopped;
+    private final AtomicBoolean settled = new AtomicBoolean();
+
+    RabbitDelivery(
+        Channel channel, Envelope envelope, Message message, AtomicBoolean stopped, String queue) {
+      this.channel = channel;
+      this.envelope = envelope;
+      this.message = message;
+      this.stopped = stopped;
+    }
+
+    @Override
+    public Message message() {
+      return message;
+    }
+
+    @Override
+    public boolean redelivered() {
+      return envelope.isRedeliver();
+    }
+
+    @Override
+    public void ack() {
+      if (!stopped.get() && settled.compareAndSet(false, true)) {
+        settle(channel, envelope.getDeliveryTag(), true);
+      }
+    }
+
+    @Override
+    public void deadLetter(String reason) {
+      if (!stopped.get() && settled.compareAndSet(false, true)) {
+        settle(channel, envelope.getDeliveryTag(), false);
+      }
+    }
+  }
+
+  private static Message message(AMQP.BasicProperties properties, byte[] body) {
+    Map<String, String> headers = new HashMap<>();
+    if (properties.getHeaders() != null) {
+      properties.getHeaders().forEach((key, value) -> headers.put(key, String.valueOf(value)));
+    }
+    Optional<Instant> expiration = Optional.empty();
+    if (headers.containsKey("toolhost_expires_at")) {
+      try {
+        expiration =
+            Optional.of(Instant.ofEpochMilli(Long.parseLong(headers.get("toolhost_expires_at"))));
+      } catch (NumberFormatException e) {
+        // Not ours to judge: the message is delivered with no expiry.
+      }
+    }
+    return new Message(
+        new String(body, StandardCharsets.UTF_8),
+        headers,
+        Optional.ofNullable(properties.getCorrelationId()),
+        Optional.ofNullable(properties.getReplyTo()),
+        expiration);
+  }
+
+  private static AMQP.BasicProperties properties(Message message) {
+    Map<String, Object> headers = new HashMap<>(message.headers());
+    AMQP.BasicProperties.Builder builder =
+        new AMQP.BasicProperties.Builder()
+            .contentType("application/json")
+            .deliveryMode(1)
+            .messageId(UUID.randomUUID().toString());
+    message.correlationId().ifPresent(builder::correlationId);
+    message.correlationId().ifPresent(id -> headers.putIfAbsent("id", id));
+    message.replyTo().ifPresent(builder::replyTo);
+    if (message.expiration().isPresent()) {
+      long left =
+          Math.max(
+              1,
+              Instant.now()
+                  .until(message.expiration().get(), java.time.temporal.ChronoUnit.MILLIS));
+      builder.expiration(Long.toString(left));
+      headers.put("toolhost_expires_at", Long.toString(message.expiration().get().toEpochMilli()));
+    }
+    return builder.headers(headers).build();
+  }
+
+  private Publisher publisher() {
+    if (closed.get()) {
+      throw new BusException("The message bus is closed.");
+    }
+    return publishers.get(Math.floorMod(nextPublisher.getAndIncrement(), publishers.size()));
+  }
+
+  private void await(CompletableFuture<Void> confirmed, String where) {
+    try {
+      confirmed.get(CONFIRM_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof BusException bus) {
+        throw bus instanceof NoRouteException
+            ? new NoRouteException(where)
+            : new BusException(bus.getMessage(), bus);
+      }
+      throw new BusException(
+          "Publishing to '" + where + "' failed: " + e.getCause().getMessage(), e.getCause());
+    } catch (TimeoutException e) {
+      throw new BusException(
+          "The broker at " + redacted + " did not confirm a message to '" + where + "' in time.");
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new BusException("Interrupted while publishing to '" + where + "'.");
+    }
+  }
+
+  private BusException notConnected(Exception e) {
+    return new BusException(
+        "The message bus at " + redacted + " is not connected: " + e.getMessage(), e);
+  }
+
+  @FunctionalInterface
+  private interface AdminAction {
+    void run(Channel channel) throws IOException;
+  }
+
+  private synchronized void onAdmin(AdminAction action) {
+    try {
+      action.run(admin);
+    } catch (IOException | AlreadyClosedException e) {
+      throw new BusException("The broker at " + redacted + " refused: " + e.getMessage(), e);
+    }
+  }
+
+  /** One confirm-mode channel; publishes are serialized on it, confirms are asynchronous. */
+  private final class Publisher {
+    private final Channel channel;
+    private final ConcurrentNavigableMap<Long, CompletableFuture<Void>> unconfirmed =
+        new ConcurrentSkipListMap<>();
+    private final Map<String, CompletableFuture<Void>> byMessageId = new ConcurrentHashMap<>();
+
+    Publisher(Channel channel) throws IOException {
+      this.channel = channel;
+      channel.confirmSelect();
+      channel.addConfirmListener(
+          (seq, multiple) -> confirm(seq, multiple, null),
+          (seq, multiple) ->
+              confirm(seq, multiple, new BusException("The broker refused a message (nack).")));
+      // The broker sends basic.return before basic.ack for the same message.
+      channel.addReturnListener(
+          returned -> {
+            CompletableFuture<Void> future =
+                byMessageId.get(returned.getProperties().getMessageId());
+            if (future != null) {
+              future.completeExceptionally(new NoRouteException(returned.getRoutingKey()));
+            }
+          });
+      channel.addShutdownListener(
+          cause -> {
+            BusException lost =
+                new BusException(
+                    "The connection to the message bus at "
+                        + redacted
+                        + " was lost before the broker confirmed the message.");
+            unconfirmed.values().forEach(future -> future.completeExceptionally(lost));
+            unconfirmed.clear();
+          });
+    }
+
+    private void confirm(long seq, boolean multiple, BusException failure) {
+      ConcurrentNavigableMap<Long, CompletableFuture<Void>> done =
+          multiple ? unconfirmed.headMap(seq, true) : unconfirmed.subMap(seq, true, seq, true);
+      for (CompletableFuture<Void> future : done.values()) {
+        if (failure == null) {
+          future.complete(null);
+        } else {
+          future.completeExceptionally(failure);
+        }
+      }
+      done.clear();
+    }
+
+    CompletableFuture<Void> publish(
+        String exchange, String routingKey, Message message, boolean mandatory) {
+      AMQP.BasicProperties properties = properties(message);
+      CompletableFuture<Void> future = new CompletableFuture<>();
+      String messageId = properties.getMessageId();
+      byMessageId.put(messageId, future);
+      future.whenComplete((ok, failed) -> byMessageId.remove(messageId));
+      synchronized (this) {
+        try {
+          long seq = channel.getNextPublishSeqNo();
+          unconfirmed.put(seq, future);
+          channel.basicPublish(
+              exchange,
+              routingKey,
+              mandatory,
+              properties,
+              message.body().getBytes(StandardCharsets.UTF_8));
+        } catch (IOException | AlreadyClosedException e) {
+          future.completeExceptionally(notConnected(e));
+        }
+      }
+      return future;
+    }
+  }
+}

@@ -1,0 +1,229 @@
+package dev.toolhost.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.toolhost.bus.InMemoryBus;
+import dev.toolhost.bus.ToolService;
+import dev.toolhost.bus.ToolServices;
+import dev.toolhost.core.ToolRegistry;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+@Timeout(30)
+class ToolServicesConfigTest {
+
+  static final String SECTION =
+      """
+      http:
+        port: 0
+      tool_services:
+        services:
+          custom-rag:
+            topic: custom-rag-request
+            config-params:
+              - {name: collection, required: true}
+        tools:
+          query-customers:
+            type: tool-service
+            description: Query the customer knowledge base
+            service: custom-rag
+            collection: customers
+            arguments:
+              - {name: question, type: string, description: The question to ask about customers}
+      """;
+
+  static final String PRODUCTS =
+      """
+      {
+        "tool-service": {
+          "calculator": {"id": "calculator", "request-queue": "calc-request",
+                         "response-queue": "calc-response", "config-params": []}
+        },
+        "tool": {
+          "query-products": {
+            "type": "tool-service",
+            "name": "query-products",
+            "description": "Query the product knowledge base",
+            "service": "custom-rag",
+            "collection": "products",
+            "arguments": [{"name": "question", "type": "string",
+                           "description": "The question to ask about products"}]
+          }
+        }
+      }
+      """;
+
+  @TempDir Path directory;
+
+  @Test
+  void servicesToolsAndDescriptorFilesAreReadInTheDocumentsShapes() throws Exception {
+    Files.createDirectories(directory.resolve("descriptors"));
+    Files.writeString(directory.resolve("descriptors/products.json"), PRODUCTS);
+    Path config = directory.resolve("toolhost.yaml");
+    Files.writeString(config, SECTION + "  files: [descriptors]\n");
+
+    ToolServicesConfig read = ToolServicesConfig.load(config);
+
+    assertThat(read.services())
+        .extracting(service -> service.id() + " " + service.requestQueue())
+        .containsExactly("custom-rag custom-rag-request", "calculator calc-request");
+    assertThat(read.services().get(1).responseQueue()).hasValue("calc-response");
+    assertThat(read.tools())
+        .extracting(tool -> tool.name() + " " + tool.config().get("collection").asString())
+        .containsExactly("query-customers customers", "query-products products");
+    assertThat(HostConfig.load(config).http().port()).isZero();
+  }
+
+  @Test
+  void aToolOfAnUnknownServiceIsRefusedNamingTheFileAndLine() {
+    String yaml = SECTION.replace("service: custom-rag", "service: custom-rug");
+
+    assertThatThrownBy(() -> ToolServicesConfig.parse(yaml, "toolhost.yaml", directory))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage(
+            "toolhost.yaml line 10, column 5: tool 'query-customers' references unknown service"
+                + " 'custom-rug' (known: custom-rag)");
+  }
+
+  @Test
+  void anUnknownKeyAndAMissingRequiredParamAreRefusedWithTheirLines() {
+    String yaml = SECTION.replace("  tools:\n", "  tool:\n");
+
+    assertThatThrownBy(() -> ToolServicesConfig.parse(yaml, "toolhost.yaml", directory))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage(
+            "toolhost.yaml line 9, column 3: unknown key 'tool' under 'tool_services' (expected"
+                + " one of: files, services, tools)");
+    String missing = SECTION.replace("      collection: customers\n", "");
+    assertThatThrownBy(() -> ToolServicesConfig.parse(missing, "toolhost.yaml", directory))
+        .hasMessage(
+            "toolhost.yaml line 10, column 5: tool 'query-customers' misses required config param"
+                + " 'collection' of service 'custom-rag'");
+  }
+
+  @Test
+  void aBadDescriptorFileIsNamedWithItsLine() throws Exception {
+    Path bad = directory.resolve("bad.json");
+    Files.writeString(
+        bad, "{\n  \"tool\": [\n    {\"type\": \"tool-service\", \"service\": \"x\"}\n  ]\n}\n");
+    Path broken = directory.resolve("broken.json");
+    Files.writeString(broken, "{\n  \"id\": \"calc\",\n  \"topic\": \n}\n");
+
+    assertThatThrownBy(
+            () ->
+                ToolServicesConfig.parse(
+                    SECTION + "  files: [bad.json, broken.json, gone.json]\n",
+                    "toolhost.yaml",
+                    directory))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining(bad + " line 3, column 5: a tool descriptor has no 'name'")
+        .hasMessageContaining(broken + " line 4, column 1: not valid JSON")
+        .hasMessageContaining(
+            "toolhost.yaml line 17, column 34: no such file or directory: "
+                + directory.resolve("gone.json"));
+  }
+
+  @Test
+  void theHostConfigAcceptsTheSection() {
+    assertThat(HostConfig.parse(SECTION, "toolhost.yaml").http().port()).isZero();
+  }
+
+  @Test
+  void aBadReloadKeepsThePreviousTools() {
+    ToolRegistry registry = new ToolRegistry();
+    try (InMemoryBus bus = new InMemoryBus()) {
+      ToolServices services = new ToolServices(bus, registry);
+      ToolServicesConfig.parse(SECTION, "toolhost.yaml", directory).applyTo(services);
+      assertThat(registry.find("query-customers")).isPresent();
+
+      String renamed = SECTION.replace("query-customers", "query-clients");
+      registry.register(
+          new dev.toolhost.core.ToolSpec(
+              "query-clients",
+              "Taken.",
+              JsonMapper.shared().createObjectNode().put("type", "object"),
+              "builtin:test"),
+          (call, arguments) -> dev.toolhost.core.ToolResult.success("mine"));
+      ToolServicesConfig taken = ToolServicesConfig.parse(renamed, "toolhost.yaml", directory);
+      assertThatThrownBy(() -> taken.applyTo(services))
+          .isInstanceOf(ConfigException.class)
+          .hasMessage("tool_services: tool 'query-clients' is already registered by builtin:test");
+      assertThatThrownBy(
+              () ->
+                  ToolServicesConfig.parse(
+                      SECTION.replace("service: custom-rag", "service: nope"),
+                      "toolhost.yaml",
+                      directory))
+          .isInstanceOf(ConfigException.class);
+
+      assertThat(registry.find("query-customers").orElseThrow().spec().source())
+          .isEqualTo("service:custom-rag");
+    }
+  }
+
+  @Test
+  void aHostServesAConfiguredToolServiceOverTheInMemoryBusThroughTheHttpApi() throws Exception {
+    ToolServicesConfig config = ToolServicesConfig.parse(SECTION, "toolhost.yaml", directory);
+    try (Host host =
+            Host.builder(HostConfig.parse(SECTION, "toolhost.yaml")).environment(Map.of()).build();
+        BusAttachment attached = BusAttachment.attach(new InMemoryBus(), host.registry());
+        ToolService rag =
+            new ToolService(attached.bus(), config.services().getFirst(), List.of()) {
+              @Override
+              protected Object invoke(Request request) {
+                request.emit("In " + request.config("collection").asString() + ", ");
+                return request.user().isEmpty() ? "for nobody" : "for " + request.user();
+              }
+            }.start();
+        HttpClient client = HttpClient.newHttpClient()) {
+      config.applyTo(attached.toolServices());
+      URI base = host.start();
+
+      HttpResponse<String> listed =
+          client.send(
+              HttpRequest.newBuilder(base.resolve("/v1/tools"))
+                  .timeout(Duration.ofSeconds(10))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      JsonNode tools = JsonMapper.shared().readTree(listed.body()).get("tools");
+      JsonNode customers = null;
+      for (JsonNode tool : tools) {
+        if (tool.at("/function/name").asString().equals("query-customers")) {
+          customers = tool;
+        }
+      }
+      assertThat(customers).isNotNull();
+      assertThat(customers.get("source").asString()).isEqualTo("service:custom-rag");
+      assertThat(customers.at("/function/parameters/properties/question/type").asString())
+          .isEqualTo("string");
+
+      HttpResponse<String> invoked =
+          client.send(
+              HttpRequest.newBuilder(base.resolve("/v1/tools/query-customers/invoke"))
+                  .timeout(Duration.ofSeconds(10))
+                  .header("content-type", "application/json")
+                  .POST(
+                      HttpRequest.BodyPublishers.ofString(
+                          "{\"arguments\": {\"question\": \"complaints?\"}}"))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(invoked.statusCode()).as(invoked.body()).isEqualTo(200);
+      JsonNode body = JsonMapper.shared().readTree(invoked.body());
+      assertThat(body.get("is_error").asBoolean()).as(invoked.body()).isFalse();
+      assertThat(body.get("content").asString()).startsWith("In customers, for ");
+    }
+  }
+}
