@@ -21,4 +21,9 @@ final class ConfigOption {
   HostConfig load() {
     return file.map(HostConfig::load).orElseGet(HostConfig::defaults);
   }
+
+  /** The config file, when one was given. */
+  Optional<Path> file() {
+    return file;
+  }
 }

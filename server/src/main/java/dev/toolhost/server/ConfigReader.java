@@ -587,7 +587,9 @@ final class ConfigReader {
       RawHttp http,
       RawBuiltins builtins,
       RawTelemetry telemetry,
-      LinkedHashMap<String, RawProfile> profiles) {}
+      LinkedHashMap<String, RawProfile> profiles,
+      // Read by AgentsConfig; tolerated here so that one file configures both.
+      tools.jackson.databind.JsonNode agents) {}
 
   record RawHttp(String host, Integer port, String token, String tokenEnv) {}
 

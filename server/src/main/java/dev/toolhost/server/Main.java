@@ -23,6 +23,8 @@ import picocli.CommandLine.Spec;
       ServeCommand.class,
       ToolsCommand.class,
       CallCommand.class,
+      ChatCommand.class,
+      DevCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class Main implements Callable<Integer> {
