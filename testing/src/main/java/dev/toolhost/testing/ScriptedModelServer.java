@@ -45,6 +45,14 @@ public final class ScriptedModelServer implements AutoCloseable {
 
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
 
+  static {
+    // Each SSE chunk is flushed on its own; without TCP_NODELAY, Nagle's algorithm and delayed
+    // ACKs hold small chunks back about 40 ms. The JDK server reads this once, at first use.
+    if (System.getProperty("sun.net.httpserver.nodelay") == null) {
+      System.setProperty("sun.net.httpserver.nodelay", "true");
+    }
+  }
+
   private final HttpServer server;
   private final ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
   private final BlockingQueue<ScriptedReply> replies = new LinkedBlockingQueue<>();
