@@ -63,8 +63,7 @@ public class AgentLoopBenchmark {
         request ->
             request.lastRole().equals("tool")
                 ? ScriptedReply.answer("There is one guide, tool-calls.")
-                : ScriptedReply.toolCalls(
-                    ScriptedReply.call("call_1", "list_tool_guides", "{}")));
+                : ScriptedReply.toolCalls(ScriptedReply.call("call_1", "list_tool_guides", "{}")));
     registry = new ToolRegistry();
     registry.registerAll(new ToolGuides().tools());
     client =
@@ -113,7 +112,8 @@ public class AgentLoopBenchmark {
   public long rawExchanges() throws Exception {
     long bytes = 0;
     for (HttpRequest request : new HttpRequest[] {callTool, answer}) {
-      try (InputStream body = http.send(request, HttpResponse.BodyHandlers.ofInputStream()).body()) {
+      try (InputStream body =
+          http.send(request, HttpResponse.BodyHandlers.ofInputStream()).body()) {
         bytes += body.readAllBytes().length;
       }
     }
