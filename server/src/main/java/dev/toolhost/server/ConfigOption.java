@@ -22,6 +22,11 @@ final class ConfigOption {
     return file.map(HostConfig::load).orElseGet(HostConfig::defaults);
   }
 
+  /** The config file, when one was given. */
+  Optional<Path> file() {
+    return file;
+  }
+
   /**
    * The tool services of the config file, or none without one.
    *

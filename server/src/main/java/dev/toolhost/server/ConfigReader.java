@@ -598,7 +598,9 @@ final class ConfigReader {
       LinkedHashMap<String, RawProfile> profiles,
       McpConfigReader.RawMcp mcp,
       // Read and checked by ToolServicesConfig, which needs the bus.
-      tools.jackson.databind.JsonNode toolServices) {}
+      tools.jackson.databind.JsonNode toolServices,
+      // Read by AgentsConfig; tolerated here so that one file configures both.
+      tools.jackson.databind.JsonNode agents) {}
 
   record RawHttp(String host, Integer port, String token, String tokenEnv) {}
 

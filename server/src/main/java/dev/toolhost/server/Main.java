@@ -26,6 +26,8 @@ import picocli.CommandLine.Spec;
       McpCommand.class,
       McpApproveCommand.class,
       WorkerCommand.class,
+      ChatCommand.class,
+      DevCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class Main implements Callable<Integer> {

@@ -1,0 +1,350 @@
+package dev.toolhost.agent;
+
+import dev.toolhost.core.ErrorCode;
+import dev.toolhost.core.ExecutableTool;
+import dev.toolhost.core.ToolCall;
+import dev.toolhost.core.ToolDispatcher;
+import dev.toolhost.core.ToolResult;
+import dev.toolhost.core.ToolSet;
+import dev.toolhost.core.ToolSpec;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Predicate;
+
+/**
+ * An agent is one model with instructions running the agent loop over a conversation's tool set:
+ * send the history and the tools, run the calls the model makes, send their results back, until the
+ * model answers.
+ *
+ * <p>The history stays in the wire format: the assistant message with its {@code tool_calls}, then
+ * one {@code tool} message per call with its {@code tool_call_id}. The tools offered are those of
+ * the conversation's tool set (its profile, plus bound tools), under OpenAI-safe names (see {@link
+ * ToolAliases}). The calls of one turn run concurrently through the {@link ToolDispatcher}, each
+ * starting as soon as it has finished streaming, each carrying the model's name and the session id.
+ * Tool errors, an unknown tool included, go back to the model as results.
+ *
+ * <p>A run is bounded by its {@link RunLimits}: steps, tool calls and a deadline. When the deadline
+ * passes or the calling thread is interrupted, the stream and the running tools are stopped, every
+ * call left without a result gets a {@code cancelled} one (so the history stays valid), and the run
+ * returns with {@link RunResult.Stop#TIMEOUT} or {@link RunResult.Stop#CANCELLED} (the interrupt
+ * status kept). A model that cannot answer throws {@link ModelException}. Thread-safe: one agent
+ * may run many conversations at once; one conversation should run one turn at a time.
+ */
+public final class Agent {
+
+  private static final ThreadFactory RUNS = Thread.ofVirtual().name("toolhost-run-", 0).factory();
+  private static final ThreadFactory CALLS =
+      Thread.ofVirtual().name("toolhost-run-call-", 0).factory();
+  private static final Duration GRACE = Duration.ofSeconds(30);
+
+  private final AgentDefinition definition;
+  private final ModelClient client;
+  private final ToolDispatcher dispatcher;
+  private final Predicate<ToolSpec> offered;
+
+  /** An agent that offers every tool of the conversation's tool set. */
+  public Agent(AgentDefinition definition, ModelClient client, ToolDispatcher dispatcher) {
+    this(definition, client, dispatcher, spec -> true);
+  }
+
+  /**
+   * An agent that offers only the tools the predicate accepts; the others stay callable (a call to
+   * a hidden tool reaches it, so a disabled agent can say it is disabled).
+   */
+  public Agent(
+      AgentDefinition definition,
+      ModelClient client,
+      ToolDispatcher dispatcher,
+      Predicate<ToolSpec> offered) {
+    this.definition = Objects.requireNonNull(definition, "definition");
+    this.client = Objects.requireNonNull(client, "client");
+    this.dispatcher = Objects.requireNonNull(dispatcher, "dispatcher");
+    this.offered = Objects.requireNonNull(offered, "offered");
+  }
+
+  /** What this agent is. */
+  public AgentDefinition definition() {
+    return definition;
+  }
+
+  ModelClient client() {
+    return client;
+  }
+
+  ToolDispatcher dispatcher() {
+    return dispatcher;
+  }
+
+  Predicate<ToolSpec> offered() {
+    return offered;
+  }
+
+  /** Runs one turn: the user's message, then the loop until the model answers. */
+  public RunResult run(Conversation conversation, String message, RunListener listener) {
+    return run(conversation, message, listener, List.of());
+  }
+
+  /**
+   * Runs one turn with tools bound to this turn alone (a {@code reply} tool bound to the turn's
+   * response channel, say): they are added to the conversation's tool set before the first model
+   * request and removed when the turn ends, however it ends, so that a late call is refused.
+   *
+   * @throws IllegalArgumentException when the tool set already shows a tool of a turn tool's name
+   */
+  public RunResult run(
+      Conversation conversation,
+      String message,
+      RunListener listener,
+      List<ExecutableTool> turnTools) {
+    ToolSet tools = conversation.tools();
+    List<String> bound = new ArrayList<>();
+    try {
+      for (ExecutableTool tool : turnTools) {
+        tools.add(tool);
+        bound.add(tool.name());
+      }
+      return runWithDeadline(conversation, message, listener);
+    } finally {
+      bound.forEach(tools::remove);
+    }
+  }
+
+  private RunResult runWithDeadline(
+      Conversation conversation, String message, RunListener listener) {
+    Instant deadline = Instant.now().plus(definition.limits().timeout());
+    AtomicReference<RunResult.Stop> stop = new AtomicReference<>(RunResult.Stop.CANCELLED);
+    Turn turn = new Turn(conversation, message, listener, deadline, stop);
+    CompletableFuture<RunResult> result = new CompletableFuture<>();
+    Thread body =
+        RUNS.newThread(
+            () -> {
+              try {
+                result.complete(turn.run());
+              } catch (Throwable e) {
+                result.completeExceptionally(e);
+              }
+            });
+    body.start();
+    try {
+      return unwrap(result, Duration.between(Instant.now(), deadline));
+    } catch (TimeoutException e) {
+      stop.set(RunResult.Stop.TIMEOUT);
+      body.interrupt();
+      return afterStop(result);
+    } catch (InterruptedException e) {
+      stop.set(RunResult.Stop.CANCELLED);
+      body.interrupt();
+      RunResult cancelled = afterStop(result);
+      Thread.currentThread().interrupt();
+      return cancelled;
+    }
+  }
+
+  // The body stops promptly once interrupted (the stream read and the tool waits are
+  // interruptible); wait for it so that the history it leaves is complete.
+  private static RunResult afterStop(CompletableFuture<RunResult> result) {
+    boolean interrupted = false;
+    Instant until = Instant.now().plus(GRACE);
+    try {
+      while (true) {
+        try {
+          return unwrap(result, Duration.between(Instant.now(), until));
+        } catch (InterruptedException e) {
+          interrupted = true;
+        } catch (TimeoutException e) {
+          throw new IllegalStateException("The agent run did not stop within " + GRACE, e);
+        }
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private static RunResult unwrap(CompletableFuture<RunResult> result, Duration wait)
+      throws InterruptedException, TimeoutException {
+    try {
+      return result.get(Math.max(0, wait.toNanos()), TimeUnit.NANOSECONDS);
+    } catch (ExecutionException e) {
+      switch (e.getCause()) {
+        case RuntimeException runtime -> throw runtime;
+        case Error error -> throw error;
+        default -> throw new IllegalStateException(e.getCause());
+      }
+    }
+  }
+
+  /** One turn of one conversation, run on its own thread. */
+  private final class Turn {
+    private final Conversation conversation;
+    private final String message;
+    private final RunListener listener;
+    private final Instant deadline;
+    private final AtomicReference<RunResult.Stop> stop;
+    private final List<ChatMessage> added = new ArrayList<>();
+    private final Map<ModelToolCall, FutureTask<ToolResult>> running = new LinkedHashMap<>();
+    private int steps;
+    private int toolCalls;
+    private String lastText = "";
+
+    Turn(
+        Conversation conversation,
+        String message,
+        RunListener listener,
+        Instant deadline,
+        AtomicReference<RunResult.Stop> stop) {
+      this.conversation = conversation;
+      this.message = message;
+      this.listener = listener;
+      this.deadline = deadline;
+      this.stop = stop;
+    }
+
+    RunResult run() {
+      for (String notice : conversation.takeNotices()) {
+        added.add(new ChatMessage.UserMessage(notice));
+      }
+      added.add(new ChatMessage.UserMessage(message));
+      try {
+        while (steps < definition.limits().maxSteps()) {
+          steps++;
+          boolean mustAnswer =
+              steps == definition.limits().maxSteps()
+                  || toolCalls >= definition.limits().maxToolCalls();
+          ModelReply reply = step(mustAnswer);
+          reply.content().ifPresent(text -> lastText = text);
+          if (reply.toolCalls().isEmpty()) {
+            return new RunResult(lastText, RunResult.Stop.COMPLETED, steps, toolCalls);
+          }
+          for (ModelToolCall call : reply.toolCalls()) {
+            FutureTask<ToolResult> task = running.get(call);
+            ToolResult result = task.get();
+            added.add(new ChatMessage.ToolMessage(call.id(), result.text()));
+          }
+          running.clear();
+        }
+        return new RunResult(lastText, RunResult.Stop.MAX_STEPS, steps, toolCalls);
+      } catch (InterruptedException | CancellationException e) {
+        return stopped();
+      } catch (ExecutionException e) {
+        throw new IllegalStateException("The dispatch path threw", e.getCause());
+      } finally {
+        running.values().forEach(task -> task.cancel(true));
+        conversation.append(added);
+      }
+    }
+
+    private ModelReply step(boolean mustAnswer) throws InterruptedException {
+      List<ToolSpec> specs = conversation.tools().specs().stream().filter(offered).toList();
+      ToolAliases aliases = ToolAliases.of(specs);
+      List<ChatMessage> messages = new ArrayList<>();
+      if (!definition.instructions().isBlank()) {
+        messages.add(new ChatMessage.SystemMessage(definition.instructions()));
+      }
+      messages.addAll(conversation.history());
+      messages.addAll(added);
+      ModelRequest request =
+          new ModelRequest(
+              messages,
+              aliases.wireTools(),
+              mustAnswer ? ModelRequest.ToolChoice.NONE : ModelRequest.ToolChoice.AUTO,
+              true);
+      ModelReply reply =
+          client.complete(
+              request,
+              new ModelListener() {
+                @Override
+                public void onText(String delta) {
+                  listener.onText(delta);
+                }
+
+                @Override
+                public void onToolCall(ModelToolCall call) {
+                  start(call, aliases);
+                }
+              });
+      added.add(reply.toMessage());
+      return reply;
+    }
+
+    private void start(ModelToolCall modelCall, ToolAliases aliases) {
+      ToolCall call =
+          ToolCall.of(aliases.toolName(modelCall.name()), modelCall.arguments())
+              .withCallId(modelCall.id())
+              .withSessionId(conversation.sessionId())
+              .withModel(definition.endpoint().model());
+      Instant toolDeadline = Instant.now().plus(ToolCall.DEFAULT_TIMEOUT);
+      call = call.withDeadline(toolDeadline.isBefore(deadline) ? toolDeadline : deadline);
+      ToolCall dispatched = call;
+      FutureTask<ToolResult> task;
+      if (toolCalls >= definition.limits().maxToolCalls()) {
+        ToolResult refused =
+            ToolResult.failure(
+                ErrorCode.EXECUTION_FAILED,
+                "Not run: this run has used its "
+                    + definition.limits().maxToolCalls()
+                    + " tool calls. Answer with what you have.");
+        task = new FutureTask<>(() -> refused);
+        task.run();
+      } else {
+        toolCalls++;
+        task =
+            new FutureTask<>(
+                () -> {
+                  listener.onToolCall(dispatched);
+                  ToolResult result = dispatcher.dispatch(conversation.tools(), dispatched);
+                  listener.onToolResult(dispatched, result);
+                  return result;
+                });
+        CALLS.newThread(task).start();
+      }
+      running.put(modelCall, task);
+    }
+
+    // Stopped mid-turn: stop the tools, and answer every call of the last assistant message that
+    // has no result yet, so that the next request's history is valid.
+    private RunResult stopped() {
+      running.values().forEach(task -> task.cancel(true));
+      if (!added.isEmpty() && added.getLast() instanceof ChatMessage.AssistantMessage assistant) {
+        for (ModelToolCall call : assistant.toolCalls()) {
+          added.add(
+              new ChatMessage.ToolMessage(
+                  call.id(), "The call was cancelled before it finished: the run was stopped."));
+        }
+      } else {
+        int answered = 0;
+        for (int i = added.size() - 1; i >= 0; i--) {
+          if (added.get(i) instanceof ChatMessage.ToolMessage) {
+            answered++;
+          } else if (added.get(i) instanceof ChatMessage.AssistantMessage assistant) {
+            for (ModelToolCall call :
+                assistant.toolCalls().subList(answered, assistant.toolCalls().size())) {
+              added.add(
+                  new ChatMessage.ToolMessage(
+                      call.id(),
+                      "The call was cancelled before it finished: the run was stopped."));
+            }
+            break;
+          } else {
+            break;
+          }
+        }
+      }
+      return new RunResult(lastText, stop.get(), steps, toolCalls);
+    }
+  }
+}

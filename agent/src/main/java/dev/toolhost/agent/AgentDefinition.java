@@ -1,0 +1,108 @@
+package dev.toolhost.agent;
+
+import dev.toolhost.core.ToolSpec;
+import java.util.Objects;
+import java.util.Optional;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * An agent definition is everything that makes one agent: its name, what it is for, its
+ * instructions, its model, the tool profile that scopes its tools, whether it is enabled, the
+ * parameters it takes when called as a tool, and its run limits.
+ *
+ * <p>The name is also the name of the tool other agents call it by, so it follows the tool-name
+ * rule. Immutable.
+ *
+ * @param name the agent's name, and its tool's
+ * @param description what it does, for a model choosing whether to call it
+ * @param instructions its system prompt
+ * @param endpoint its model
+ * @param profile the name of the tool profile its tools are scoped by
+ * @param enabled whether it is offered as a tool; a disabled agent answers calls saying so
+ * @param parameters the JSON Schema of its tool's arguments; {@code {message}} when empty
+ * @param limits the guards on each of its runs
+ */
+public record AgentDefinition(
+    String name,
+    String description,
+    String instructions,
+    ModelEndpoint endpoint,
+    String profile,
+    boolean enabled,
+    Optional<ObjectNode> parameters,
+    RunLimits limits) {
+
+  public AgentDefinition {
+    Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(description, "description");
+    Objects.requireNonNull(instructions, "instructions");
+    Objects.requireNonNull(endpoint, "endpoint");
+    Objects.requireNonNull(profile, "profile");
+    Objects.requireNonNull(parameters, "parameters");
+    Objects.requireNonNull(limits, "limits");
+    if (!ToolSpec.isValidName(name)) {
+      throw new IllegalArgumentException(
+          "Agent name '"
+              + name
+              + "' is invalid: agents are called as tools, so a name is 1 to 128 characters of"
+              + " letters, digits, '_', '-' and '.'.");
+    }
+    parameters = parameters.map(ObjectNode::deepCopy);
+  }
+
+  /** An enabled agent with the {@code main} profile, no instructions and the default limits. */
+  public static AgentDefinition of(String name, ModelEndpoint endpoint) {
+    return new AgentDefinition(
+        name,
+        "Agent " + name + ".",
+        "",
+        endpoint,
+        "main",
+        true,
+        Optional.empty(),
+        RunLimits.DEFAULT);
+  }
+
+  /** This agent with another description. */
+  public AgentDefinition withDescription(String description) {
+    return new AgentDefinition(
+        name, description, instructions, endpoint, profile, enabled, parameters, limits);
+  }
+
+  /** This agent with other instructions. */
+  public AgentDefinition withInstructions(String instructions) {
+    return new AgentDefinition(
+        name, description, instructions, endpoint, profile, enabled, parameters, limits);
+  }
+
+  /** This agent scoped by another profile. */
+  public AgentDefinition withProfile(String profile) {
+    return new AgentDefinition(
+        name, description, instructions, endpoint, profile, enabled, parameters, limits);
+  }
+
+  /** This agent enabled or disabled. */
+  public AgentDefinition withEnabled(boolean enabled) {
+    return new AgentDefinition(
+        name, description, instructions, endpoint, profile, enabled, parameters, limits);
+  }
+
+  /** This agent taking the given arguments schema as a tool. */
+  public AgentDefinition withParameters(ObjectNode parameters) {
+    return new AgentDefinition(
+        name,
+        description,
+        instructions,
+        endpoint,
+        profile,
+        enabled,
+        Optional.of(parameters),
+        limits);
+  }
+
+  /** This agent with other limits. */
+  public AgentDefinition withLimits(RunLimits limits) {
+    return new AgentDefinition(
+        name, description, instructions, endpoint, profile, enabled, parameters, limits);
+  }
+}

@@ -1,0 +1,246 @@
+package dev.toolhost.agent;
+
+import dev.toolhost.core.ErrorCode;
+import dev.toolhost.core.ExecutableTool;
+import dev.toolhost.core.ToolCall;
+import dev.toolhost.core.ToolDispatcher;
+import dev.toolhost.core.ToolProfile;
+import dev.toolhost.core.ToolProfiles;
+import dev.toolhost.core.ToolRegistry;
+import dev.toolhost.core.ToolResult;
+import dev.toolhost.core.ToolSet;
+import dev.toolhost.core.ToolSpec;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.JsonNodeFactory;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * Agents are the configured agents of one host, each a tool to the others: every agent is
+ * registered as a tool named after it (source {@code agent:{name}}) that takes {@code {message}} or
+ * its own parameters schema, runs the agent's own loop over its own tool set, and answers with the
+ * agent's final text. The subagent tools ({@link Subagents}) are registered too.
+ *
+ * <p>A disabled agent is not offered to any model, and a call to it answers {@code unavailable}
+ * saying it is disabled. An agent never sees itself as a tool, and sees another agent's tools only
+ * when its profile grants them. A run that passes its deadline answers {@code timeout}.
+ * Thread-safe; {@link #close()} cancels running subagents, unregisters the tools and closes the
+ * model clients.
+ */
+public final class Agents implements AutoCloseable {
+
+  /** The source prefix of agent tools: {@code agent:{name}}. */
+  public static final String SOURCE_PREFIX = "agent:";
+
+  private final ToolRegistry registry;
+  private final ToolProfiles profiles;
+  private final Map<String, Agent> agents = new LinkedHashMap<>();
+  private final Map<String, Boolean> enabled = new ConcurrentHashMap<>();
+  private final List<ModelClient> clients = new ArrayList<>();
+  private final List<String> registered = new ArrayList<>();
+  private final Subagents subagents;
+
+  private Agents(
+      List<AgentDefinition> definitions,
+      ToolRegistry registry,
+      ToolProfiles profiles,
+      ToolDispatcher dispatcher,
+      Map<String, String> environment) {
+    this.registry = Objects.requireNonNull(registry, "registry");
+    this.profiles = Objects.requireNonNull(profiles, "profiles");
+    for (AgentDefinition definition : definitions) {
+      profiles.get(definition.profile());
+      if (agents.containsKey(definition.name())) {
+        throw new IllegalArgumentException("Agent '" + definition.name() + "' is defined twice.");
+      }
+      ModelClient client =
+          ModelClient.builder(definition.endpoint()).environment(environment).build();
+      clients.add(client);
+      agents.put(definition.name(), new Agent(definition, client, dispatcher, this::offered));
+      enabled.put(definition.name(), definition.enabled());
+    }
+    this.subagents = new Subagents(this);
+    try {
+      for (Agent agent : agents.values()) {
+        registry.register(agentTool(agent.definition()));
+        registered.add(agent.definition().name());
+      }
+      for (ExecutableTool tool : subagents.tools()) {
+        registry.register(tool);
+        registered.add(tool.name());
+      }
+    } catch (RuntimeException e) {
+      close();
+      throw e;
+    }
+  }
+
+  /**
+   * Agents from the definitions, their tools registered on the registry.
+   *
+   * @param environment where the models' keys are read from
+   * @throws IllegalArgumentException when an agent names an unknown profile, two agents share a
+   *     name, or a tool of an agent's name is already registered
+   */
+  public static Agents create(
+      List<AgentDefinition> definitions,
+      ToolRegistry registry,
+      ToolProfiles profiles,
+      ToolDispatcher dispatcher,
+      Map<String, String> environment) {
+    return new Agents(definitions, registry, profiles, dispatcher, environment);
+  }
+
+  /**
+   * The agent of the given name.
+   *
+   * @throws IllegalArgumentException naming the known agents
+   */
+  public Agent agent(String name) {
+    Agent agent = agents.get(name);
+    if (agent == null) {
+      throw new IllegalArgumentException(
+          "Unknown agent '" + name + "'. Known agents: " + String.join(", ", agents.keySet()));
+    }
+    return agent;
+  }
+
+  /** The names of every agent, in definition order. */
+  public List<String> names() {
+    return List.copyOf(agents.keySet());
+  }
+
+  /** The subagents spawned by this host's conversations. */
+  public Subagents subagents() {
+    return subagents;
+  }
+
+  /** A new conversation with the named agent, in a new session, over the agent's tool set. */
+  public Conversation conversation(String agentName) {
+    return conversation(agentName, UUID.randomUUID().toString());
+  }
+
+  /** A new conversation with the named agent in the given session. */
+  public Conversation conversation(String agentName, String sessionId) {
+    AgentDefinition definition = agent(agentName).definition();
+    Conversation conversation =
+        Conversation.of(sessionId, toolSet(definition, definition.profile()));
+    subagents.track(agentName, conversation);
+    return conversation;
+  }
+
+  /** Enables or disables an agent's tool at run time. */
+  public void setEnabled(String agentName, boolean on) {
+    agent(agentName);
+    enabled.put(agentName, on);
+  }
+
+  /** Whether a spec is offered to models: everything but a disabled agent's tool. */
+  boolean offered(ToolSpec spec) {
+    if (!spec.source().startsWith(SOURCE_PREFIX)) {
+      return true;
+    }
+    return enabled.getOrDefault(spec.source().substring(SOURCE_PREFIX.length()), true);
+  }
+
+  /** The tool set an agent runs with under the named profile: never itself. */
+  ToolSet toolSet(AgentDefinition definition, String profileName) {
+    ToolProfile profile = profiles.get(profileName);
+    return ToolSet.of(registry, profile.withoutNames(definition.name()).named(profile.name()));
+  }
+
+  private ExecutableTool agentTool(AgentDefinition definition) {
+    ObjectNode parameters = definition.parameters().orElseGet(Agents::messageSchema);
+    ToolSpec spec =
+        new ToolSpec(
+            definition.name(),
+            definition.description(),
+            parameters,
+            SOURCE_PREFIX + definition.name());
+    return ExecutableTool.of(spec, (call, arguments) -> callAgent(definition, call, arguments));
+  }
+
+  private ToolResult callAgent(AgentDefinition definition, ToolCall call, JsonNode arguments) {
+    String name = definition.name();
+    if (!enabled.getOrDefault(name, false)) {
+      return ToolResult.failure(
+          ErrorCode.UNAVAILABLE,
+          "Agent '" + name + "' is disabled and cannot take requests. Do without it.");
+    }
+    String message =
+        definition.parameters().isEmpty()
+            ? arguments.path("message").asString()
+            : "Your task's arguments:\n" + arguments;
+    Duration left = Duration.between(Instant.now(), call.deadline());
+    Duration timeout =
+        left.compareTo(definition.limits().timeout()) < 0 ? left : definition.limits().timeout();
+    if (timeout.isNegative() || timeout.isZero()) {
+      return timedOut(name, timeout);
+    }
+    Agent agent =
+        new Agent(
+            definition.withLimits(definition.limits().withTimeout(timeout)),
+            agents.get(name).client(),
+            agents.get(name).dispatcher(),
+            this::offered);
+    Conversation conversation =
+        Conversation.of(
+            call.sessionId().orElse("agent") + "/" + name + "/" + call.callId(),
+            toolSet(definition, definition.profile()));
+    RunResult result = agent.run(conversation, message, RunListener.NONE);
+    return switch (result.stop()) {
+      case COMPLETED -> ToolResult.success(result.text());
+      case MAX_STEPS ->
+          ToolResult.failure(
+              ErrorCode.EXECUTION_FAILED,
+              "Agent '"
+                  + name
+                  + "' stopped after "
+                  + result.steps()
+                  + " steps without a final answer."
+                  + (result.text().isBlank() ? "" : " Its last words: " + result.text()));
+      case TIMEOUT -> timedOut(name, timeout);
+      case CANCELLED ->
+          ToolResult.failure(
+              ErrorCode.CANCELLED, "The call to agent '" + name + "' was cancelled.");
+    };
+  }
+
+  private static ToolResult timedOut(String name, Duration timeout) {
+    return ToolResult.failure(
+        ErrorCode.TIMEOUT,
+        "Agent '"
+            + name
+            + "' did not answer within "
+            + Math.max(0, timeout.toMillis())
+            + " ms and was stopped. You may retry with a smaller request.");
+  }
+
+  private static ObjectNode messageSchema() {
+    ObjectNode schema = JsonNodeFactory.instance.objectNode().put("type", "object");
+    schema
+        .putObject("properties")
+        .putObject("message")
+        .put("type", "string")
+        .put("description", "The message to send to the agent.");
+    schema.putArray("required").add("message");
+    schema.put("additionalProperties", false);
+    return schema;
+  }
+
+  @Override
+  public void close() {
+    subagents.close();
+    registered.forEach(registry::unregister);
+    registered.clear();
+    clients.forEach(ModelClient::close);
+  }
+}

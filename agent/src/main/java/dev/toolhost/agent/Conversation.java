@@ -1,0 +1,98 @@
+package dev.toolhost.agent;
+
+import dev.toolhost.core.ToolSet;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.function.Consumer;
+
+/**
+ * A conversation is one session with an agent: its id, its history in the wire format, the tool set
+ * its process sees, and the notices (a subagent's result) and status updates waiting for it.
+ *
+ * <p>The history holds what was said after the instructions: user messages, assistant messages with
+ * their tool calls, and one tool message per call. Notices are added to the history as user
+ * messages at the start of the next run. Status updates never block their sender: when the buffer
+ * is full an update is dropped. Thread-safe.
+ */
+public final class Conversation {
+
+  /** How many status updates wait before new ones are dropped. */
+  public static final int STATUS_BUFFER = 32;
+
+  private final String sessionId;
+  private final ToolSet tools;
+  private final List<ChatMessage> history = new ArrayList<>();
+  private final List<String> notices = new ArrayList<>();
+  private final BlockingQueue<String> status = new ArrayBlockingQueue<>(STATUS_BUFFER);
+  private volatile Consumer<String> noticeListener = notice -> {};
+
+  private Conversation(String sessionId, ToolSet tools) {
+    this.sessionId = Objects.requireNonNull(sessionId, "sessionId");
+    this.tools = Objects.requireNonNull(tools, "tools");
+  }
+
+  /** A new conversation in the given session over the given tool set. */
+  public static Conversation of(String sessionId, ToolSet tools) {
+    return new Conversation(sessionId, tools);
+  }
+
+  /** The session id every tool call of this conversation carries. */
+  public String sessionId() {
+    return sessionId;
+  }
+
+  /** The tools this conversation's process sees. */
+  public ToolSet tools() {
+    return tools;
+  }
+
+  /** A snapshot of the history. */
+  public synchronized List<ChatMessage> history() {
+    return List.copyOf(history);
+  }
+
+  /**
+   * Leaves a notice for the model, such as a subagent's result; it joins the history as a user
+   * message when the next run starts, and the notice listener hears it now.
+   */
+  public void deliver(String notice) {
+    synchronized (this) {
+      notices.add(notice);
+    }
+    noticeListener.accept(notice);
+  }
+
+  /** Sets what hears notices as they are delivered (on the deliverer's thread). */
+  public void onNotice(Consumer<String> listener) {
+    this.noticeListener = Objects.requireNonNull(listener, "listener");
+  }
+
+  /**
+   * Offers a status update without blocking.
+   *
+   * @return whether it was kept; false when the buffer was full and it was dropped
+   */
+  public boolean offerStatus(String update) {
+    return status.offer(update);
+  }
+
+  /** Takes every waiting status update, oldest first. */
+  public List<String> drainStatus() {
+    List<String> updates = new ArrayList<>();
+    status.drainTo(updates);
+    return updates;
+  }
+
+  synchronized List<String> takeNotices() {
+    List<String> taken = List.copyOf(notices);
+    notices.clear();
+    return taken;
+  }
+
+  synchronized void append(List<ChatMessage> messages) {
+    history.addAll(messages);
+  }
+}

@@ -1,0 +1,455 @@
+package dev.toolhost.agent;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.net.ConnectException;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * A model client talks to one OpenAI-compatible Chat Completions endpoint: it sends a request with
+ * tools, tool choice and parallel tool calls, and reads the answer, streamed or not.
+ *
+ * <p>Streamed tool calls are accumulated by {@code index} and each is handed to the listener as
+ * soon as it has finished streaming; text deltas are handed on as they come. The answer ends at
+ * {@code [DONE]}, or at the end of the stream once a {@code finish_reason} was seen. Fields it does
+ * not know (reasoning, usage, provider extras) are ignored.
+ *
+ * <p>Failures are {@link ModelException}s with a clear message: a 401 names the key's environment
+ * variable, a 404 names the model, a 429 is retried after {@code Retry-After} (or a backoff), a 5xx
+ * is retried a bounded number of times, a malformed chunk is quoted, a stream that ends before it
+ * finished says so. Blocking; interrupting the calling thread cancels the request and the stream.
+ * Thread-safe; {@link #close()} releases the HTTP client's threads.
+ */
+// Built on the JDK HTTP client and Jackson 3 rather than the official openai-java SDK: that SDK
+// weighs about 80 MB with its dependencies, brings Kotlin and Jackson 2, and breaks beside the
+// JSON Schema generator core uses. Chat Completions over SSE is a few hundred lines.
+public final class ModelClient implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(ModelClient.class);
+  private static final int QUOTE_LIMIT = 300;
+
+  private final ModelEndpoint endpoint;
+  private final Optional<String> apiKey;
+  private final int maxRetries;
+  private final Duration backoff;
+  private final Duration maxRetryAfter;
+  private final Duration requestTimeout;
+  private final HttpClient http;
+  private final ObjectMapper mapper = JsonMapper.shared();
+
+  private ModelClient(Builder builder) {
+    this.endpoint = builder.endpoint;
+    this.apiKey = endpoint.apiKey(builder.environment);
+    this.maxRetries = builder.maxRetries;
+    this.backoff = builder.backoff;
+    this.maxRetryAfter = builder.maxRetryAfter;
+    this.requestTimeout = builder.requestTimeout;
+    this.http =
+        HttpClient.newBuilder()
+            .connectTimeout(builder.connectTimeout)
+            .version(HttpClient.Version.HTTP_1_1)
+            .build();
+  }
+
+  /** A client for the endpoint, reading the key from this process's environment. */
+  public static ModelClient create(ModelEndpoint endpoint) {
+    return builder(endpoint).build();
+  }
+
+  /** A builder of a client for the endpoint. */
+  public static Builder builder(ModelEndpoint endpoint) {
+    return new Builder(endpoint);
+  }
+
+  /** The endpoint this client talks to. */
+  public ModelEndpoint endpoint() {
+    return endpoint;
+  }
+
+  /**
+   * Sends the request and reads the whole answer, telling the listener as it streams.
+   *
+   * @throws ModelException when the model cannot answer (see the class comment)
+   * @throws InterruptedException when the calling thread is interrupted; the request is abandoned
+   */
+  public ModelReply complete(ModelRequest request, ModelListener listener)
+      throws InterruptedException {
+    HttpRequest http = httpRequest(request);
+    for (int attempt = 0; ; attempt++) {
+      HttpResponse<InputStream> response;
+      try {
+        response = this.http.send(http, HttpResponse.BodyHandlers.ofInputStream());
+      } catch (ConnectException e) {
+        throw new ModelException(
+            "Cannot connect to the model at " + endpoint.baseUrl() + " (" + e + ")", e);
+      } catch (IOException e) {
+        interruptedCheck();
+        throw new ModelException(
+            "The request to the model at " + endpoint.baseUrl() + " failed: " + e.getMessage(), e);
+      }
+      int status = response.statusCode();
+      if (status == 200) {
+        try (InputStream body = response.body()) {
+          return request.stream() ? readStream(body, listener) : readCompletion(body, listener);
+        } catch (IOException e) {
+          interruptedCheck();
+          throw new ModelException(
+              "Reading the model's answer failed: " + e.getMessage() + " (the stream was cut)", e);
+        }
+      }
+      String body = drain(response);
+      boolean retryable = status == 429 || status >= 500;
+      if (!retryable || attempt >= maxRetries) {
+        throw failure(status, body, attempt);
+      }
+      Duration wait = wait(status, response, attempt);
+      LOG.warn(
+          "The model at {} answered {}; retrying in {} ms ({} of {})",
+          endpoint.baseUrl(),
+          status,
+          wait.toMillis(),
+          attempt + 1,
+          maxRetries);
+      Thread.sleep(wait);
+    }
+  }
+
+  @Override
+  public void close() {
+    http.close();
+  }
+
+  private HttpRequest httpRequest(ModelRequest request) {
+    ObjectNode body = mapper.createObjectNode();
+    body.put("model", endpoint.model());
+    ArrayNode messages = body.putArray("messages");
+    request.messages().forEach(message -> messages.add(message.toWire()));
+    if (!request.tools().isEmpty()) {
+      ArrayNode tools = body.putArray("tools");
+      request.tools().forEach(tools::add);
+      body.put("tool_choice", request.toolChoice().wireName());
+      body.put("parallel_tool_calls", true);
+    }
+    body.put("stream", request.stream());
+    if (request.stream()) {
+      body.putObject("stream_options").put("include_usage", true);
+    }
+    HttpRequest.Builder builder =
+        HttpRequest.newBuilder(endpoint.chatCompletions())
+            .timeout(requestTimeout)
+            .header("Content-Type", "application/json")
+            .header("Accept", request.stream() ? "text/event-stream" : "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(mapper.writeValueAsString(body)));
+    apiKey.ifPresent(key -> builder.header("Authorization", "Bearer " + key));
+    return builder.build();
+  }
+
+  private ModelReply readStream(InputStream body, ModelListener listener)
+      throws IOException, InterruptedException {
+    BufferedReader lines = new BufferedReader(new InputStreamReader(body, StandardCharsets.UTF_8));
+    StringBuilder content = new StringBuilder();
+    ToolCallAccumulator calls = new ToolCallAccumulator(listener::onToolCall);
+    String finishReason = null;
+    String line;
+    while ((line = lines.readLine()) != null) {
+      interruptedCheck();
+      // SSE: only data lines carry chunks; comments (": keep-alive"), event and id lines do not.
+      if (!line.startsWith("data:")) {
+        continue;
+      }
+      String data = line.substring(5).strip();
+      if (data.equals("[DONE]")) {
+        calls.finish();
+        return reply(content, calls, finishReason == null ? "stop" : finishReason);
+      }
+      JsonNode chunk;
+      try {
+        chunk = mapper.readTree(data);
+      } catch (JacksonException e) {
+        throw new ModelException(
+            "The model sent a malformed chunk (" + e.getOriginalMessage() + "): " + quote(line), 0);
+      }
+      if (chunk.has("error")) {
+        throw new ModelException(
+            "The model failed while streaming: " + errorMessage(chunk.get("error"), data), 0);
+      }
+      JsonNode choice = chunk.path("choices").path(0);
+      if (choice.isMissingNode()) {
+        continue; // A usage chunk, or a provider's extra.
+      }
+      JsonNode delta = choice.path("delta");
+      JsonNode text = delta.path("content");
+      if (text.isString() && !text.asString().isEmpty()) {
+        content.append(text.asString());
+        listener.onText(text.asString());
+      }
+      JsonNode toolCalls = delta.path("tool_calls");
+      if (toolCalls.isArray()) {
+        calls.add(toolCalls, data);
+      }
+      JsonNode finish = choice.path("finish_reason");
+      if (finish.isString()) {
+        finishReason = finish.asString();
+        calls.finish();
+      }
+    }
+    interruptedCheck();
+    if (finishReason == null) {
+      throw new ModelException(
+          "The model's stream ended before the answer finished (no finish_reason and no [DONE])"
+              + " after "
+              + content.length()
+              + " characters of text",
+          0);
+    }
+    return reply(content, calls, finishReason);
+  }
+
+  private ModelReply readCompletion(InputStream body, ModelListener listener) throws IOException {
+    String text = new String(body.readAllBytes(), StandardCharsets.UTF_8);
+    JsonNode completion;
+    try {
+      completion = mapper.readTree(text);
+    } catch (JacksonException e) {
+      throw new ModelException(
+          "The model sent a malformed answer (" + e.getOriginalMessage() + "): " + quote(text), 0);
+    }
+    JsonNode choice = completion.path("choices").path(0);
+    if (choice.isMissingNode()) {
+      throw new ModelException("The model's answer has no choices: " + quote(text), 0);
+    }
+    JsonNode message = choice.path("message");
+    StringBuilder content = new StringBuilder();
+    if (message.path("content").isString()) {
+      content.append(message.get("content").asString());
+      listener.onText(content.toString());
+    }
+    ToolCallAccumulator calls = new ToolCallAccumulator(listener::onToolCall);
+    if (message.path("tool_calls").isArray()) {
+      // A whole call is one fragment of itself; give each its index in the array.
+      ArrayNode indexed = mapper.createArrayNode();
+      int index = 0;
+      for (JsonNode call : message.get("tool_calls")) {
+        ObjectNode copy = ((ObjectNode) call).deepCopy();
+        copy.put("index", index++);
+        indexed.add(copy);
+      }
+      calls.add(indexed, text);
+    }
+    calls.finish();
+    return reply(content, calls, choice.path("finish_reason").asString("stop"));
+  }
+
+  private static ModelReply reply(
+      StringBuilder content, ToolCallAccumulator calls, String finishReason) {
+    return new ModelReply(
+        content.isEmpty() ? Optional.empty() : Optional.of(content.toString()),
+        calls.calls(),
+        finishReason);
+  }
+
+  private ModelException failure(int status, String body, int retries) {
+    String said = said(body);
+    String after = retries > 0 ? " (after " + retries + " retries)" : "";
+    return switch (status) {
+      case 401, 403 ->
+          new ModelException(
+              apiKey.isEmpty()
+                  ? "The model at "
+                      + endpoint.baseUrl()
+                      + " refused the request ("
+                      + status
+                      + "): no API key was sent, because "
+                      + endpoint.apiKeyEnv()
+                      + " is not set. Set it to your key."
+                      + said
+                  : "The model at "
+                      + endpoint.baseUrl()
+                      + " refused the API key in "
+                      + endpoint.apiKeyEnv()
+                      + " ("
+                      + status
+                      + "). Check that variable's value."
+                      + said,
+              status);
+      case 404 ->
+          new ModelException(
+              "The model '"
+                  + endpoint.model()
+                  + "' was not found at "
+                  + endpoint.chatCompletions()
+                  + " (404). Check the model name and the base URL."
+                  + said,
+              status);
+      case 429 ->
+          new ModelException(
+              "The model at " + endpoint.baseUrl() + " is rate limiting (429)" + after + "." + said,
+              status);
+      default ->
+          new ModelException(
+              "The model at "
+                  + endpoint.baseUrl()
+                  + " answered HTTP "
+                  + status
+                  + after
+                  + "."
+                  + said,
+              status);
+    };
+  }
+
+  private String said(String body) {
+    if (body.isBlank()) {
+      return "";
+    }
+    try {
+      JsonNode json = mapper.readTree(body);
+      if (json.has("error")) {
+        return " It said: " + errorMessage(json.get("error"), body);
+      }
+    } catch (JacksonException e) {
+      // Not JSON: quote it as text.
+    }
+    return " It said: " + quote(body);
+  }
+
+  private static String errorMessage(JsonNode error, String whole) {
+    if (error.isString()) {
+      return error.asString();
+    }
+    JsonNode message = error.path("message");
+    return message.isString() ? message.asString() : quote(whole);
+  }
+
+  private Duration wait(int status, HttpResponse<?> response, int attempt) {
+    if (status == 429) {
+      Optional<Duration> retryAfter =
+          response.headers().firstValue("Retry-After").flatMap(ModelClient::retryAfter);
+      if (retryAfter.isPresent()) {
+        Duration wait = retryAfter.get();
+        return wait.compareTo(maxRetryAfter) > 0 ? maxRetryAfter : wait;
+      }
+    }
+    return backoff.multipliedBy(1L << Math.min(attempt, 6));
+  }
+
+  /** Reads a {@code Retry-After} value: seconds (possibly fractional), or an HTTP date. */
+  static Optional<Duration> retryAfter(String value) {
+    String text = value.strip();
+    try {
+      double seconds = Double.parseDouble(text);
+      return seconds < 0
+          ? Optional.empty()
+          : Optional.of(Duration.ofMillis((long) Math.ceil(seconds * 1000)));
+    } catch (NumberFormatException e) {
+      try {
+        Instant at = ZonedDateTime.parse(text, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
+        Duration wait = Duration.between(Instant.now(), at);
+        return Optional.of(wait.isNegative() ? Duration.ZERO : wait);
+      } catch (DateTimeParseException notADate) {
+        return Optional.empty();
+      }
+    }
+  }
+
+  private static String drain(HttpResponse<InputStream> response) {
+    try (InputStream body = response.body()) {
+      byte[] bytes = body.readNBytes(8192);
+      return new String(bytes, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      return "";
+    }
+  }
+
+  private static void interruptedCheck() throws InterruptedException {
+    if (Thread.currentThread().isInterrupted()) {
+      throw new InterruptedException("The model request was cancelled");
+    }
+  }
+
+  /** Quotes text for a message, cut to a readable length. */
+  static String quote(String text) {
+    String cut = text.length() > QUOTE_LIMIT ? text.substring(0, QUOTE_LIMIT) + "..." : text;
+    return "'" + cut + "'";
+  }
+
+  /** A builder of a {@link ModelClient}. */
+  public static final class Builder {
+    private final ModelEndpoint endpoint;
+    private Map<String, String> environment = System.getenv();
+    private int maxRetries = 3;
+    private Duration backoff = Duration.ofMillis(500);
+    private Duration maxRetryAfter = Duration.ofSeconds(60);
+    private Duration connectTimeout = Duration.ofSeconds(10);
+    private Duration requestTimeout = Duration.ofMinutes(5);
+
+    private Builder(ModelEndpoint endpoint) {
+      this.endpoint = Objects.requireNonNull(endpoint, "endpoint");
+    }
+
+    /** The environment the key is read from; this process's by default. */
+    public Builder environment(Map<String, String> environment) {
+      this.environment = Map.copyOf(environment);
+      return this;
+    }
+
+    /** How many times a 429 or a 5xx is retried; 3 by default. */
+    public Builder maxRetries(int maxRetries) {
+      if (maxRetries < 0) {
+        throw new IllegalArgumentException("maxRetries must be 0 or more, not " + maxRetries);
+      }
+      this.maxRetries = maxRetries;
+      return this;
+    }
+
+    /** The first wait before a retry with no {@code Retry-After}; doubled each time. */
+    public Builder backoff(Duration backoff) {
+      this.backoff = Objects.requireNonNull(backoff, "backoff");
+      return this;
+    }
+
+    /** The longest {@code Retry-After} honoured; longer ones are cut to it. 60 s by default. */
+    public Builder maxRetryAfter(Duration maxRetryAfter) {
+      this.maxRetryAfter = Objects.requireNonNull(maxRetryAfter, "maxRetryAfter");
+      return this;
+    }
+
+    /** How long to wait for a connection; 10 s by default. */
+    public Builder connectTimeout(Duration connectTimeout) {
+      this.connectTimeout = Objects.requireNonNull(connectTimeout, "connectTimeout");
+      return this;
+    }
+
+    /** How long to wait for the answer's headers; 5 min by default. */
+    public Builder requestTimeout(Duration requestTimeout) {
+      this.requestTimeout = Objects.requireNonNull(requestTimeout, "requestTimeout");
+      return this;
+    }
+
+    /** Builds the client. */
+    public ModelClient build() {
+      return new ModelClient(this);
+    }
+  }
+}

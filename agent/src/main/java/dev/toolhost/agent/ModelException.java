@@ -1,0 +1,30 @@
+package dev.toolhost.agent;
+
+/**
+ * A model exception says why a model could not answer, in words an operator can act on: a refused
+ * key names its environment variable, an unknown model names the model, a malformed chunk is
+ * quoted.
+ */
+public final class ModelException extends RuntimeException {
+
+  private static final long serialVersionUID = 1L;
+
+  private final int status;
+
+  /** An exception with the HTTP status that caused it (0 when there was none). */
+  public ModelException(String message, int status) {
+    super(message);
+    this.status = status;
+  }
+
+  /** An exception with no HTTP status and a cause. */
+  public ModelException(String message, Throwable cause) {
+    super(message, cause);
+    this.status = 0;
+  }
+
+  /** The HTTP status that caused this, or 0 when the failure was not an HTTP status. */
+  public int status() {
+    return status;
+  }
+}

@@ -1,0 +1,32 @@
+package dev.toolhost.agent;
+
+import java.util.Objects;
+
+/**
+ * A run result is how one run of the agent loop ended: the final text, why it stopped, and what it
+ * took.
+ *
+ * @param text the model's last text (empty when it gave none)
+ * @param stop why the run stopped
+ * @param steps how many model requests it made
+ * @param toolCalls how many tool calls it executed
+ */
+public record RunResult(String text, Stop stop, int steps, int toolCalls) {
+
+  public RunResult {
+    Objects.requireNonNull(text, "text");
+    Objects.requireNonNull(stop, "stop");
+  }
+
+  /** Why a run stopped. */
+  public enum Stop {
+    /** The model answered without calling a tool. */
+    COMPLETED,
+    /** The run used its last step and the model still called tools. */
+    MAX_STEPS,
+    /** The run's deadline passed; the stream and the running tools were stopped. */
+    TIMEOUT,
+    /** The caller cancelled; the stream and the running tools were stopped. */
+    CANCELLED
+  }
+}

@@ -1,0 +1,287 @@
+package dev.toolhost.agent;
+
+import dev.toolhost.core.ExecutableTool;
+import dev.toolhost.core.MethodTools;
+import dev.toolhost.core.Param;
+import dev.toolhost.core.Tool;
+import dev.toolhost.core.ToolCall;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+
+/**
+ * Subagents are background runs a conversation starts to work on one task while it goes on (RockBot
+ * and Spacebot's subagents): {@code spawn_subagent} starts one with the {@code subagent} profile
+ * and returns its id at once, {@code list_subagents} and {@code cancel_subagent} follow and stop
+ * them, and the result comes back to the parent conversation as a notice (a message before its next
+ * run).
+ *
+ * <p>A subagent reports progress with {@code set_status}, a tool bound to its own tool set: the
+ * update goes to the parent's status buffer without ever blocking, and is dropped when the buffer
+ * is full. Every subagent tool has source {@code subagent}, which the {@code subagent} profile
+ * denies, so a subagent cannot spawn subagents. Thread-safe; {@link #close()} cancels every running
+ * subagent and waits for it to stop.
+ */
+public final class Subagents implements AutoCloseable {
+
+  /** The source of the subagent tools. */
+  public static final String SOURCE = "subagent";
+
+  private static final ThreadFactory THREADS =
+      Thread.ofVirtual().name("toolhost-subagent-", 0).factory();
+
+  private final Agents agents;
+  private final Map<String, Parent> parents = new ConcurrentHashMap<>();
+  private final Map<String, Run> runs = new ConcurrentHashMap<>();
+  private final AtomicInteger ids = new AtomicInteger();
+
+  Subagents(Agents agents) {
+    this.agents = agents;
+  }
+
+  /** A subagent's state. */
+  public enum State {
+    RUNNING,
+    FINISHED,
+    FAILED,
+    CANCELLED
+  }
+
+  /**
+   * What one subagent is doing.
+   *
+   * @param id its id, such as {@code sub-1}
+   * @param parentSession the session that spawned it
+   * @param task what it was asked to do
+   * @param state its state
+   * @param status its latest status report (empty before the first)
+   */
+  public record Info(String id, String parentSession, String task, State state, String status) {}
+
+  /** The subagents spawned by the given session, oldest first. */
+  public List<Info> list(String parentSession) {
+    return runs.values().stream()
+        .filter(run -> run.parent.conversation.sessionId().equals(parentSession))
+        .sorted((a, b) -> Integer.compare(a.number, b.number))
+        .map(Run::info)
+        .toList();
+  }
+
+  List<ExecutableTool> tools() {
+    return MethodTools.of(new Tools(), SOURCE);
+  }
+
+  void track(String agentName, Conversation conversation) {
+    parents.put(conversation.sessionId(), new Parent(agentName, conversation));
+  }
+
+  /** The tools the model calls; public for {@link MethodTools}, not for callers. */
+  public final class Tools {
+    private Tools() {}
+
+    @Tool(
+        name = "spawn_subagent",
+        description =
+            "Starts a subagent that works on one task in the background and returns its id at"
+                + " once. Its result arrives later as a message. Use it for long, independent"
+                + " work; keep talking to the user meanwhile.",
+        destructive = false)
+    public String spawn(
+        ToolCall call,
+        @Param(description = "The task, complete enough to do without asking questions.")
+            String task) {
+      Parent parent = parentOf(call);
+      int number = ids.incrementAndGet();
+      String id = "sub-" + number;
+      Agent parentAgent = agents.agent(parent.agentName);
+      AgentDefinition definition =
+          parentAgent
+              .definition()
+              .withProfile("subagent")
+              .withInstructions(
+                  parentAgent.definition().instructions()
+                      + "\n\nYou are a subagent working in the background on one task. Report"
+                      + " progress with set_status; your final answer is your result.");
+      Conversation conversation =
+          Conversation.of(
+              parent.conversation.sessionId() + "/" + id, agents.toolSet(definition, "subagent"));
+      Run run = new Run(number, id, parent, task);
+      conversation.tools().add(statusTool(run));
+      Agent agent =
+          new Agent(
+              definition, parentAgent.client(), parentAgent.dispatcher(), parentAgent.offered());
+      runs.put(id, run);
+      run.thread = THREADS.newThread(() -> run.execute(agent, conversation));
+      run.thread.start();
+      return "Started subagent "
+          + id
+          + ". Its result will arrive as a message when it finishes; check on it with"
+          + " list_subagents, stop it with cancel_subagent.";
+    }
+
+    @Tool(
+        name = "list_subagents",
+        description = "Lists this conversation's subagents: id, state, task and latest status.",
+        readOnly = true,
+        destructive = false,
+        idempotent = true,
+        openWorld = false)
+    public String list(ToolCall call) {
+      List<Info> mine = Subagents.this.list(parentOf(call).conversation.sessionId());
+      if (mine.isEmpty()) {
+        return "No subagents.";
+      }
+      return mine.stream()
+          .map(
+              info ->
+                  "- "
+                      + info.id()
+                      + " ["
+                      + info.state().name().toLowerCase(java.util.Locale.ROOT)
+                      + "] "
+                      + info.task()
+                      + (info.status().isEmpty() ? "" : " (status: " + info.status() + ")"))
+          .collect(Collectors.joining("\n"));
+    }
+
+    @Tool(
+        name = "cancel_subagent",
+        description = "Stops a running subagent of this conversation.",
+        idempotent = true,
+        openWorld = false)
+    public String cancel(
+        ToolCall call, @Param(description = "The subagent's id, such as sub-1.") String id) {
+      Run run = runs.get(id);
+      if (run == null || run.parent != parentOf(call)) {
+        throw new IllegalArgumentException(
+            "there is no subagent '" + id + "' in this conversation; see list_subagents");
+      }
+      if (run.state != State.RUNNING) {
+        return "Subagent " + id + " had already stopped (" + run.state + ").";
+      }
+      run.cancel();
+      return "Subagent " + id + " was cancelled.";
+    }
+  }
+
+  private Parent parentOf(ToolCall call) {
+    Parent parent = call.sessionId().map(parents::get).orElse(null);
+    if (parent == null) {
+      throw new IllegalArgumentException(
+          "this conversation cannot have subagents (it was not started from the agents config)");
+    }
+    return parent;
+  }
+
+  private ExecutableTool statusTool(Run run) {
+    return MethodTools.of(new StatusTool(run), SOURCE).getFirst();
+  }
+
+  /** The {@code set_status} tool of one subagent; public for {@link MethodTools}. */
+  public static final class StatusTool {
+    private final Run run;
+
+    private StatusTool(Run run) {
+      this.run = run;
+    }
+
+    @Tool(
+        name = "set_status",
+        description =
+            "Reports your progress to the conversation that started you, in one short line. Never"
+                + " waits; an update may be dropped when many are pending.",
+        destructive = false,
+        idempotent = true,
+        openWorld = false)
+    public String setStatus(@Param(description = "What you are doing now.") String status) {
+      run.status = status;
+      run.parent.conversation.offerStatus(run.id + ": " + status);
+      return "Noted.";
+    }
+  }
+
+  @Override
+  public void close() {
+    List<Run> all = new ArrayList<>(runs.values());
+    all.forEach(Run::cancel);
+    for (Run run : all) {
+      if (run.thread != null) {
+        try {
+          if (!run.thread.join(Duration.ofSeconds(30))) {
+            throw new IllegalStateException("Subagent " + run.id + " did not stop");
+          }
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return;
+        }
+      }
+    }
+  }
+
+  private record Parent(String agentName, Conversation conversation) {}
+
+  /** One subagent's run. */
+  static final class Run {
+    final int number;
+    final String id;
+    final Parent parent;
+    final String task;
+    volatile State state = State.RUNNING;
+    volatile String status = "";
+    volatile Thread thread;
+
+    Run(int number, String id, Parent parent, String task) {
+      this.number = number;
+      this.id = id;
+      this.parent = Objects.requireNonNull(parent);
+      this.task = task;
+    }
+
+    Info info() {
+      return new Info(id, parent.conversation.sessionId(), task, state, status);
+    }
+
+    void cancel() {
+      if (state == State.RUNNING && thread != null) {
+        thread.interrupt();
+      }
+    }
+
+    void execute(Agent agent, Conversation conversation) {
+      String notice;
+      try {
+        RunResult result = agent.run(conversation, task, RunListener.NONE);
+        switch (result.stop()) {
+          case COMPLETED -> {
+            state = State.FINISHED;
+            notice = "[subagent " + id + " finished] " + result.text();
+          }
+          case CANCELLED -> {
+            state = State.CANCELLED;
+            notice = "[subagent " + id + " was cancelled]";
+          }
+          default -> {
+            state = State.FAILED;
+            notice =
+                "[subagent "
+                    + id
+                    + " stopped: "
+                    + result.stop().name().toLowerCase(java.util.Locale.ROOT)
+                    + "] "
+                    + result.text();
+          }
+        }
+      } catch (RuntimeException e) {
+        state = State.FAILED;
+        notice = "[subagent " + id + " failed] " + e.getMessage();
+      }
+      parent.conversation.deliver(notice);
+    }
+  }
+}

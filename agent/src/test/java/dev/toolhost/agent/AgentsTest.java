@@ -1,0 +1,290 @@
+package dev.toolhost.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.toolhost.core.MethodTools;
+import dev.toolhost.core.Tool;
+import dev.toolhost.core.ToolDispatcher;
+import dev.toolhost.core.ToolGuides;
+import dev.toolhost.core.ToolProfile;
+import dev.toolhost.core.ToolProfiles;
+import dev.toolhost.core.ToolRegistry;
+import dev.toolhost.testing.RecordedRequest;
+import dev.toolhost.testing.ScriptedModelServer;
+import dev.toolhost.testing.ScriptedReply;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import tools.jackson.databind.JsonNode;
+
+@Timeout(30)
+class AgentsTest {
+
+  private final ScriptedModelServer server = ScriptedModelServer.start();
+  private final ToolRegistry registry = new ToolRegistry();
+  private final ToolProfiles profiles =
+      ToolProfiles.of(
+          List.of(
+              ToolProfile.none("research").withSources(ToolGuides.SOURCE),
+              ToolProfile.all("assistant").withoutSources("builtin:secret")));
+  private Agents agents;
+
+  AgentsTest() {
+    registry.registerAll(new ToolGuides().tools());
+    registry.registerAll(MethodTools.of(new Secret(), "builtin:secret"));
+  }
+
+  @AfterEach
+  void close() {
+    if (agents != null) {
+      agents.close();
+    }
+    server.close();
+  }
+
+  /** A tool only the primary's profile... does not grant either; used to test scoping. */
+  public static final class Secret {
+    @Tool(name = "launch_codes", description = "Primary-only tool.")
+    public String launchCodes() {
+      return "0000";
+    }
+  }
+
+  private ModelEndpoint endpoint(String model) {
+    return new ModelEndpoint(server.baseUrl(), model, "KEY");
+  }
+
+  private Agents agents(AgentDefinition... definitions) {
+    agents =
+        Agents.create(List.of(definitions), registry, profiles, ToolDispatcher.create(), Map.of());
+    return agents;
+  }
+
+  private static List<String> names(JsonNode request) {
+    List<String> names = new ArrayList<>();
+    JsonNode tools = request.get("tools");
+    if (tools != null) {
+      tools.forEach(tool -> names.add(tool.get("function").get("name").asString()));
+    }
+    return names;
+  }
+
+  @Test
+  void aSpecialistAnswersAsATool() {
+    agents(
+        AgentDefinition.of("assistant", endpoint("primary-model")),
+        AgentDefinition.of("research", endpoint("research-model"))
+            .withDescription("Researches a question and answers with sources.")
+            .withInstructions("You research.")
+            .withProfile("research"));
+    server.enqueue(
+        ScriptedReply.toolCalls(
+            ScriptedReply.call("call_r", "research", "{\"message\":\"Who made Java?\"}")));
+    server.enqueue(ScriptedReply.answer("James Gosling, at Sun."));
+    server.enqueue(ScriptedReply.answer("Java was made by James Gosling."));
+
+    RunResult result =
+        agents
+            .agent("assistant")
+            .run(agents.conversation("assistant"), "Who made Java?", RunListener.NONE);
+
+    assertThat(result.text()).isEqualTo("Java was made by James Gosling.");
+    JsonNode primary = server.takeRequest().json();
+    assertThat(names(primary)).contains("research", "launch_codes", "spawn_subagent");
+    assertThat(names(primary)).doesNotContain("assistant");
+    JsonNode specialist = server.takeRequest().json();
+    assertThat(specialist.get("model").asString()).isEqualTo("research-model");
+    assertThat(specialist.get("messages").get(0).get("content").asString())
+        .isEqualTo("You research.");
+    assertThat(specialist.get("messages").get(1).get("content").asString())
+        .isEqualTo("Who made Java?");
+    assertThat(names(specialist))
+        .containsExactlyInAnyOrder("list_tool_guides", "get_tool_guide")
+        .doesNotContain("launch_codes", "research");
+    JsonNode last = server.takeRequest().json().get("messages");
+    assertThat(last.get(last.size() - 1).get("content").asString())
+        .isEqualTo("James Gosling, at Sun.");
+  }
+
+  @Test
+  void aDisabledAgentIsNotOfferedAndACallToItSaysItIsDisabled() {
+    agents(
+        AgentDefinition.of("assistant", endpoint("m")),
+        AgentDefinition.of("web_search", endpoint("m")).withEnabled(false));
+    server.enqueue(
+        ScriptedReply.toolCalls(
+            ScriptedReply.call("call_1", "web_search", "{\"message\":\"news\"}")));
+    server.enqueue(ScriptedReply.answer("Cannot search."));
+
+    agents.agent("assistant").run(agents.conversation("assistant"), "News?", RunListener.NONE);
+
+    assertThat(names(server.takeRequest().json())).doesNotContain("web_search");
+    JsonNode messages = server.takeRequest().json().get("messages");
+    assertThat(messages.get(messages.size() - 1).get("content").asString())
+        .contains("'web_search' is disabled");
+  }
+
+  @Test
+  void aSpecialistThatTakesTooLongIsATimeoutError() {
+    agents(
+        AgentDefinition.of("assistant", endpoint("m")),
+        AgentDefinition.of("slow", endpoint("slow-model"))
+            .withLimits(new RunLimits(5, 5, Duration.ofMillis(500))));
+    server.respondWith(
+        request -> {
+          JsonNode json = request.json();
+          if (json.get("model").asString().equals("slow-model")) {
+            return ScriptedReply.stream().pause(Duration.ofSeconds(20)).done().build();
+          }
+          return request.lastRole().equals("user")
+              ? ScriptedReply.toolCalls(
+                  ScriptedReply.call("call_1", "slow", "{\"message\":\"go\"}"))
+              : ScriptedReply.answer("It timed out.");
+        });
+
+    RunResult result =
+        agents.agent("assistant").run(agents.conversation("assistant"), "Go", RunListener.NONE);
+
+    assertThat(result.text()).isEqualTo("It timed out.");
+    server.takeRequest();
+    server.takeRequest();
+    JsonNode messages = server.takeRequest().json().get("messages");
+    assertThat(messages.get(messages.size() - 1).get("content").asString())
+        .contains("'slow' did not answer within");
+  }
+
+  @Test
+  void aSpecialistWithItsOwnSchemaGetsItsArguments() {
+    JsonNode schema =
+        tools.jackson.databind.json.JsonMapper.shared()
+            .readTree(
+                "{\"type\":\"object\",\"properties\":{\"query\":{\"type\":\"string\"}},"
+                    + "\"required\":[\"query\"]}");
+    agents(
+        AgentDefinition.of("assistant", endpoint("m")),
+        AgentDefinition.of("web_search", endpoint("search-model"))
+            .withParameters((tools.jackson.databind.node.ObjectNode) schema));
+    server.enqueue(
+        ScriptedReply.toolCalls(
+            ScriptedReply.call("call_1", "web_search", "{\"query\":\"weather Tokyo\"}")));
+    server.enqueue(ScriptedReply.answer("72F"));
+    server.enqueue(ScriptedReply.answer("It is 72F in Tokyo."));
+
+    agents.agent("assistant").run(agents.conversation("assistant"), "Tokyo?", RunListener.NONE);
+
+    JsonNode tools = server.takeRequest().json().get("tools");
+    JsonNode offered = null;
+    for (JsonNode tool : tools) {
+      if (tool.get("function").get("name").asString().equals("web_search")) {
+        offered = tool.get("function").get("parameters");
+      }
+    }
+    assertThat(offered).isEqualTo(schema);
+    assertThat(server.takeRequest().json().get("messages").get(0).get("content").asString())
+        .contains("weather Tokyo");
+  }
+
+  @Test
+  void aSubagentRunsInTheBackgroundReportsStatusAndItsResultComesBackAsAMessage() throws Exception {
+    agents(AgentDefinition.of("assistant", endpoint("m")));
+    server.respondWith(
+        request -> {
+          List<String> tools = names(request.json());
+          boolean subagent = tools.contains("set_status");
+          if (subagent) {
+            return request.lastRole().equals("user")
+                ? ScriptedReply.toolCalls(
+                    ScriptedReply.call("call_s", "set_status", "{\"status\":\"halfway\"}"))
+                : ScriptedReply.answer("The report is ready.");
+          }
+          return request.lastRole().equals("user")
+              ? ScriptedReply.toolCalls(
+                  ScriptedReply.call("call_p", "spawn_subagent", "{\"task\":\"Write the report\"}"))
+              : ScriptedReply.answer("I started a subagent.");
+        });
+    Conversation conversation = agents.conversation("assistant");
+    LinkedBlockingQueue<String> notices = new LinkedBlockingQueue<>();
+    conversation.onNotice(notices::add);
+
+    RunResult result =
+        agents.agent("assistant").run(conversation, "Write a report", RunListener.NONE);
+
+    assertThat(result.text()).isEqualTo("I started a subagent.");
+    String notice = notices.poll(10, TimeUnit.SECONDS);
+    assertThat(notice).isEqualTo("[subagent sub-1 finished] The report is ready.");
+    assertThat(conversation.drainStatus()).containsExactly("sub-1: halfway");
+    assertThat(agents.subagents().list(conversation.sessionId()))
+        .singleElement()
+        .satisfies(
+            info -> {
+              assertThat(info.state()).isEqualTo(Subagents.State.FINISHED);
+              assertThat(info.status()).isEqualTo("halfway");
+            });
+    List<RecordedRequest> requests = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      requests.add(server.takeRequest());
+    }
+    RecordedRequest subagentRequest =
+        requests.stream()
+            .filter(request -> names(request.json()).contains("set_status"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(names(subagentRequest.json()))
+        .doesNotContain("spawn_subagent", "list_subagents", "cancel_subagent");
+    // The result joins the history before the next turn.
+    server.respondWith(request -> ScriptedReply.answer("Noted."));
+    agents.agent("assistant").run(conversation, "Thanks", RunListener.NONE);
+    JsonNode messages = server.takeRequest().json().get("messages");
+    assertThat(messages.get(messages.size() - 2).get("content").asString())
+        .isEqualTo("[subagent sub-1 finished] The report is ready.");
+  }
+
+  @Test
+  void aStatusUpdateNeverBlocksAndIsDroppedWhenTheBufferIsFull() {
+    Conversation conversation =
+        Conversation.of("s", dev.toolhost.core.ToolSet.of(registry, ToolProfiles.MAIN));
+    for (int i = 0; i < Conversation.STATUS_BUFFER; i++) {
+      assertThat(conversation.offerStatus("update " + i)).isTrue();
+    }
+    assertThat(conversation.offerStatus("one too many")).isFalse();
+    assertThat(conversation.drainStatus()).hasSize(Conversation.STATUS_BUFFER);
+  }
+
+  @Test
+  void aSubagentCanBeCancelled() throws Exception {
+    agents(AgentDefinition.of("assistant", endpoint("m")));
+    server.respondWith(
+        request -> {
+          if (names(request.json()).contains("set_status")) {
+            return ScriptedReply.stream().pause(Duration.ofSeconds(20)).done().build();
+          }
+          return ScriptedReply.answer("ok");
+        });
+    server.enqueue(
+        ScriptedReply.toolCalls(
+            ScriptedReply.call("call_1", "spawn_subagent", "{\"task\":\"Slow work\"}")));
+    Conversation conversation = agents.conversation("assistant");
+    LinkedBlockingQueue<String> notices = new LinkedBlockingQueue<>();
+    conversation.onNotice(notices::add);
+    agents.agent("assistant").run(conversation, "Start", RunListener.NONE);
+    // Let the subagent's request take its (endless) reply before the next one is queued.
+    while (!names(server.takeRequest().json()).contains("set_status")) {
+      // The primary's own requests.
+    }
+    server.enqueue(
+        ScriptedReply.toolCalls(
+            ScriptedReply.call("call_2", "cancel_subagent", "{\"id\":\"sub-1\"}")));
+
+    agents.agent("assistant").run(conversation, "Stop it", RunListener.NONE);
+
+    assertThat(notices.poll(10, TimeUnit.SECONDS)).isEqualTo("[subagent sub-1 was cancelled]");
+    assertThat(agents.subagents().list(conversation.sessionId()).getFirst().state())
+        .isEqualTo(Subagents.State.CANCELLED);
+  }
+}

@@ -1,0 +1,282 @@
+package dev.toolhost.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.toolhost.testing.RecordedRequest;
+import dev.toolhost.testing.ScriptedModelServer;
+import dev.toolhost.testing.ScriptedReply;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.JsonNodeFactory;
+import tools.jackson.databind.node.ObjectNode;
+
+@Timeout(20)
+class ModelClientTest {
+
+  private final ScriptedModelServer server = ScriptedModelServer.start();
+  private final ModelClient client =
+      ModelClient.builder(new ModelEndpoint(server.baseUrl(), "gpt-test", "TEST_KEY"))
+          .environment(Map.of("TEST_KEY", "sk-test"))
+          .backoff(Duration.ofMillis(10))
+          .build();
+
+  @AfterEach
+  void close() {
+    client.close();
+    server.close();
+  }
+
+  private static ModelRequest request(boolean stream) {
+    ObjectNode tool = JsonNodeFactory.instance.objectNode().put("type", "function");
+    tool.putObject("function").put("name", "get_weather").putObject("parameters");
+    return new ModelRequest(
+        List.of(new ChatMessage.UserMessage("Weather in Paris?")),
+        List.of(tool),
+        ModelRequest.ToolChoice.AUTO,
+        stream);
+  }
+
+  @Test
+  void streamedTextArrivesAsDeltasAndReasoningAndUsageAreIgnored() throws Exception {
+    server.enqueue(ScriptedReply.answer("Hello there, Paris is sunny."));
+    List<String> deltas = new ArrayList<>();
+
+    ModelReply reply =
+        client.complete(
+            request(true),
+            new ModelListener() {
+              @Override
+              public void onText(String delta) {
+                deltas.add(delta);
+              }
+            });
+
+    assertThat(deltas).hasSizeGreaterThan(3);
+    assertThat(String.join("", deltas)).isEqualTo("Hello there, Paris is sunny.");
+    assertThat(reply.content()).contains("Hello there, Paris is sunny.");
+    assertThat(reply.finishReason()).isEqualTo("stop");
+    assertThat(reply.toolCalls()).isEmpty();
+  }
+
+  @Test
+  void requestCarriesModelToolsToolChoiceParallelCallsAndTheKey() throws Exception {
+    server.enqueue(ScriptedReply.answer("ok"));
+
+    client.complete(request(true), ModelListener.NONE);
+
+    RecordedRequest recorded = server.takeRequest();
+    assertThat(recorded.path()).isEqualTo("/v1/chat/completions");
+    assertThat(recorded.header("Authorization")).contains("Bearer sk-test");
+    JsonNode body = recorded.json();
+    assertThat(body.get("model").asString()).isEqualTo("gpt-test");
+    assertThat(body.get("stream").asBoolean()).isTrue();
+    assertThat(body.get("tool_choice").asString()).isEqualTo("auto");
+    assertThat(body.get("parallel_tool_calls").asBoolean()).isTrue();
+    assertThat(body.get("tools").get(0).get("function").get("name").asString())
+        .isEqualTo("get_weather");
+    assertThat(body.get("messages").get(0).get("role").asString()).isEqualTo("user");
+  }
+
+  @Test
+  void interleavedToolCallsSplitMidTokenAreAccumulatedByIndex() throws Exception {
+    server.enqueue(
+        ScriptedReply.toolCalls(
+            ScriptedReply.call("call_a", "get_weather", "{\"city\":\"Paris\",\"unit\":\"C\"}"),
+            ScriptedReply.call("call_b", "get_time", "{\"zone\":\"Europe/Paris\"}"),
+            ScriptedReply.call("call_c", "list_tool_guides", "{}")));
+    List<ModelToolCall> handedOn = Collections.synchronizedList(new ArrayList<>());
+
+    ModelReply reply =
+        client.complete(
+            request(true),
+            new ModelListener() {
+              @Override
+              public void onToolCall(ModelToolCall call) {
+                handedOn.add(call);
+              }
+            });
+
+    assertThat(reply.finishReason()).isEqualTo("tool_calls");
+    assertThat(reply.toolCalls())
+        .containsExactly(
+            new ModelToolCall("call_a", "get_weather", "{\"city\":\"Paris\",\"unit\":\"C\"}"),
+            new ModelToolCall("call_b", "get_time", "{\"zone\":\"Europe/Paris\"}"),
+            new ModelToolCall("call_c", "list_tool_guides", "{}"));
+    assertThat(handedOn).containsExactlyInAnyOrderElementsOf(reply.toolCalls());
+  }
+
+  @Test
+  void aToolCallIsHandedOnAsSoonAsItsArgumentsCloseBeforeTheStreamEnds() throws Exception {
+    server.enqueue(
+        ScriptedReply.stream()
+            .toolCallStart(0, "call_1", "first")
+            .toolCallArguments(0, "{\"a\": \"}{\\\"\"")
+            .toolCallArguments(0, "}")
+            .pause(Duration.ofSeconds(2))
+            .toolCallStart(1, "call_2", "second")
+            .toolCallArguments(1, "{}")
+            .finish("tool_calls")
+            .done()
+            .build());
+    List<Long> handedOnAt = new ArrayList<>();
+    long start = System.nanoTime();
+
+    client.complete(
+        request(true),
+        new ModelListener() {
+          @Override
+          public void onToolCall(ModelToolCall call) {
+            handedOnAt.add((System.nanoTime() - start) / 1_000_000);
+          }
+        });
+
+    assertThat(handedOnAt).hasSize(2);
+    assertThat(handedOnAt.get(0)).isLessThan(1500);
+    assertThat(handedOnAt.get(1)).isGreaterThanOrEqualTo(1900);
+  }
+
+  @Test
+  void nonStreamedAnswerGivesTheSameReply() throws Exception {
+    server.enqueue(
+        ScriptedReply.toolCalls(
+            ScriptedReply.call("call_a", "get_weather", "{\"city\":\"Oslo\"}")));
+
+    ModelReply reply = client.complete(request(false), ModelListener.NONE);
+
+    assertThat(server.takeRequest().json().get("stream").asBoolean()).isFalse();
+    assertThat(reply.toolCalls())
+        .containsExactly(new ModelToolCall("call_a", "get_weather", "{\"city\":\"Oslo\"}"));
+    assertThat(reply.finishReason()).isEqualTo("tool_calls");
+  }
+
+  @Test
+  void rateLimitIsRetriedAfterRetryAfter() throws Exception {
+    server.enqueue(
+        ScriptedReply.status(429, "{\"error\":{\"message\":\"slow down\"}}")
+            .header("Retry-After", "1"));
+    server.enqueue(ScriptedReply.answer("done"));
+    long start = System.nanoTime();
+
+    ModelReply reply = client.complete(request(true), ModelListener.NONE);
+
+    assertThat(reply.content()).contains("done");
+    assertThat(Duration.ofNanos(System.nanoTime() - start))
+        .isGreaterThanOrEqualTo(Duration.ofMillis(950));
+    assertThat(server.requestCount()).isEqualTo(2);
+  }
+
+  @Test
+  void serverErrorsAreRetriedABoundedNumberOfTimes() {
+    for (int i = 0; i < 4; i++) {
+      server.enqueue(ScriptedReply.status(500, "{\"error\":{\"message\":\"upstream broke\"}}"));
+    }
+
+    assertThatThrownBy(() -> client.complete(request(true), ModelListener.NONE))
+        .isInstanceOf(ModelException.class)
+        .hasMessageContaining("HTTP 500")
+        .hasMessageContaining("after 3 retries")
+        .hasMessageContaining("upstream broke");
+    assertThat(server.requestCount()).isEqualTo(4);
+  }
+
+  @Test
+  void serverErrorFollowedBySuccessSucceeds() throws Exception {
+    server.enqueue(ScriptedReply.status(503, ""));
+    server.enqueue(ScriptedReply.answer("back"));
+
+    assertThat(client.complete(request(true), ModelListener.NONE).content()).contains("back");
+  }
+
+  @Test
+  void refusedKeyNamesTheVariable() {
+    server.enqueue(ScriptedReply.status(401, "{\"error\":{\"message\":\"Incorrect API key\"}}"));
+
+    assertThatThrownBy(() -> client.complete(request(true), ModelListener.NONE))
+        .isInstanceOf(ModelException.class)
+        .hasMessageContaining("TEST_KEY")
+        .hasMessageContaining("Incorrect API key");
+  }
+
+  @Test
+  void missingKeySaysTheVariableIsNotSet() {
+    server.enqueue(ScriptedReply.status(401, ""));
+    try (ModelClient keyless =
+        ModelClient.builder(new ModelEndpoint(server.baseUrl(), "gpt-test", "NO_SUCH_KEY_VAR"))
+            .environment(Map.of())
+            .build()) {
+      assertThatThrownBy(() -> keyless.complete(request(true), ModelListener.NONE))
+          .hasMessageContaining("NO_SUCH_KEY_VAR is not set");
+    }
+    assertThat(server.takeRequest().header("Authorization")).isEmpty();
+  }
+
+  @Test
+  void unknownModelIsNamed() {
+    server.enqueue(ScriptedReply.status(404, "{\"error\":{\"message\":\"no such model\"}}"));
+
+    assertThatThrownBy(() -> client.complete(request(true), ModelListener.NONE))
+        .isInstanceOf(ModelException.class)
+        .hasMessageContaining("'gpt-test' was not found");
+  }
+
+  @Test
+  void truncatedStreamIsAnError() {
+    server.enqueue(ScriptedReply.stream().text("Half an ans").build());
+
+    assertThatThrownBy(() -> client.complete(request(true), ModelListener.NONE))
+        .isInstanceOf(ModelException.class)
+        .hasMessageContaining("ended before the answer finished");
+  }
+
+  @Test
+  void malformedChunkIsQuoted() {
+    server.enqueue(
+        ScriptedReply.stream().text("ok").raw("data: {\"choices\": [{\"delta\": ").done().build());
+
+    assertThatThrownBy(() -> client.complete(request(true), ModelListener.NONE))
+        .isInstanceOf(ModelException.class)
+        .hasMessageContaining("malformed chunk")
+        .hasMessageContaining("data: {\"choices\": [{\"delta\": ");
+  }
+
+  @Test
+  void interruptingTheCallerStopsTheStream() throws Exception {
+    server.enqueue(
+        ScriptedReply.stream().text("slow").pause(Duration.ofSeconds(30)).done().build());
+    List<Throwable> thrown = new ArrayList<>();
+    Thread caller =
+        Thread.ofVirtual()
+            .start(
+                () -> {
+                  try {
+                    client.complete(request(true), ModelListener.NONE);
+                  } catch (Throwable e) {
+                    thrown.add(e);
+                  }
+                });
+    server.takeRequest();
+    Thread.sleep(200);
+
+    caller.interrupt();
+    caller.join(Duration.ofSeconds(5));
+
+    assertThat(caller.isAlive()).isFalse();
+    assertThat(thrown).singleElement().isInstanceOf(InterruptedException.class);
+  }
+
+  @Test
+  void retryAfterReadsSecondsAndDates() {
+    assertThat(ModelClient.retryAfter("2")).contains(Duration.ofSeconds(2));
+    assertThat(ModelClient.retryAfter("0.5")).contains(Duration.ofMillis(500));
+    assertThat(ModelClient.retryAfter("Wed, 21 Oct 2015 07:28:00 GMT")).contains(Duration.ZERO);
+    assertThat(ModelClient.retryAfter("soon")).isEmpty();
+  }
+}

@@ -1,0 +1,155 @@
+package dev.toolhost.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.toolhost.testing.ScriptedModelServer;
+import dev.toolhost.testing.ScriptedReply;
+import java.io.ByteArrayInputStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+@Timeout(30)
+class ChatCommandTest {
+
+  private final ScriptedModelServer server = ScriptedModelServer.start();
+  private final StringWriter out = new StringWriter();
+  private final StringWriter err = new StringWriter();
+
+  @TempDir Path dir;
+
+  @AfterEach
+  void close() {
+    server.close();
+  }
+
+  private int chat(String input, String... args) {
+    CommandLine commandLine =
+        new CommandLine(
+            new ChatCommand(
+                new ByteArrayInputStream(input.getBytes(StandardCharsets.UTF_8)), false));
+    commandLine.setOut(new PrintWriter(out, true));
+    commandLine.setErr(new PrintWriter(err, true));
+    return commandLine.execute(args);
+  }
+
+  @Test
+  void scriptedChatWithNoConfigCallsABuiltInToolAndAnswersOneLineAtATime() {
+    server.respondWith(DevCommand.ModelServer::script);
+
+    int exit =
+        chat(
+            "Which guides are there?\nAnd again?\n",
+            "--base-url",
+            server.baseUrl().toString(),
+            "--model",
+            "scripted",
+            "--api-key-env",
+            "NO_SUCH_KEY");
+
+    assertThat(exit).isZero();
+    assertThat(out.toString())
+        .contains("-> list_tool_guides {}")
+        .contains("<- list_tool_guides: Available tool guides:")
+        .contains("The tool answered:");
+    assertThat(server.requestCount()).isEqualTo(4);
+  }
+
+  @Test
+  void chatTalksToAnAgentFromTheConfig() throws Exception {
+    Path config = dir.resolve("toolhost.yaml");
+    Files.writeString(
+        config,
+        """
+        agents:
+          helper:
+            base_url: %s
+            model: helper-model
+            api_key_env: NO_SUCH_KEY
+            instructions: Be brief.
+        """
+            .formatted(server.baseUrl()));
+    server.enqueue(ScriptedReply.answer("Hi!"));
+
+    int exit = chat("Hello\n", "--config", config.toString());
+
+    assertThat(exit).isZero();
+    assertThat(out.toString()).contains("helper> Hi!");
+    assertThat(server.takeRequest().json().get("model").asString()).isEqualTo("helper-model");
+    assertThat(HostConfig.load(config)).isEqualTo(HostConfig.defaults());
+  }
+
+  @Test
+  void aModelErrorIsShownAndTheExitCodeSaysATurnFailed() {
+    server.enqueue(ScriptedReply.status(404, "{\"error\":{\"message\":\"no such model\"}}"));
+
+    int exit = chat("Hello\n", "--base-url", server.baseUrl().toString(), "--model", "nope");
+
+    assertThat(exit).isEqualTo(1);
+    assertThat(err.toString()).contains("'nope' was not found");
+  }
+
+  @Test
+  void agentsConfigErrorsNameTheFileLineAndWhatWasExpected() {
+    assertThatThrownBy(
+            () ->
+                AgentsConfig.parse(
+                    """
+                    agents:
+                      helper:
+                        model: m
+                        max_steps: zero
+                        colour: blue
+                    """,
+                    "toolhost.yaml"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining(
+            "toolhost.yaml line 5, column 5: unknown key 'colour' under 'agents.helper'")
+        .hasMessageContaining(
+            "toolhost.yaml line 4, column 16: wrong value for 'agents.helper.max_steps': expected an"
+                + " integer of 1 or more");
+    assertThatThrownBy(
+            () -> AgentsConfig.parse("agents:\n  helper:\n    profile: main\n", "a.yaml"))
+        .hasMessageContaining("a.yaml line 2, column 3: agent 'helper' needs a 'model'");
+  }
+
+  @Test
+  void agentsConfigReadsEveryKey() {
+    AgentsConfig config =
+        AgentsConfig.parse(
+            """
+            agents:
+              research:
+                base_url: http://127.0.0.1:1/v1
+                api_key_env: MY_KEY
+                model: small
+                description: Researches.
+                instructions: Research well.
+                profile: subagent
+                enabled: false
+                max_steps: 3
+                max_tool_calls: 4
+                timeout: 30s
+                parameters:
+                  type: object
+                  properties:
+                    query: {type: string}
+            """,
+            "a.yaml");
+
+    var research = config.agents().getFirst();
+    assertThat(research.endpoint().apiKeyEnv()).isEqualTo("MY_KEY");
+    assertThat(research.enabled()).isFalse();
+    assertThat(research.limits().maxSteps()).isEqualTo(3);
+    assertThat(research.limits().timeout()).hasSeconds(30);
+    assertThat(research.parameters().orElseThrow().get("properties").has("query")).isTrue();
+  }
+}
