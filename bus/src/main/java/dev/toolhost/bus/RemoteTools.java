@@ -136,7 +136,8 @@ public final class RemoteTools implements AutoCloseable {
       if (hosts == null) {
         ExecutableTool tool;
         try {
-          tool = ExecutableTool.of(spec, new RemoteToolExecutor(bus, group));
+          // The remote executor bounds every wait by the call's deadline: no thread hop needed.
+          tool = ExecutableTool.of(spec, new RemoteToolExecutor(bus, group)).runInline();
         } catch (IllegalArgumentException e) {
           LOG.warn(
               "Tool '{}' of group '{}' is not registered: {}", spec.name(), group, e.getMessage());

@@ -192,13 +192,15 @@ public final class ToolServices {
   }
 
   private ExecutableTool executable(ToolServiceDescriptor service, ToolDescriptor tool) {
+    // The executor bounds every wait by the call's deadline: no thread hop needed.
     return ExecutableTool.of(
-        new ToolSpec(
-            tool.name(),
-            tool.description(),
-            tool.parameters(),
-            ToolServiceExecutor.source(service.id())),
-        new ToolServiceExecutor(bus, service, tool));
+            new ToolSpec(
+                tool.name(),
+                tool.description(),
+                tool.parameters(),
+                ToolServiceExecutor.source(service.id())),
+            new ToolServiceExecutor(bus, service, tool))
+        .runInline();
   }
 
   /** Handles a tool service's announcement or goodbye. */

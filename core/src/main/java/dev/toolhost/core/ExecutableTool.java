@@ -7,11 +7,14 @@ import java.util.Objects;
  * where the dispatch path runs it.
  *
  * <p>By default a tool is isolated: the dispatch path runs it on a virtual thread of its own, so
- * that a caller never waits past the call's deadline, whatever the tool does. A tool that never
- * blocks and finishes in microseconds (a lookup in memory, a small computation) may instead run
- * inline, on the caller's thread: the deadline is checked before it starts, and the thread hop,
- * which costs far more than such a tool, is skipped. An inline tool that blocks holds its caller;
- * only mark a tool inline when it cannot.
+ * that a caller never waits past the call's deadline, whatever the tool does. A tool may instead
+ * run inline, on the caller's thread, skipping that thread hop (tens of microseconds from a
+ * platform thread, a second wake-up per call from a virtual one), when its executor returns by the
+ * deadline on its own: because it never blocks and finishes in microseconds (a lookup in memory, a
+ * small computation), or because it bounds every wait by {@link ToolCall#deadline()} and stops when
+ * interrupted (the MCP bridge and the remote executors do). The deadline is checked before an
+ * inline tool starts. An inline tool that blocks past its deadline holds its caller; only mark a
+ * tool inline when it cannot.
  *
  * <p>Immutable and thread-safe. Made by {@link MethodTools} and by {@link #of}, which checks the
  * parameters schema.
@@ -19,7 +22,7 @@ import java.util.Objects;
  * @param spec what the model is told
  * @param executor what runs it
  * @param schema the compiled parameters schema
- * @param inline whether the tool runs on the caller's thread (it never blocks)
+ * @param inline whether the tool runs on the caller's thread (it returns by the deadline itself)
  */
 public record ExecutableTool(
     ToolSpec spec, ToolExecutor executor, ParametersSchema schema, boolean inline) {
@@ -45,7 +48,10 @@ public record ExecutableTool(
         spec, executor, ParametersSchema.compile(spec.name(), spec.parameters()));
   }
 
-  /** This tool, run inline on the caller's thread; only for tools that never block. */
+  /**
+   * This tool, run inline on the caller's thread; only for tools whose executor returns by the
+   * call's deadline on its own.
+   */
   public ExecutableTool runInline() {
     return new ExecutableTool(spec, executor, schema, true);
   }

@@ -39,7 +39,8 @@ public @interface Tool {
 
   /**
    * The tool never blocks and finishes in microseconds, so it runs on the caller's thread; see
-   * {@link ExecutableTool}. Leave it off for anything that does I/O, sleeps or waits.
+   * {@link ExecutableTool}. Leave it off for anything that does I/O, sleeps or waits without
+   * bounding the wait by the call's deadline.
    */
   boolean inline() default false;
 }

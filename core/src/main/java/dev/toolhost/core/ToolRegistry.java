@@ -27,6 +27,7 @@ public final class ToolRegistry {
   private final List<Listener> listeners = new CopyOnWriteArrayList<>();
   private final Object writeLock = new Object();
   private volatile List<ExecutableTool> snapshot = List.of();
+  private final ConcurrentHashMap<String, String> profileCounts = new ConcurrentHashMap<>();
 
   /** A listener hears about tools registered and unregistered. */
   public interface Listener {
@@ -137,6 +138,11 @@ public final class ToolRegistry {
   /** Removes a listener. */
   public void removeListener(Listener listener) {
     listeners.remove(listener);
+  }
+
+  /** Whether the logged counts of a profile's tool list differ from those last logged. */
+  boolean profileCountsChanged(String profile, String counts) {
+    return !counts.equals(profileCounts.put(profile, counts));
   }
 
   private List<ExecutableTool> sorted() {

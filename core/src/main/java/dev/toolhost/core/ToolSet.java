@@ -6,7 +6,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,7 +32,6 @@ public final class ToolSet {
   private final ConcurrentHashMap<String, Bound> bound = new ConcurrentHashMap<>();
   private final Object bindLock = new Object();
   private volatile List<Bound> boundOrder = List.of();
-  private final AtomicReference<String> lastLogged = new AtomicReference<>("");
 
   private ToolSet(ToolRegistry registry, ToolProfile profile) {
     this.registry = Objects.requireNonNull(registry, "registry");
@@ -91,7 +89,8 @@ public final class ToolSet {
   /**
    * Returns the specs of every tool this set shows: the registry's tools the profile allows, in
    * name order, then the bound tools, in the order they were added. Logs "Tool profile 'P': A/T
-   * tools allowed (D denied)" when those counts change.
+   * tools allowed (D denied)", at INFO when the counts of that profile changed since it was last
+   * logged for the registry, at DEBUG otherwise.
    */
   public List<ToolSpec> specs() {
     List<ExecutableTool> all = registry.tools();
@@ -106,8 +105,11 @@ public final class ToolSet {
     String counts =
         "Tool profile '%s': %d/%d tools allowed (%d denied)"
             .formatted(profile.name(), allowed, all.size(), all.size() - allowed);
-    if (!counts.equals(lastLogged.getAndSet(counts))) {
+    // Agents build many sets of one profile; the line is logged when a profile's counts change.
+    if (registry.profileCountsChanged(profile.name(), counts)) {
       LOG.info(counts);
+    } else {
+      LOG.debug(counts);
     }
     for (Bound entry : boundOrder) {
       specs.add(entry.tool.spec());

@@ -360,15 +360,18 @@ public final class McpBridge implements AutoCloseable {
         try {
           McpConnection connection = served.connection;
           String mcpName = tool.name();
+          // The connection bounds every wait by the call's deadline and stops when interrupted,
+          // so the call runs on the caller's thread, without the deadline step's thread hop.
           registry.register(
               ExecutableTool.of(
-                  spec,
-                  (ToolCall call, JsonNode arguments) ->
-                      connection.call(
-                          mcpName,
-                          McpResults.arguments(arguments),
-                          call.deadline(),
-                          call.toolName())));
+                      spec,
+                      (ToolCall call, JsonNode arguments) ->
+                          connection.call(
+                              mcpName,
+                              McpResults.arguments(arguments),
+                              call.deadline(),
+                              call.toolName()))
+                  .runInline());
         } catch (IllegalArgumentException e) {
           LOG.warn(
               "MCP server '{}' tool '{}' cannot be registered: {}",

@@ -248,8 +248,9 @@ public final class RabbitBus implements MessageBus {
             .withReplyTo(replyQueue)
             .withExpiration(deadline);
     try {
-      // The confirm overlaps the worker's processing: it comes long before any reply.
-      await(publisher().publish("", queue, correlated, true), queue);
+      // The confirm overlaps the worker's processing: it comes long before any reply. Waiting for
+      // it ends by the request's deadline, so a caller never waits past it here either.
+      await(publisher().publish("", queue, correlated, true), queue, deadline);
       return replies;
     } catch (RuntimeException e) {
       replies.close();
@@ -481,8 +482,16 @@ public final class RabbitBus implements MessageBus {
   }
 
   private void await(CompletableFuture<Void> confirmed, String where) {
+    await(confirmed, where, Instant.now().plus(CONFIRM_TIMEOUT));
+  }
+
+  private void await(CompletableFuture<Void> confirmed, String where, Instant deadline) {
+    long wait =
+        Math.min(
+            CONFIRM_TIMEOUT.toMillis(),
+            Math.max(1, Instant.now().until(deadline, java.time.temporal.ChronoUnit.MILLIS)));
     try {
-      confirmed.get(CONFIRM_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      confirmed.get(wait, TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
       if (e.getCause() instanceof BusException bus) {
         throw bus instanceof NoRouteException
