@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -22,6 +23,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 import java.util.function.Predicate;
 
 /**
@@ -35,6 +37,10 @@ import java.util.function.Predicate;
  * ToolAliases}). The calls of one turn run concurrently through the {@link ToolDispatcher}, each
  * starting as soon as it has finished streaming, each carrying the model's name and the session id.
  * Tool errors, an unknown tool included, go back to the model as results.
+ *
+ * <p>A context hint provider, when given, is asked once per turn with the user's message; the hint
+ * it returns (the services that match the request, say) is added to the system prompt of every
+ * request of that turn, and never to the history. A provider that throws fails the turn.
  *
  * <p>A run is bounded by its {@link RunLimits}: steps, tool calls and a deadline. When the deadline
  * passes or the calling thread is interrupted, the stream and the running tools are stopped, every
@@ -54,6 +60,7 @@ public final class Agent {
   private final ModelClient client;
   private final ToolDispatcher dispatcher;
   private final Predicate<ToolSpec> offered;
+  private final Function<String, Optional<String>> hints;
 
   /** An agent that offers every tool of the conversation's tool set. */
   public Agent(AgentDefinition definition, ModelClient client, ToolDispatcher dispatcher) {
@@ -69,10 +76,28 @@ public final class Agent {
       ModelClient client,
       ToolDispatcher dispatcher,
       Predicate<ToolSpec> offered) {
+    this(definition, client, dispatcher, offered, message -> Optional.empty());
+  }
+
+  private Agent(
+      AgentDefinition definition,
+      ModelClient client,
+      ToolDispatcher dispatcher,
+      Predicate<ToolSpec> offered,
+      Function<String, Optional<String>> hints) {
     this.definition = Objects.requireNonNull(definition, "definition");
     this.client = Objects.requireNonNull(client, "client");
     this.dispatcher = Objects.requireNonNull(dispatcher, "dispatcher");
     this.offered = Objects.requireNonNull(offered, "offered");
+    this.hints = Objects.requireNonNull(hints, "hints");
+  }
+
+  /**
+   * This agent with a context hint provider: given a turn's user message, it returns text for the
+   * system prompt of that turn, or nothing.
+   */
+  public Agent withContextHints(Function<String, Optional<String>> hints) {
+    return new Agent(definition, client, dispatcher, offered, hints);
   }
 
   /** What this agent is. */
@@ -90,6 +115,10 @@ public final class Agent {
 
   Predicate<ToolSpec> offered() {
     return offered;
+  }
+
+  Function<String, Optional<String>> hints() {
+    return hints;
   }
 
   /** Runs one turn: the user's message, then the loop until the model answers. */
@@ -111,6 +140,7 @@ public final class Agent {
       List<ExecutableTool> turnTools) {
     ToolSet tools = conversation.tools();
     List<String> bound = new ArrayList<>();
+    Runnable leave = conversation.enterRun();
     try {
       for (ExecutableTool tool : turnTools) {
         tools.add(tool);
@@ -119,6 +149,7 @@ public final class Agent {
       return runWithDeadline(conversation, message, listener);
     } finally {
       bound.forEach(tools::remove);
+      leave.run();
     }
   }
 
@@ -197,6 +228,7 @@ public final class Agent {
     private final AtomicReference<RunResult.Stop> stop;
     private final List<ChatMessage> added = new ArrayList<>();
     private final Map<ModelToolCall, FutureTask<ToolResult>> running = new LinkedHashMap<>();
+    private String system = "";
     private int steps;
     private int toolCalls;
     private String lastText = "";
@@ -219,6 +251,7 @@ public final class Agent {
         added.add(new ChatMessage.UserMessage(notice));
       }
       added.add(new ChatMessage.UserMessage(message));
+      system = systemPrompt();
       try {
         while (steps < definition.limits().maxSteps()) {
           steps++;
@@ -248,12 +281,22 @@ public final class Agent {
       }
     }
 
+    private String systemPrompt() {
+      Optional<String> hint = hints.apply(message).filter(text -> !text.isBlank());
+      if (hint.isEmpty()) {
+        return definition.instructions();
+      }
+      return definition.instructions().isBlank()
+          ? hint.get()
+          : definition.instructions() + "\n\n" + hint.get();
+    }
+
     private ModelReply step(boolean mustAnswer) throws InterruptedException {
       List<ToolSpec> specs = conversation.tools().specs().stream().filter(offered).toList();
       ToolAliases aliases = ToolAliases.of(specs);
       List<ChatMessage> messages = new ArrayList<>();
-      if (!definition.instructions().isBlank()) {
-        messages.add(new ChatMessage.SystemMessage(definition.instructions()));
+      if (!system.isBlank()) {
+        messages.add(new ChatMessage.SystemMessage(system));
       }
       messages.addAll(conversation.history());
       messages.addAll(added);
@@ -292,12 +335,18 @@ public final class Agent {
       ToolCall dispatched = call;
       FutureTask<ToolResult> task;
       if (toolCalls >= definition.limits().maxToolCalls()) {
+        // Core has no limit code. Not invalid_arguments (the arguments may be fine), not
+        // unavailable (retryable: a retry in this run is refused again), not execution_failed
+        // (the tool never ran). Cancelled is what it is: the run stopped the call before it ran,
+        // and calling again will not help.
         ToolResult refused =
             ToolResult.failure(
-                ErrorCode.EXECUTION_FAILED,
+                ErrorCode.CANCELLED,
                 "Not run: this run has used its "
                     + definition.limits().maxToolCalls()
                     + " tool calls. Answer with what you have.");
+        listener.onToolCall(dispatched);
+        listener.onToolResult(dispatched, refused);
         task = new FutureTask<>(() -> refused);
         task.run();
       } else {

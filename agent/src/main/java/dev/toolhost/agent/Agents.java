@@ -17,8 +17,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
@@ -47,6 +49,7 @@ public final class Agents implements AutoCloseable {
   private final List<ModelClient> clients = new ArrayList<>();
   private final List<String> registered = new ArrayList<>();
   private final Subagents subagents;
+  private volatile Function<String, Optional<String>> hints = message -> Optional.empty();
 
   private Agents(
       List<AgentDefinition> definitions,
@@ -64,7 +67,9 @@ public final class Agents implements AutoCloseable {
       ModelClient client =
           ModelClient.builder(definition.endpoint()).environment(environment).build();
       clients.add(client);
-      agents.put(definition.name(), new Agent(definition, client, dispatcher, this::offered));
+      agents.put(
+          definition.name(),
+          new Agent(definition, client, dispatcher, this::offered).withContextHints(this::hint));
       enabled.put(definition.name(), definition.enabled());
     }
     this.subagents = new Subagents(this);
@@ -137,6 +142,18 @@ public final class Agents implements AutoCloseable {
     return conversation;
   }
 
+  /**
+   * Sets the context hint provider of every agent, subagent and agent called as a tool: given a
+   * turn's message, the text it returns joins that turn's system prompt (see {@link Agent}).
+   */
+  public void setContextHints(Function<String, Optional<String>> hints) {
+    this.hints = Objects.requireNonNull(hints, "hints");
+  }
+
+  private Optional<String> hint(String message) {
+    return hints.apply(message);
+  }
+
   /** Enables or disables an agent's tool at run time. */
   public void setEnabled(String agentName, boolean on) {
     agent(agentName);
@@ -187,10 +204,11 @@ public final class Agents implements AutoCloseable {
     }
     Agent agent =
         new Agent(
-            definition.withLimits(definition.limits().withTimeout(timeout)),
-            agents.get(name).client(),
-            agents.get(name).dispatcher(),
-            this::offered);
+                definition.withLimits(definition.limits().withTimeout(timeout)),
+                agents.get(name).client(),
+                agents.get(name).dispatcher(),
+                this::offered)
+            .withContextHints(this::hint);
     Conversation conversation =
         Conversation.of(
             call.sessionId().orElse("agent") + "/" + name + "/" + call.callId(),

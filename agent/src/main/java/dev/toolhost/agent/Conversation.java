@@ -7,6 +7,7 @@ import java.util.Objects;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * A conversation is one session with an agent: its id, its history in the wire format, the tool set
@@ -28,6 +29,7 @@ public final class Conversation {
   private final List<String> notices = new ArrayList<>();
   private final BlockingQueue<String> status = new ArrayBlockingQueue<>(STATUS_BUFFER);
   private volatile Consumer<String> noticeListener = notice -> {};
+  private volatile Supplier<Runnable> runScope = () -> () -> {};
 
   private Conversation(String sessionId, ToolSet tools) {
     this.sessionId = Objects.requireNonNull(sessionId, "sessionId");
@@ -90,6 +92,18 @@ public final class Conversation {
     List<String> taken = List.copyOf(notices);
     notices.clear();
     return taken;
+  }
+
+  /**
+   * Sets what happens when a run of this conversation starts: the supplier runs then, and the
+   * {@code Runnable} it returns runs when the run ends, however it ends.
+   */
+  void runScope(Supplier<Runnable> scope) {
+    this.runScope = Objects.requireNonNull(scope, "scope");
+  }
+
+  Runnable enterRun() {
+    return runScope.get();
   }
 
   synchronized void append(List<ChatMessage> messages) {

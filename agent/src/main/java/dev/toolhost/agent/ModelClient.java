@@ -96,6 +96,7 @@ public final class ModelClient implements AutoCloseable {
   public ModelReply complete(ModelRequest request, ModelListener listener)
       throws InterruptedException {
     HttpRequest http = httpRequest(request);
+    boolean cutRetried = false;
     for (int attempt = 0; ; attempt++) {
       HttpResponse<InputStream> response;
       try {
@@ -110,10 +111,25 @@ public final class ModelClient implements AutoCloseable {
       }
       int status = response.statusCode();
       if (status == 200) {
+        Surfacing surfacing = new Surfacing(listener);
         try (InputStream body = response.body()) {
-          return request.stream() ? readStream(body, listener) : readCompletion(body, listener);
+          return request.stream() ? readStream(body, surfacing) : readCompletion(body, surfacing);
         } catch (IOException e) {
           interruptedCheck();
+          // A stream cut before anything reached the listener is sent again, once: the caller has
+          // seen nothing, so nothing is shown twice. After the first text or call it is an error.
+          if (request.stream() && !surfacing.surfaced && !cutRetried) {
+            cutRetried = true;
+            attempt--;
+            LOG.warn(
+                "The model's stream at {} broke before any content ({}); retrying once",
+                endpoint.baseUrl(),
+                e.getMessage());
+            continue;
+          }
+          if (e instanceof StreamCut cut) {
+            throw new ModelException(cut.getMessage(), 0);
+          }
           throw new ModelException(
               "Reading the model's answer failed: " + e.getMessage() + " (the stream was cut)", e);
         }
@@ -216,12 +232,11 @@ public final class ModelClient implements AutoCloseable {
     }
     interruptedCheck();
     if (finishReason == null) {
-      throw new ModelException(
+      throw new StreamCut(
           "The model's stream ended before the answer finished (no finish_reason and no [DONE])"
               + " after "
               + content.length()
-              + " characters of text",
-          0);
+              + " characters of text");
     }
     return reply(content, calls, finishReason);
   }
@@ -385,6 +400,37 @@ public final class ModelClient implements AutoCloseable {
   private static void interruptedCheck() throws InterruptedException {
     if (Thread.currentThread().isInterrupted()) {
       throw new InterruptedException("The model request was cancelled");
+    }
+  }
+
+  /** A stream that ended before its answer finished, with nothing wrong on the wire. */
+  private static final class StreamCut extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    StreamCut(String message) {
+      super(message);
+    }
+  }
+
+  /** A listener that notes whether anything reached the caller's listener. */
+  private static final class Surfacing implements ModelListener {
+    private final ModelListener listener;
+    private volatile boolean surfaced;
+
+    Surfacing(ModelListener listener) {
+      this.listener = listener;
+    }
+
+    @Override
+    public void onText(String delta) {
+      surfaced = true;
+      listener.onText(delta);
+    }
+
+    @Override
+    public void onToolCall(ModelToolCall call) {
+      surfaced = true;
+      listener.onToolCall(call);
     }
   }
 

@@ -77,8 +77,23 @@ public final class Subagents implements AutoCloseable {
     return MethodTools.of(new Tools(), SOURCE);
   }
 
+  /**
+   * Makes the conversation a parent while one of its runs is going on: its session is known to the
+   * subagent tools from the start of each run to its end, and forgotten after, so that the map
+   * holds only running conversations. Subagents it spawned keep their parent and still deliver.
+   */
   void track(String agentName, Conversation conversation) {
-    parents.put(conversation.sessionId(), new Parent(agentName, conversation));
+    Parent parent = new Parent(agentName, conversation);
+    conversation.runScope(
+        () -> {
+          parents.put(conversation.sessionId(), parent);
+          return () -> parents.remove(conversation.sessionId(), parent);
+        });
+  }
+
+  /** How many conversations are known as parents now: those with a run going on. */
+  int trackedParents() {
+    return parents.size();
   }
 
   /** The tools the model calls; public for {@link MethodTools}, not for callers. */
@@ -115,7 +130,8 @@ public final class Subagents implements AutoCloseable {
       conversation.tools().add(statusTool(run));
       Agent agent =
           new Agent(
-              definition, parentAgent.client(), parentAgent.dispatcher(), parentAgent.offered());
+                  definition, parentAgent.client(), parentAgent.dispatcher(), parentAgent.offered())
+              .withContextHints(parentAgent.hints());
       runs.put(id, run);
       run.thread = THREADS.newThread(() -> run.execute(agent, conversation));
       run.thread.start();
@@ -158,7 +174,7 @@ public final class Subagents implements AutoCloseable {
     public String cancel(
         ToolCall call, @Param(description = "The subagent's id, such as sub-1.") String id) {
       Run run = runs.get(id);
-      if (run == null || run.parent != parentOf(call)) {
+      if (run == null || !run.parent.equals(parentOf(call))) {
         throw new IllegalArgumentException(
             "there is no subagent '" + id + "' in this conversation; see list_subagents");
       }

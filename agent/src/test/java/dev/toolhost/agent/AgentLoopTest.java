@@ -2,6 +2,7 @@ package dev.toolhost.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.toolhost.core.ErrorCode;
 import dev.toolhost.core.MethodTools;
 import dev.toolhost.core.Param;
 import dev.toolhost.core.Tool;
@@ -20,6 +21,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -222,16 +224,69 @@ class AgentLoopTest {
             ScriptedReply.call("call_2", "list_tool_guides", "{}")));
     server.enqueue(ScriptedReply.answer("Done."));
 
+    List<ToolResult> results = Collections.synchronizedList(new ArrayList<>());
+
     RunResult result =
         agent(new RunLimits(5, 1, Duration.ofSeconds(20)))
-            .run(conversation(), "Guides?", RunListener.NONE);
+            .run(
+                conversation(),
+                "Guides?",
+                new RunListener() {
+                  @Override
+                  public void onToolResult(ToolCall call, ToolResult toolResult) {
+                    results.add(toolResult);
+                  }
+                });
 
     assertThat(result.toolCalls()).isEqualTo(1);
+    assertThat(results)
+        .filteredOn(ToolResult::isError)
+        .singleElement()
+        .satisfies(
+            refused -> {
+              ErrorCode code = ((ToolResult.Failure) refused).error().code();
+              assertThat(code).isEqualTo(ErrorCode.CANCELLED);
+              assertThat(code.retryable()).isFalse();
+            });
     server.takeRequest();
     JsonNode second = server.takeRequest().json();
     assertThat(second.get("messages").get(4).get("content").asString())
         .contains("used its 1 tool calls");
     assertThat(second.get("tool_choice").asString()).isEqualTo("none");
+  }
+
+  @Test
+  void theContextHintJoinsTheSystemPromptOfEachRequestOfTheTurnAndNotTheHistory() {
+    List<String> asked = Collections.synchronizedList(new ArrayList<>());
+    Agent agent =
+        agent(RunLimits.DEFAULT)
+            .withContextHints(
+                message -> {
+                  asked.add(message);
+                  return message.contains("weather")
+                      ? Optional.of("Relevant services: weather-desk (forecasts).")
+                      : Optional.empty();
+                });
+    server.enqueue(
+        ScriptedReply.toolCalls(
+            ScriptedReply.call("call_1", "get_weather", "{\"city\":\"Paris\"}")));
+    server.enqueue(ScriptedReply.answer("Sunny."));
+    server.enqueue(ScriptedReply.answer("Hello."));
+    Conversation conversation = conversation();
+
+    agent.run(conversation, "What is the weather?", RunListener.NONE);
+    agent.run(conversation, "Thanks", RunListener.NONE);
+
+    String hinted = "You are helpful.\n\nRelevant services: weather-desk (forecasts).";
+    assertThat(server.takeRequest().json().get("messages").get(0).get("content").asString())
+        .isEqualTo(hinted);
+    assertThat(server.takeRequest().json().get("messages").get(0).get("content").asString())
+        .isEqualTo(hinted);
+    assertThat(server.takeRequest().json().get("messages").get(0).get("content").asString())
+        .isEqualTo("You are helpful.");
+    assertThat(asked).containsExactly("What is the weather?", "Thanks");
+    assertThat(conversation.history())
+        .noneMatch(message -> message instanceof ChatMessage.SystemMessage);
   }
 
   @Test

@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -216,6 +217,9 @@ class AgentsTest {
         agents.agent("assistant").run(conversation, "Write a report", RunListener.NONE);
 
     assertThat(result.text()).isEqualTo("I started a subagent.");
+    assertThat(agents.subagents().trackedParents())
+        .as("the parent is forgotten when its run ends")
+        .isZero();
     String notice = notices.poll(10, TimeUnit.SECONDS);
     assertThat(notice).isEqualTo("[subagent sub-1 finished] The report is ready.");
     assertThat(conversation.drainStatus()).containsExactly("sub-1: halfway");
@@ -286,5 +290,30 @@ class AgentsTest {
     assertThat(notices.poll(10, TimeUnit.SECONDS)).isEqualTo("[subagent sub-1 was cancelled]");
     assertThat(agents.subagents().list(conversation.sessionId()).getFirst().state())
         .isEqualTo(Subagents.State.CANCELLED);
+    assertThat(agents.subagents().trackedParents()).isZero();
+  }
+
+  @Test
+  void theContextHintJoinsTheSystemPromptOfEveryAgentCalledAsATool() {
+    agents(
+        AgentDefinition.of("assistant", endpoint("primary")).withInstructions("You help."),
+        AgentDefinition.of("research", endpoint("researcher")).withProfile("research"));
+    agents.setContextHints(
+        message -> message.contains("QBR") ? Optional.of("Service: reports") : Optional.empty());
+    server.enqueue(
+        ScriptedReply.toolCalls(
+            ScriptedReply.call("call_1", "research", "{\"message\":\"Find the QBR\"}")));
+    server.enqueue(ScriptedReply.answer("Found."));
+    server.enqueue(ScriptedReply.answer("Done."));
+
+    agents
+        .agent("assistant")
+        .run(agents.conversation("assistant"), "Prepare the QBR", RunListener.NONE);
+
+    JsonNode primary = server.takeRequest().json().get("messages").get(0);
+    assertThat(primary.get("content").asString()).isEqualTo("You help.\n\nService: reports");
+    JsonNode specialist = server.takeRequest().json().get("messages").get(0);
+    assertThat(specialist.get("role").asString()).isEqualTo("system");
+    assertThat(specialist.get("content").asString()).isEqualTo("Service: reports");
   }
 }

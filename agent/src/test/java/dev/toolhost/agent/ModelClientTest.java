@@ -237,6 +237,50 @@ class ModelClientTest {
   }
 
   @Test
+  void aStreamCutBeforeAnyContentIsSentAgainOnce() throws Exception {
+    server.enqueue(ScriptedReply.stream().reasoning("Thinking").toolCallStart(0, "c", "x").build());
+    server.enqueue(ScriptedReply.answer("Whole answer."));
+    List<String> deltas = new ArrayList<>();
+
+    ModelReply reply =
+        client.complete(
+            request(true),
+            new ModelListener() {
+              @Override
+              public void onText(String delta) {
+                deltas.add(delta);
+              }
+            });
+
+    assertThat(reply.content()).contains("Whole answer.");
+    assertThat(String.join("", deltas)).isEqualTo("Whole answer.");
+    assertThat(reply.toolCalls()).isEmpty();
+    assertThat(server.requestCount()).isEqualTo(2);
+  }
+
+  @Test
+  void aStreamCutTwiceBeforeAnyContentIsAnError() {
+    server.enqueue(ScriptedReply.stream().reasoning("Thinking").build());
+    server.enqueue(ScriptedReply.stream().reasoning("Thinking again").build());
+
+    assertThatThrownBy(() -> client.complete(request(true), ModelListener.NONE))
+        .isInstanceOf(ModelException.class)
+        .hasMessageContaining("ended before the answer finished");
+    assertThat(server.requestCount()).isEqualTo(2);
+  }
+
+  @Test
+  void aStreamCutAfterTextIsNotSentAgain() {
+    server.enqueue(ScriptedReply.stream().text("Half an ans").build());
+    server.enqueue(ScriptedReply.answer("Never asked for."));
+
+    assertThatThrownBy(() -> client.complete(request(true), ModelListener.NONE))
+        .isInstanceOf(ModelException.class)
+        .hasMessageContaining("after 11 characters of text");
+    assertThat(server.requestCount()).isEqualTo(1);
+  }
+
+  @Test
   void malformedChunkIsQuoted() {
     server.enqueue(
         ScriptedReply.stream().text("ok").raw("data: {\"choices\": [{\"delta\": ").done().build());

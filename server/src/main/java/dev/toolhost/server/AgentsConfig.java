@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -68,6 +69,15 @@ record AgentsConfig(List<AgentDefinition> agents) {
 
   /** Reads the agents section of YAML text, calling it {@code fileName} in messages. */
   static AgentsConfig parse(String yaml, String fileName) {
+    return parse(yaml, fileName, List.of());
+  }
+
+  /**
+   * Reads the agents section of YAML text, refusing an agent whose profile is not one of {@code
+   * profiles} (unless that is empty: then any name passes, to be checked where the agents are
+   * made).
+   */
+  static AgentsConfig parse(String yaml, String fileName, Collection<String> profiles) {
     YAMLMapper mapper = new YAMLMapper();
     Map<String, TokenStreamLocation> at = new HashMap<>();
     JsonNode root;
@@ -94,13 +104,14 @@ record AgentsConfig(List<AgentDefinition> agents) {
     }
     List<AgentDefinition> agents = new ArrayList<>();
     for (Map.Entry<String, JsonNode> entry : section.properties()) {
-      agent(entry.getKey(), entry.getValue(), problems).ifPresent(agents::add);
+      agent(entry.getKey(), entry.getValue(), profiles, problems).ifPresent(agents::add);
     }
     problems.throwIfAny();
     return new AgentsConfig(agents);
   }
 
-  private static Optional<AgentDefinition> agent(String name, JsonNode raw, Problems problems) {
+  private static Optional<AgentDefinition> agent(
+      String name, JsonNode raw, Collection<String> profiles, Problems problems) {
     String at = "/agents/" + name;
     if (raw == null || !raw.isObject()) {
       problems.add(
@@ -146,6 +157,17 @@ record AgentsConfig(List<AgentDefinition> agents) {
     String instructions = text(raw, "instructions", name, problems).orElse("");
     String description = text(raw, "description", name, problems).orElse("Agent " + name + ".");
     String profile = text(raw, "profile", name, problems).orElse("main");
+    if (!profiles.isEmpty() && !profiles.contains(profile)) {
+      problems.add(
+          at + (raw.has("profile") ? "/profile" : ""),
+          "agent '"
+              + name
+              + "' names an unknown profile '"
+              + profile
+              + "' (known profiles: "
+              + String.join(", ", profiles)
+              + ")");
+    }
     boolean enabled = true;
     if (raw.has("enabled")) {
       if (raw.get("enabled").isBoolean()) {

@@ -101,9 +101,7 @@ final class ChatCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     HostConfig hostConfig = config.load();
-    List<AgentDefinition> definitions =
-        new ArrayList<>(
-            config.file().map(AgentsConfig::load).map(AgentsConfig::agents).orElse(List.of()));
+    List<AgentDefinition> definitions = new ArrayList<>(hostConfig.agents());
     String name;
     if (model.isPresent()) {
       name = "chat";
@@ -126,14 +124,8 @@ final class ChatCommand implements Callable<Integer> {
     } else {
       name = agentName.orElse(definitions.getFirst().name());
     }
-    try (Host host = new Host(hostConfig);
-        Agents agents =
-            Agents.create(
-                definitions,
-                host.registry(),
-                host.profiles(),
-                host.dispatcher(),
-                System.getenv())) {
+    try (Host host = new Host(hostConfig.withAgents(definitions))) {
+      Agents agents = host.agents().orElseThrow();
       Agent agent;
       try {
         agent = agents.agent(name);

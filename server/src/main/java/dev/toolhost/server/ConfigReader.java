@@ -89,7 +89,10 @@ final class ConfigReader {
     } catch (JacksonException e) {
       throw bindingError(e, fileName, locations);
     }
-    return build(raw, fileName, locations);
+    HostConfig config = build(raw, fileName, locations);
+    // The agents section last: an agent's profile must be one of the host's.
+    return config.withAgents(
+        AgentsConfig.parse(text, fileName, config.toolProfiles().names()).agents());
   }
 
   // ---- pass 1: tokens and their locations ----

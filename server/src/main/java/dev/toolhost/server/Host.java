@@ -1,5 +1,6 @@
 package dev.toolhost.server;
 
+import dev.toolhost.agent.Agents;
 import dev.toolhost.core.ToolDispatcher;
 import dev.toolhost.core.ToolGuides;
 import dev.toolhost.core.ToolProfile;
@@ -55,6 +56,10 @@ import org.slf4j.LoggerFactory;
  * never stops the host) and registers the five MCP management tools and the {@code mcp-tool-guide}
  * guide; {@link #close()} disconnects them.
  *
+ * <p>With an {@code agents:} section, every configured agent is a tool on the registry (source
+ * {@code agent:{name}}), with the subagent tools, for every command that builds a host; the models'
+ * keys are read from the same environment as the token.
+ *
  * <p>Embedders and tests register their own tools on {@link #registry()} at any time. Tool sets are
  * built once per profile and shared: {@link #toolSet(String)} returns the same set each time.
  *
@@ -80,6 +85,7 @@ public final class Host implements AutoCloseable {
   private final ToolDispatcher dispatcher;
   private final ApiJson json = new ApiJson();
   private final Optional<McpBridge> mcpBridge;
+  private final Optional<Agents> agents;
 
   private Server server;
   private ServerConnector connector;
@@ -134,8 +140,25 @@ public final class Host implements AutoCloseable {
             .openTelemetry(openTelemetry)
             .recordContent(config.telemetry().recordContent())
             .build();
+    try {
+      this.agents =
+          config.agents().isEmpty()
+              ? Optional.empty()
+              : Optional.of(
+                  Agents.create(
+                      config.agents(), registry, profiles, dispatcher, builder.environment));
+    } catch (IllegalArgumentException e) {
+      // An agent named like a built-in tool, say.
+      openTelemetry.close();
+      throw new ConfigException("agents: " + e.getMessage());
+    }
     // Last, so that nothing above can fail with MCP servers running.
     this.mcpBridge = config.mcp().startBridge(registry, guides);
+  }
+
+  /** The configured agents, registered as tools, when the config has an {@code agents:} section. */
+  public Optional<Agents> agents() {
+    return agents;
   }
 
   /** A builder of a host from the given config. */
@@ -326,6 +349,7 @@ public final class Host implements AutoCloseable {
       virtualThreads.shutdownNow();
       LOG.info("Toolhost stopped");
     }
+    agents.ifPresent(Agents::close);
     mcpBridge.ifPresent(McpBridge::close);
     openTelemetry.close();
   }

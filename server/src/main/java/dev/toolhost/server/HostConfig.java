@@ -1,5 +1,6 @@
 package dev.toolhost.server;
 
+import dev.toolhost.agent.AgentDefinition;
 import dev.toolhost.core.ToolProfile;
 import dev.toolhost.core.ToolProfiles;
 import java.nio.file.Path;
@@ -30,9 +31,15 @@ import java.util.stream.Collectors;
  * @param telemetry what traces record
  * @param profiles the user's tool profiles, in file order; the built-in ones always exist besides
  * @param mcp the MCP servers to bridge, and the bridge's settings
+ * @param agents the configured agents (the {@code agents:} section), each a tool on the host
  */
 public record HostConfig(
-    Http http, Builtins builtins, Telemetry telemetry, List<Profile> profiles, McpConfig mcp) {
+    Http http,
+    Builtins builtins,
+    Telemetry telemetry,
+    List<Profile> profiles,
+    McpConfig mcp,
+    List<AgentDefinition> agents) {
 
   public HostConfig {
     Objects.requireNonNull(http, "http");
@@ -40,6 +47,18 @@ public record HostConfig(
     Objects.requireNonNull(telemetry, "telemetry");
     profiles = List.copyOf(profiles);
     Objects.requireNonNull(mcp, "mcp");
+    agents = List.copyOf(agents);
+  }
+
+  /** A config with no agents. */
+  public HostConfig(
+      Http http, Builtins builtins, Telemetry telemetry, List<Profile> profiles, McpConfig mcp) {
+    this(http, builtins, telemetry, profiles, mcp, List.of());
+  }
+
+  /** This config with other agents. */
+  public HostConfig withAgents(List<AgentDefinition> agents) {
+    return new HostConfig(http, builtins, telemetry, profiles, mcp, agents);
   }
 
   /** The embedded defaults: 127.0.0.1:8080, the guides, no content on spans, no user profiles. */
@@ -70,27 +89,27 @@ public record HostConfig(
 
   /** This config with another HTTP listener. */
   public HostConfig withHttp(Http http) {
-    return new HostConfig(http, builtins, telemetry, profiles, mcp);
+    return new HostConfig(http, builtins, telemetry, profiles, mcp, agents);
   }
 
   /** This config with other built-ins. */
   public HostConfig withBuiltins(Builtins builtins) {
-    return new HostConfig(http, builtins, telemetry, profiles, mcp);
+    return new HostConfig(http, builtins, telemetry, profiles, mcp, agents);
   }
 
   /** This config with other telemetry. */
   public HostConfig withTelemetry(Telemetry telemetry) {
-    return new HostConfig(http, builtins, telemetry, profiles, mcp);
+    return new HostConfig(http, builtins, telemetry, profiles, mcp, agents);
   }
 
   /** This config with other user profiles. */
   public HostConfig withProfiles(List<Profile> profiles) {
-    return new HostConfig(http, builtins, telemetry, profiles, mcp);
+    return new HostConfig(http, builtins, telemetry, profiles, mcp, agents);
   }
 
   /** This config with another MCP section. */
   public HostConfig withMcp(McpConfig mcp) {
-    return new HostConfig(http, builtins, telemetry, profiles, mcp);
+    return new HostConfig(http, builtins, telemetry, profiles, mcp, agents);
   }
 
   /**

@@ -84,7 +84,11 @@ class ChatCommandTest {
     assertThat(exit).isZero();
     assertThat(out.toString()).contains("helper> Hi!");
     assertThat(server.takeRequest().json().get("model").asString()).isEqualTo("helper-model");
-    assertThat(HostConfig.load(config)).isEqualTo(HostConfig.defaults());
+    assertThat(HostConfig.load(config).agents())
+        .singleElement()
+        .satisfies(helper -> assertThat(helper.name()).isEqualTo("helper"));
+    assertThat(HostConfig.load(config).withAgents(java.util.List.of()))
+        .isEqualTo(HostConfig.defaults());
   }
 
   @Test
