@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.toolhost.memory.ContentChunker.Chunk;
+import dev.toolhost.memory.ContentChunker.Section;
 import java.util.List;
 import java.util.Random;
 import java.util.stream.IntStream;
@@ -42,7 +43,7 @@ class ContentChunkerTest {
   }
 
   @Test
-  void splitsBeforeEachH1H2AndH3ButNotH4OrHashtags() {
+  void sectionsStartAtH1H2AndH3ButNotAtH4OrHashtags() {
     String doc =
         """
         Intro text.
@@ -60,20 +61,87 @@ class ContentChunkerTest {
 
     List<Chunk> chunks = new ContentChunker(1000).chunk(doc);
 
+    assertThat(chunks).hasSize(1);
+    assertThat(chunks.getFirst().sections())
+        .containsExactly(
+            new Section("", 0),
+            new Section("Models", 1),
+            new Section("Pricing", 2),
+            new Section("Token limits", 3));
+    assertNothingLost(doc, chunks, 1000);
+  }
+
+  @Test
+  void aChunkStartsAtASectionWhenTheNextSectionDoesNotFit() {
+    String doc =
+        """
+        Intro text.
+
+        # Models
+        All models.
+        ## Pricing
+        Per token.
+        #### Fine print
+        Still pricing.
+        #hashtag is not a heading
+        ### Token limits
+        128k.
+        """;
+
+    List<Chunk> chunks = new ContentChunker(80).chunk(doc);
+
     assertThat(chunks)
         .containsExactly(
-            new Chunk("", 0, "Intro text.\n"),
-            new Chunk("Models", 1, "# Models\nAll models.\n"),
+            new Chunk(
+                "",
+                0,
+                "Intro text.\n\n# Models\nAll models.\n",
+                List.of(new Section("", 0), new Section("Models", 1))),
             new Chunk(
                 "Pricing",
                 2,
                 "## Pricing\nPer token.\n#### Fine print\nStill pricing.\n#hashtag is not a heading\n"),
             new Chunk("Token limits", 3, "### Token limits\n128k.\n"));
-    assertNothingLost(doc, chunks, 1000);
+    assertNothingLost(doc, chunks, 80);
   }
 
   @Test
-  void headingsInsideFencedCodeDoNotSplit() {
+  void manySmallSectionsArePackedIntoFewChunksUpToTheMaximum() {
+    StringBuilder doc = new StringBuilder();
+    for (int i = 0; i < 100; i++) {
+      doc.append("## Section ").append(i).append("\n\n").append("text ".repeat(20)).append("\n\n");
+    }
+
+    List<Chunk> chunks = new ContentChunker(1000).chunk(doc.toString());
+
+    // Each section is 115 characters and 2 blank-line characters apart: 8 fit in 1,000.
+    assertThat(chunks).hasSize(13);
+    assertThat(chunks).allSatisfy(c -> assertThat(c.content()).startsWith("## Section "));
+    assertThat(chunks.get(1).heading()).isEqualTo("Section 8");
+    assertThat(chunks.get(1).sections()).hasSize(8);
+    assertThat(chunks.stream().mapToInt(c -> c.sections().size()).sum()).isEqualTo(100);
+    assertNothingLost(doc.toString(), chunks, 1000);
+  }
+
+  @Test
+  void theLastPieceOfASplitSectionIsPackedWithTheSectionsAfterIt() {
+    String doc = "# Big\n" + "a".repeat(20) + "\n\n" + "b".repeat(20) + "\n# Small\nc\n";
+
+    List<Chunk> chunks = new ContentChunker(31).chunk(doc);
+
+    assertThat(chunks)
+        .containsExactly(
+            new Chunk("Big", 1, "# Big\n" + "a".repeat(20) + "\n"),
+            new Chunk(
+                "Big (continued 1)",
+                1,
+                "b".repeat(20) + "\n# Small\nc\n",
+                List.of(new Section("Big (continued 1)", 1), new Section("Small", 1))));
+    assertNothingLost(doc, chunks, 31);
+  }
+
+  @Test
+  void headingsInsideFencedCodeDoNotStartASection() {
     String doc =
         """
         # Script
@@ -91,7 +159,9 @@ class ContentChunkerTest {
 
     List<Chunk> chunks = new ContentChunker(1000).chunk(doc);
 
-    assertThat(chunks).extracting(Chunk::heading).containsExactly("Script", "Real heading");
+    assertThat(chunks).hasSize(1);
+    assertThat(chunks.getFirst().sections())
+        .containsExactly(new Section("Script", 1), new Section("Real heading", 2));
     assertNothingLost(doc, chunks, 1000);
   }
 
@@ -240,6 +310,39 @@ class ContentChunkerTest {
               - **Notes** → `s/k-chunk7`
             """);
     assertThatThrownBy(() -> ContentChunker.outline(chunks, List.of("one")))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void theOutlinePointsEveryHeadingOfAPackedChunkAtThatChunk() {
+    List<Chunk> chunks =
+        List.of(
+            new Chunk(
+                "",
+                0,
+                "x",
+                List.of(
+                    new Section("", 0),
+                    new Section("Models Overview", 1),
+                    new Section("Pricing", 2))),
+            new Chunk(
+                "Token Limits",
+                3,
+                "x",
+                List.of(new Section("Token Limits", 3), new Section("Appendix", 1))));
+
+    assertThat(ContentChunker.outline(chunks, List.of("k0", "k1")))
+        .isEqualTo(
+            """
+            ## Document Outline
+
+            - **Part 0** → `k0`
+            - **Models Overview** → `k0`
+              - **Pricing** → `k0`
+                - **Token Limits** → `k1`
+            - **Appendix** → `k1`
+            """);
+    assertThatThrownBy(() -> new Chunk("A", 1, "x", List.of(new Section("B", 1))))
         .isInstanceOf(IllegalArgumentException.class);
   }
 

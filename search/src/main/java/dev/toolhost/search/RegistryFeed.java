@@ -16,12 +16,16 @@ import java.util.Optional;
  * names, creating the entry with a plain summary ("MCP server weather") when none exists; a summary
  * or tags that a feeder put there (an MCP bridge's written summary, say) are kept. An unregistered
  * tool leaves its entry; an entry left with no tools is removed, since nothing can be routed to it.
- * Tools of any other source are ignored.
+ * Tools of any other source are ignored, and so are the MCP bridge's own management tools ({@link
+ * #MCP_MANAGEMENT_SOURCE}): they reach every server, so they are no server to route work to.
  *
  * <p>On {@link #attach} it takes in the tools already registered, then follows changes until {@link
  * #close}. Thread-safe: a registration racing the attach is taken in once.
  */
 public final class RegistryFeed implements ToolRegistry.Listener, AutoCloseable {
+
+  /** The source of the MCP bridge's management tools, which names no MCP server. */
+  public static final String MCP_MANAGEMENT_SOURCE = "mcp:management";
 
   private final ToolRegistry registry;
   private final ServiceIndex services;
@@ -44,7 +48,7 @@ public final class RegistryFeed implements ToolRegistry.Listener, AutoCloseable 
   /** The kind and id of the entry a tool source names, if it names one. */
   static Optional<Owner> owner(String source) {
     int colon = source.indexOf(':');
-    if (colon <= 0 || colon == source.length() - 1) {
+    if (source.equals(MCP_MANAGEMENT_SOURCE) || colon <= 0 || colon == source.length() - 1) {
       return Optional.empty();
     }
     String id = source.substring(colon + 1);

@@ -31,6 +31,7 @@ class RegistryFeedTest {
       register("rag_query", "Answers from the document store.", "service:custom-rag");
       register("bill", "Bills a customer.", "remote:billing");
       register("web_search", "Searches the web.", "builtin:web");
+      register("mcp_invoke_tool", "Calls a tool of any MCP server.", "mcp:management");
 
       assertThat(services.all())
           .extracting(s -> s.kind().wireName() + " " + s.id() + ": " + s.summary())

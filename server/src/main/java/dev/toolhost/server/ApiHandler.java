@@ -32,7 +32,7 @@ import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The API handler answers the host's HTTP API on Jetty's core handler API: tool lists per profile,
- * tool invocation through the host's dispatcher, profiles, health and metrics.
+ * tool invocation through the host's dispatcher, profiles, service search, health and metrics.
  *
  * <p>It blocks while a tool runs, so it is a blocking handler, and Jetty runs it on a virtual
  * thread. Every answer it writes is JSON except {@code /metrics}; every error is {@code {"error":
@@ -51,7 +51,8 @@ final class ApiHandler extends Handler.Abstract {
 
   private static final Pattern INVOKE = Pattern.compile("/v1/tools/([^/]+)/invoke");
   private static final String ROUTES =
-      "GET /v1/tools, POST /v1/tools/{name}/invoke, GET /v1/profiles, GET /healthz, GET /metrics";
+      "GET /v1/tools, POST /v1/tools/{name}/invoke, GET /v1/profiles, GET /v1/services/search?q=,"
+          + " GET /healthz, GET /metrics";
   private static final String DEFAULT_PROFILE = "main";
 
   private static final TextMapGetter<HttpFields> HEADERS =
@@ -128,6 +129,9 @@ final class ApiHandler extends Handler.Abstract {
     if (path.equals("/v1/profiles")) {
       return only("GET", method).orElseGet(this::listProfiles);
     }
+    if (path.equals("/v1/services/search")) {
+      return only("GET", method).orElseGet(() -> searchServices(request));
+    }
     Matcher invoke = INVOKE.matcher(path);
     if (invoke.matches()) {
       Optional<Reply> wrongMethod = only("POST", method);
@@ -155,6 +159,18 @@ final class ApiHandler extends Handler.Abstract {
       profiles.add(json.profile(profile, host.toolSet(profile.name()).names()));
     }
     return ok(document);
+  }
+
+  private Reply searchServices(Request request) {
+    String query = Request.extractQueryParameters(request).getValue("q");
+    if (query == null || query.isBlank()) {
+      return error(
+          400,
+          "invalid_request",
+          "The query parameter 'q' is required: keywords that describe the task, such as"
+              + " /v1/services/search?q=reschedule+meeting.");
+    }
+    return ok(host.serviceIndex().searchResults(query));
   }
 
   private Reply invoke(Request request, String toolName) throws IOException {

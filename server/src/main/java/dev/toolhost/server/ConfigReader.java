@@ -279,6 +279,7 @@ final class ConfigReader {
     }
     if (Map.class.isAssignableFrom(type)) {
       return McpConfigReader.expectedMapping(dotted(path))
+          .or(() -> MemoryConfigReader.expectedMapping(dotted(path)))
           .orElse("a mapping of profile names to profiles");
     }
     if (type.isRecord()) {
@@ -299,9 +300,13 @@ final class ConfigReader {
               (name, profile) ->
                   profile(name, profile, fileName, locations, problems).ifPresent(profiles::add));
     }
+    RawBuiltins rawBuiltins =
+        raw.builtins() == null ? new RawBuiltins(null, null, null) : raw.builtins();
     HostConfig.Builtins builtins =
         new HostConfig.Builtins(
-            raw.builtins() == null || raw.builtins().guides() == null || raw.builtins().guides());
+            !Boolean.FALSE.equals(rawBuiltins.guides()),
+            !Boolean.FALSE.equals(rawBuiltins.memory()),
+            !Boolean.FALSE.equals(rawBuiltins.search()));
     HostConfig.Telemetry telemetry =
         new HostConfig.Telemetry(
             raw.telemetry() != null
@@ -313,8 +318,14 @@ final class ConfigReader {
                 (pointer, problem) -> at(fileName, locations.key(pointer), problem),
                 problems)
             .read(raw.mcp());
+    MemoryConfig memory =
+        new MemoryConfigReader(
+                (pointer, problem) -> at(fileName, locations.value(pointer), problem),
+                (pointer, problem) -> at(fileName, locations.key(pointer), problem),
+                problems)
+            .read(raw.memory());
     if (problems.isEmpty()) {
-      HostConfig config = new HostConfig(http, builtins, telemetry, profiles, mcp);
+      HostConfig config = new HostConfig(http, builtins, telemetry, profiles, mcp, memory);
       for (HostConfig.ProfileProblem problem : config.profileProblems()) {
         JsonPointer profile = JsonPointer.empty().appendProperty("profiles");
         profile = profile.appendProperty(problem.profile());
@@ -600,6 +611,7 @@ final class ConfigReader {
       RawTelemetry telemetry,
       LinkedHashMap<String, RawProfile> profiles,
       McpConfigReader.RawMcp mcp,
+      MemoryConfigReader.RawMemory memory,
       // Read and checked by ToolServicesConfig, which needs the bus.
       tools.jackson.databind.JsonNode toolServices,
       // Read by AgentsConfig; tolerated here so that one file configures both.
@@ -607,7 +619,7 @@ final class ConfigReader {
 
   record RawHttp(String host, Integer port, String token, String tokenEnv) {}
 
-  record RawBuiltins(Boolean guides) {}
+  record RawBuiltins(Boolean guides, Boolean memory, Boolean search) {}
 
   record RawTelemetry(Boolean recordContent) {}
 

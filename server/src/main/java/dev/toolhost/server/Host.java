@@ -8,6 +8,11 @@ import dev.toolhost.core.ToolProfiles;
 import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.ToolSet;
 import dev.toolhost.mcp.McpBridge;
+import dev.toolhost.memory.ResultChunker;
+import dev.toolhost.memory.WorkingMemory;
+import dev.toolhost.memory.WorkingMemoryTools;
+import dev.toolhost.search.RegistryFeed;
+import dev.toolhost.search.ServiceIndex;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
@@ -56,6 +61,14 @@ import org.slf4j.LoggerFactory;
  * never stops the host) and registers the five MCP management tools and the {@code mcp-tool-guide}
  * guide; {@link #close()} disconnects them.
  *
+ * <p>The host's working memory (in-process, or Redis with {@code memory.store: redis}, checked
+ * while the host is built) holds large tool results: with the memory built-in on, the dispatcher
+ * chunks every result longer than the caller's model's threshold into it and the model reads the
+ * chunks with the working memory tools (source {@code builtin:memory}). The host's service index
+ * follows the registry's MCP servers, tool services and remote worker groups ({@link RegistryFeed})
+ * and serves {@code search_known_services} (source {@code builtin:search}) and {@code GET
+ * /v1/services/search}.
+ *
  * <p>With an {@code agents:} section, every configured agent is a tool on the registry (source
  * {@code agent:{name}}), with the subagent tools, for every command that builds a host; the models'
  * keys are read from the same environment as the token.
@@ -86,6 +99,9 @@ public final class Host implements AutoCloseable {
   private final ApiJson json = new ApiJson();
   private final Optional<McpBridge> mcpBridge;
   private final Optional<Agents> agents;
+  private final WorkingMemory workingMemory;
+  private final ServiceIndex serviceIndex = new ServiceIndex();
+  private final RegistryFeed registryFeed;
 
   private Server server;
   private ServerConnector connector;
@@ -97,7 +113,8 @@ public final class Host implements AutoCloseable {
    * A host built from the given config, reading the token from this process's environment where the
    * config says so.
    *
-   * @throws ConfigException when the config's profiles cannot be composed
+   * @throws ConfigException when the config's profiles cannot be composed, or its Redis working
+   *     memory cannot be reached
    */
   public Host(HostConfig config) {
     this(builder(config));
@@ -115,6 +132,17 @@ public final class Host implements AutoCloseable {
     } else {
       this.guides = Optional.empty();
     }
+    // The first resource: an unreachable Redis stops the host before anything else runs.
+    this.workingMemory = config.memory().open();
+    if (config.builtins().memory()) {
+      registry.registerAll(new WorkingMemoryTools(workingMemory).tools());
+      guides.ifPresent(toolGuides -> toolGuides.add(WorkingMemoryTools.GUIDE));
+    }
+    if (config.builtins().search()) {
+      registry.registerAll(serviceIndex.tools());
+      guides.ifPresent(toolGuides -> toolGuides.add(ServiceIndex.GUIDE));
+    }
+    this.registryFeed = RegistryFeed.attach(registry, serviceIndex);
     for (ToolProfile profile : profiles.all()) {
       toolSets.put(profile.name(), ToolSet.of(registry, profile));
     }
@@ -135,11 +163,14 @@ public final class Host implements AutoCloseable {
                     .build())
             .setPropagators(ContextPropagators.create(W3CTraceContextPropagator.getInstance()))
             .build();
-    this.dispatcher =
+    ToolDispatcher.Builder dispatch =
         ToolDispatcher.builder()
             .openTelemetry(openTelemetry)
-            .recordContent(config.telemetry().recordContent())
-            .build();
+            .recordContent(config.telemetry().recordContent());
+    if (config.builtins().memory()) {
+      dispatch.resultChunker(new ResultChunker(workingMemory, config.memory().chunking()));
+    }
+    this.dispatcher = dispatch.build();
     try {
       this.agents =
           config.agents().isEmpty()
@@ -149,11 +180,23 @@ public final class Host implements AutoCloseable {
                       config.agents(), registry, profiles, dispatcher, builder.environment));
     } catch (IllegalArgumentException e) {
       // An agent named like a built-in tool, say.
+      registryFeed.close();
+      workingMemory.close();
       openTelemetry.close();
       throw new ConfigException("agents: " + e.getMessage());
     }
+    // Each turn, the agents' system prompts name the services most relevant to the request.
+    agents.ifPresent(all -> all.setContextHints(serviceIndex::contextHint));
     // Last, so that nothing above can fail with MCP servers running.
-    this.mcpBridge = config.mcp().startBridge(registry, guides);
+    try {
+      this.mcpBridge = config.mcp().startBridge(registry, guides);
+    } catch (RuntimeException e) {
+      agents.ifPresent(Agents::close);
+      registryFeed.close();
+      workingMemory.close();
+      openTelemetry.close();
+      throw e;
+    }
   }
 
   /** The configured agents, registered as tools, when the config has an {@code agents:} section. */
@@ -207,6 +250,16 @@ public final class Host implements AutoCloseable {
   /** The MCP bridge, when the config has an {@code mcp:} section. */
   public Optional<McpBridge> mcpBridge() {
     return mcpBridge;
+  }
+
+  /** The working memory large tool results are chunked into and the memory tools read. */
+  public WorkingMemory workingMemory() {
+    return workingMemory;
+  }
+
+  /** The index of the services this host can route work to, fed from its registry. */
+  public ServiceIndex serviceIndex() {
+    return serviceIndex;
   }
 
   /** The dispatcher every call on this host goes through. */
@@ -351,6 +404,9 @@ public final class Host implements AutoCloseable {
     }
     agents.ifPresent(Agents::close);
     mcpBridge.ifPresent(McpBridge::close);
+    registryFeed.close();
+    // Closes the Redis connections; the entries stay in Redis until they expire.
+    workingMemory.close();
     openTelemetry.close();
   }
 
@@ -403,7 +459,8 @@ public final class Host implements AutoCloseable {
     /**
      * Builds the host, not yet started.
      *
-     * @throws ConfigException when the config's profiles cannot be composed
+     * @throws ConfigException when the config's profiles cannot be composed, or its Redis working
+     *     memory cannot be reached
      */
     public Host build() {
       return new Host(this);

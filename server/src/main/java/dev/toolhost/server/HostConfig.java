@@ -31,6 +31,7 @@ import java.util.stream.Collectors;
  * @param telemetry what traces record
  * @param profiles the user's tool profiles, in file order; the built-in ones always exist besides
  * @param mcp the MCP servers to bridge, and the bridge's settings
+ * @param memory the working memory and how large tool results are chunked into it
  * @param agents the configured agents (the {@code agents:} section), each a tool on the host
  */
 public record HostConfig(
@@ -39,6 +40,7 @@ public record HostConfig(
     Telemetry telemetry,
     List<Profile> profiles,
     McpConfig mcp,
+    MemoryConfig memory,
     List<AgentDefinition> agents) {
 
   public HostConfig {
@@ -47,21 +49,31 @@ public record HostConfig(
     Objects.requireNonNull(telemetry, "telemetry");
     profiles = List.copyOf(profiles);
     Objects.requireNonNull(mcp, "mcp");
+    Objects.requireNonNull(memory, "memory");
     agents = List.copyOf(agents);
   }
 
   /** A config with no agents. */
   public HostConfig(
+      Http http,
+      Builtins builtins,
+      Telemetry telemetry,
+      List<Profile> profiles,
+      McpConfig mcp,
+      MemoryConfig memory) {
+    this(http, builtins, telemetry, profiles, mcp, memory, List.of());
+  }
+
+  /** A config with the default {@code memory:} section and no agents. */
+  public HostConfig(
       Http http, Builtins builtins, Telemetry telemetry, List<Profile> profiles, McpConfig mcp) {
-    this(http, builtins, telemetry, profiles, mcp, List.of());
+    this(http, builtins, telemetry, profiles, mcp, MemoryConfig.defaults(), List.of());
   }
 
-  /** This config with other agents. */
-  public HostConfig withAgents(List<AgentDefinition> agents) {
-    return new HostConfig(http, builtins, telemetry, profiles, mcp, agents);
-  }
-
-  /** The embedded defaults: 127.0.0.1:8080, the guides, no content on spans, no user profiles. */
+  /**
+   * The embedded defaults: 127.0.0.1:8080, every built-in (guides, working memory in this process,
+   * service search), no content on spans, no user profiles.
+   */
   public static HostConfig defaults() {
     return new HostConfig(
         Http.defaults(), Builtins.defaults(), Telemetry.defaults(), List.of(), McpConfig.none());
@@ -89,27 +101,37 @@ public record HostConfig(
 
   /** This config with another HTTP listener. */
   public HostConfig withHttp(Http http) {
-    return new HostConfig(http, builtins, telemetry, profiles, mcp, agents);
+    return new HostConfig(http, builtins, telemetry, profiles, mcp, memory, agents);
   }
 
   /** This config with other built-ins. */
   public HostConfig withBuiltins(Builtins builtins) {
-    return new HostConfig(http, builtins, telemetry, profiles, mcp, agents);
+    return new HostConfig(http, builtins, telemetry, profiles, mcp, memory, agents);
   }
 
   /** This config with other telemetry. */
   public HostConfig withTelemetry(Telemetry telemetry) {
-    return new HostConfig(http, builtins, telemetry, profiles, mcp, agents);
+    return new HostConfig(http, builtins, telemetry, profiles, mcp, memory, agents);
   }
 
   /** This config with other user profiles. */
   public HostConfig withProfiles(List<Profile> profiles) {
-    return new HostConfig(http, builtins, telemetry, profiles, mcp, agents);
+    return new HostConfig(http, builtins, telemetry, profiles, mcp, memory, agents);
   }
 
   /** This config with another MCP section. */
   public HostConfig withMcp(McpConfig mcp) {
-    return new HostConfig(http, builtins, telemetry, profiles, mcp, agents);
+    return new HostConfig(http, builtins, telemetry, profiles, mcp, memory, agents);
+  }
+
+  /** This config with other agents. */
+  public HostConfig withAgents(List<AgentDefinition> agents) {
+    return new HostConfig(http, builtins, telemetry, profiles, mcp, memory, agents);
+  }
+
+  /** This config with another memory section. */
+  public HostConfig withMemory(MemoryConfig memory) {
+    return new HostConfig(http, builtins, telemetry, profiles, mcp, memory, agents);
   }
 
   /**
@@ -329,11 +351,20 @@ public record HostConfig(
    * The built-in tools the host registers.
    *
    * @param guides whether to register {@code list_tool_guides} and {@code get_tool_guide}
+   * @param memory whether to register the working memory tools ({@code get_from_working_memory},
+   *     {@code list_working_memory}, {@code search_working_memory}) and chunk large tool results
+   *     into working memory
+   * @param search whether to register {@code search_known_services}
    */
-  public record Builtins(boolean guides) {
+  public record Builtins(boolean guides, boolean memory, boolean search) {
+    /** The guides as given, memory and search on. */
+    public Builtins(boolean guides) {
+      this(guides, true, true);
+    }
+
     /** Every built-in on. */
     public static Builtins defaults() {
-      return new Builtins(true);
+      return new Builtins(true, true, true);
     }
   }
 

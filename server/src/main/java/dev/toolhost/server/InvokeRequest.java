@@ -14,7 +14,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * An invoke request is the body of {@code POST /v1/tools/{name}/invoke}: the arguments and the
- * call's session, id, user and timeout, every field optional.
+ * call's session, id, user, model and timeout, every field optional.
  *
  * <p>{@link #parse} refuses a body that is not a JSON object, has a field it does not know, or a
  * field of the wrong type, with an {@link IllegalArgumentException} whose message says what was
@@ -26,16 +26,19 @@ import tools.jackson.databind.json.JsonMapper;
  * @param toolCallId the caller's id for the call; a random one when absent
  * @param user the user the call acts for
  * @param timeout how long the caller waits; {@link ToolCall#DEFAULT_TIMEOUT} when absent
+ * @param model the model the result is for, whose threshold decides whether a large result is
+ *     chunked into working memory
  */
 record InvokeRequest(
     String arguments,
     Optional<String> sessionId,
     Optional<String> toolCallId,
     Optional<String> user,
-    Optional<Duration> timeout) {
+    Optional<Duration> timeout,
+    Optional<String> model) {
 
   private static final List<String> FIELDS =
-      List.of("arguments", "session_id", "tool_call_id", "timeout_ms", "user");
+      List.of("arguments", "model", "session_id", "tool_call_id", "timeout_ms", "user");
 
   /**
    * Parses a request body; an empty body is an empty request.
@@ -45,7 +48,12 @@ record InvokeRequest(
   static InvokeRequest parse(JsonMapper mapper, byte[] body) {
     if (new String(body, StandardCharsets.UTF_8).isBlank()) {
       return new InvokeRequest(
-          "{}", Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty());
+          "{}",
+          Optional.empty(),
+          Optional.empty(),
+          Optional.empty(),
+          Optional.empty(),
+          Optional.empty());
     }
     JsonNode document;
     try {
@@ -82,7 +90,8 @@ record InvokeRequest(
         text(document, "session_id"),
         text(document, "tool_call_id"),
         text(document, "user"),
-        timeout(document.get("timeout_ms")));
+        timeout(document.get("timeout_ms")),
+        text(document, "model"));
   }
 
   /** The call this request makes to the named tool. */
@@ -91,6 +100,7 @@ record InvokeRequest(
     call = toolCallId.map(call::withCallId).orElse(call);
     call = sessionId.map(call::withSessionId).orElse(call);
     call = user.map(call::withUser).orElse(call);
+    call = model.map(call::withModel).orElse(call);
     return timeout.map(call::withTimeout).orElse(call);
   }
 

@@ -8,7 +8,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * Main is the {@code toolhost} command line: {@code serve} runs the HTTP API, {@code tools} lists
- * the tools a profile sees, and {@code call} calls one, both in-process from the same config.
+ * the tools a profile sees, {@code call} calls one, and {@code search} searches the known services,
+ * all in-process from the same config.
  *
  * <p>Exit codes: 0 success; 1 a tool call failed or the host could not start; 2 bad usage or a
  * config error, whose message (file, line, column, what was expected) is printed without a stack
@@ -23,6 +24,7 @@ import picocli.CommandLine.Spec;
       ServeCommand.class,
       ToolsCommand.class,
       CallCommand.class,
+      SearchCommand.class,
       McpCommand.class,
       McpApproveCommand.class,
       WorkerCommand.class,

@@ -100,7 +100,16 @@ class HostApiTest {
     JsonNode body = JSON.readTree(response.body());
     assertThat(body.get("profile").asString()).isEqualTo("main");
     assertThat(names(body))
-        .containsExactly("add", "echo", "explode", "get_tool_guide", "list_tool_guides");
+        .containsExactly(
+            "add",
+            "echo",
+            "explode",
+            "get_from_working_memory",
+            "get_tool_guide",
+            "list_tool_guides",
+            "list_working_memory",
+            "search_known_services",
+            "search_working_memory");
     JsonNode echo = body.get("tools").get(1);
     assertThat(echo.get("type").asString()).isEqualTo("function");
     assertThat(echo.get("source").asString()).isEqualTo("builtin:test");
@@ -117,7 +126,7 @@ class HostApiTest {
     JsonNode guidesOnly = JSON.readTree(get("/v1/tools?profile=guides_only").body());
 
     assertThat(hidden.get("profile").asString()).isEqualTo("no_test_tools");
-    assertThat(names(hidden)).containsExactly("get_tool_guide", "list_tool_guides");
+    assertThat(names(hidden)).doesNotContain("add", "echo", "explode").contains("get_tool_guide");
     assertThat(names(guidesOnly)).containsExactly("get_tool_guide", "list_tool_guides");
   }
 
@@ -275,7 +284,13 @@ class HostApiTest {
     JsonNode noTestTools = profiles.get(5);
     assertThat(strings(noTestTools.get("denied_sources"))).containsExactly("builtin:test");
     assertThat(strings(noTestTools.get("tools")))
-        .containsExactly("get_tool_guide", "list_tool_guides");
+        .containsExactly(
+            "get_from_working_memory",
+            "get_tool_guide",
+            "list_tool_guides",
+            "list_working_memory",
+            "search_known_services",
+            "search_working_memory");
   }
 
   @Test

@@ -149,7 +149,7 @@ class HostConfigTest {
     assertThatThrownBy(() -> HostConfig.parse("htp:\n  port: 1\n", "config.yaml"))
         .hasMessage(
             "config.yaml line 1, column 1: unknown key 'htp' at the top level (expected one of:"
-                + " agents, builtins, http, mcp, profiles, telemetry, tool_services)");
+                + " agents, builtins, http, mcp, memory, profiles, telemetry, tool_services)");
   }
 
   @Test
@@ -295,7 +295,7 @@ class HostConfigTest {
     assertThatThrownBy(() -> HostConfig.parse("- http\n", "config.yaml"))
         .hasMessage(
             "config.yaml line 1, column 1: expected a mapping of keys at the top level (one of:"
-                + " agents, builtins, http, mcp, profiles, telemetry, tool_services), got a list");
+                + " agents, builtins, http, mcp, memory, profiles, telemetry, tool_services), got a list");
   }
 
   @Test

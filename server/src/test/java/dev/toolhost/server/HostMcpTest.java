@@ -131,6 +131,12 @@ class HostMcpTest {
     assertThat(answer.get("is_error").asBoolean()).as(echo.body()).isFalse();
     assertThat(answer.get("content").asString()).contains("from config");
 
+    JsonNode found = JSON.readTree(get("/v1/services/search?q=everything+echo").body());
+    assertThat(found.get("results")).hasSize(1);
+    assertThat(found.at("/results/0/id").asString()).isEqualTo("everything");
+    assertThat(found.at("/results/0/type").asString()).isEqualTo("mcp");
+    assertThat(found.at("/results/0/summary").asString()).isEqualTo("MCP server everything");
+
     JsonNode services =
         JSON.readTree(post("/v1/tools/mcp_list_services/invoke", "{\"arguments\": {}}").body());
     assertThat(services.get("content").asString()).contains("everything").contains("ghost");

@@ -39,11 +39,31 @@ class MainTest {
     JsonNode list = JsonMapper.builder().build().readTree(run.out());
     assertThat(list.get("profile").asString()).isEqualTo("main");
     assertThat(list.get("tools").valueStream().map(tool -> tool.at("/function/name").asString()))
-        .containsExactly("get_tool_guide", "list_tool_guides");
-    assertThat(list.at("/tools/0/type").asString()).isEqualTo("function");
-    assertThat(list.at("/tools/0/source").asString()).isEqualTo("builtin:guides");
-    assertThat(list.at("/tools/0/function/parameters/properties/name/type").asString())
+        .containsExactly(
+            "get_from_working_memory",
+            "get_tool_guide",
+            "list_tool_guides",
+            "list_working_memory",
+            "search_known_services",
+            "search_working_memory");
+    assertThat(list.at("/tools/1/type").asString()).isEqualTo("function");
+    assertThat(list.at("/tools/1/source").asString()).isEqualTo("builtin:guides");
+    assertThat(list.at("/tools/1/function/parameters/properties/name/type").asString())
         .isEqualTo("string");
+  }
+
+  @Test
+  void searchPrintsWhatTheServicesSearchEndpointAnswers() throws Exception {
+    // The defaults know no service: built-in tools are not services to route work to.
+    Run found = run("search", "reschedule", "meeting");
+    Run empty = run("search", " ");
+
+    assertThat(found.exitCode()).isZero();
+    assertThat(found.err()).isEmpty();
+    assertThat(JsonMapper.builder().build().readTree(found.out()).toString())
+        .isEqualTo("{\"results\":[]}");
+    assertThat(empty.exitCode()).isEqualTo(2);
+    assertThat(empty.err()).contains("The query is empty");
   }
 
   @Test
@@ -52,11 +72,11 @@ class MainTest {
 
     assertThat(run.exitCode()).isZero();
     assertThat(run.out().lines().toList())
-        .hasSize(3)
+        .hasSize(7)
         .first()
         .asString()
         .matches("NAME +SOURCE +DESCRIPTION");
-    assertThat(run.out()).contains("list_tool_guides  builtin:guides  Lists the available");
+    assertThat(run.out()).containsPattern("list_tool_guides +builtin:guides +Lists the available");
   }
 
   @Test
@@ -77,9 +97,9 @@ class MainTest {
   }
 
   @Test
-  void toolsWithGuidesOffListsNothing() throws Exception {
+  void toolsWithEveryBuiltinOffListsNothing() throws Exception {
     Path config = dir.resolve("config.yaml");
-    Files.writeString(config, "builtins:\n  guides: false\n");
+    Files.writeString(config, "builtins:\n  guides: false\n  memory: false\n  search: false\n");
 
     Run run = run("tools", "--config", config.toString());
 

@@ -1,0 +1,204 @@
+package dev.toolhost.server;
+
+import dev.toolhost.memory.RedisWorkingMemory;
+import dev.toolhost.memory.ResultChunker;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.function.BiFunction;
+import picocli.CommandLine;
+import tools.jackson.core.JsonPointer;
+
+/**
+ * The memory config reader checks the {@code memory:} section of a config file once it is bound:
+ * what binding cannot see (the store's name, the Redis URI, ranges, durations), each problem naming
+ * the file, line and column and what was expected.
+ *
+ * <p>Problems are added to the caller's list, so that one reading reports every problem of the
+ * file; the returned config is only meaningful when none was added.
+ */
+final class MemoryConfigReader {
+
+  private static final String STORES = "memory, redis";
+
+  private final BiFunction<String, String, String> atValue;
+  private final BiFunction<String, String, String> atKey;
+  private final List<String> problems;
+
+  MemoryConfigReader(
+      BiFunction<String, String, String> atValue,
+      BiFunction<String, String, String> atKey,
+      List<String> problems) {
+    this.atValue = atValue;
+    this.atKey = atKey;
+    this.problems = problems;
+  }
+
+  /** What a mapping at the given dotted path should hold, when it is in the section. */
+  static Optional<String> expectedMapping(String dotted) {
+    return dotted.equals("memory.chunking.models")
+        ? Optional.of("a mapping of model names to thresholds, such as {small-model: 16000}")
+        : Optional.empty();
+  }
+
+  MemoryConfig read(RawMemory raw) {
+    MemoryConfig defaults = MemoryConfig.defaults();
+    if (raw == null) {
+      return defaults;
+    }
+    JsonPointer memory = JsonPointer.empty().appendProperty("memory");
+    MemoryConfig.Store store = defaults.store();
+    if (raw.store() != null) {
+      switch (raw.store().strip().toLowerCase(Locale.ROOT)) {
+        case "memory" -> store = MemoryConfig.Store.MEMORY;
+        case "redis" -> store = MemoryConfig.Store.REDIS;
+        default ->
+            problem(
+                memory.appendProperty("store"),
+                "'memory.store' is '" + raw.store() + "' (expected one of: " + STORES + ")");
+      }
+    }
+    URI redisUri = defaults.redisUri();
+    if (raw.redisUri() != null) {
+      redisUri = redisUri(raw.redisUri(), memory.appendProperty("redis_uri")).orElse(redisUri);
+    }
+    String keyPrefix = RedisWorkingMemory.DEFAULT_KEY_PREFIX;
+    if (raw.keyPrefix() != null) {
+      if (raw.keyPrefix().isBlank()) {
+        problem(
+            memory.appendProperty("key_prefix"),
+            "'memory.key_prefix' is empty (expected the prefix of every Redis key, such as"
+                + " toolhost:wm:, or leave it out)");
+      } else {
+        keyPrefix = raw.keyPrefix();
+      }
+    }
+    ResultChunker.Config chunking =
+        raw.chunking() == null
+            ? defaults.chunking()
+            : chunking(raw.chunking(), memory.appendProperty("chunking"));
+    return new MemoryConfig(store, redisUri, keyPrefix, chunking);
+  }
+
+  private ResultChunker.Config chunking(RawChunking raw, JsonPointer at) {
+    ResultChunker.Config.Builder config = ResultChunker.Config.builder();
+    if (raw.threshold() != null) {
+      if (raw.threshold() < 1) {
+        problem(
+            at.appendProperty("threshold"),
+            "'memory.chunking.threshold' is "
+                + raw.threshold()
+                + " (expected a positive number of characters, such as 64000)");
+      } else {
+        config.defaultThreshold(raw.threshold());
+      }
+    }
+    if (raw.minChunk() != null) {
+      if (raw.minChunk() < 2) {
+        problem(
+            at.appendProperty("min_chunk"),
+            "'memory.chunking.min_chunk' is "
+                + raw.minChunk()
+                + " (expected at least 2 characters, such as 20000)");
+      } else {
+        config.minimumChunkLength(raw.minChunk());
+      }
+    }
+    if (raw.ttl() != null) {
+      ttl(raw.ttl(), at.appendProperty("ttl")).ifPresent(config::ttl);
+    }
+    if (raw.models() != null) {
+      JsonPointer models = at.appendProperty("models");
+      raw.models()
+          .forEach(
+              (model, threshold) -> {
+                JsonPointer entry = models.appendProperty(model);
+                if (model.isBlank()) {
+                  problemAtKey(
+                      entry,
+                      "a model name under 'memory.chunking.models' is empty (expected a model"
+                          + " name, as calls carry it)");
+                } else if (threshold == null || threshold < 1) {
+                  problem(
+                      entry,
+                      "'memory.chunking.models."
+                          + model
+                          + "' is "
+                          + (threshold == null ? "empty" : threshold)
+                          + " (expected a positive number of characters, such as 32000)");
+                } else {
+                  config.threshold(model, threshold);
+                }
+              });
+    }
+    return config.build();
+  }
+
+  private Optional<URI> redisUri(String raw, JsonPointer at) {
+    try {
+      URI uri = new URI(raw.strip());
+      String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+      if ((scheme.equals("redis") || scheme.equals("rediss")) && uri.getHost() != null) {
+        return Optional.of(uri);
+      }
+    } catch (URISyntaxException e) {
+      // Reported below.
+    }
+    problem(
+        at,
+        "'memory.redis_uri' is '"
+            + MemoryConfig.shown(safeUri(raw))
+            + "' (expected a redis:// or rediss:// URI, such as redis://127.0.0.1:6379)");
+    return Optional.empty();
+  }
+
+  /** The raw text as a URI to hide its password, or a placeholder when it is none. */
+  private static URI safeUri(String raw) {
+    try {
+      return new URI(raw.strip());
+    } catch (URISyntaxException e) {
+      return URI.create("invalid:" + (raw.contains("@") ? "(hidden)" : "(not a URI)"));
+    }
+  }
+
+  /** A duration: a whole number of seconds, or 500ms, 30s, 20m, 1h, or ISO-8601 such as PT20M. */
+  private Optional<Duration> ttl(String raw, JsonPointer at) {
+    try {
+      String text = raw.strip();
+      Duration duration =
+          text.matches("\\d+")
+              ? Duration.ofSeconds(Long.parseLong(text))
+              : new DurationConverter().convert(text);
+      if (!duration.isZero()) {
+        return Optional.of(duration);
+      }
+    } catch (CommandLine.TypeConversionException | NumberFormatException e) {
+      // Reported below.
+    }
+    problem(
+        at,
+        "'memory.chunking.ttl' is '"
+            + raw
+            + "' (expected a positive duration, such as 20m, 90s or 1h)");
+    return Optional.empty();
+  }
+
+  private void problem(JsonPointer at, String message) {
+    problems.add(atValue.apply(at.toString(), message));
+  }
+
+  private void problemAtKey(JsonPointer at, String message) {
+    problems.add(atKey.apply(at.toString(), message));
+  }
+
+  // ---- the section's raw shape: every key optional, so every field may be null ----
+
+  record RawMemory(String store, String redisUri, String keyPrefix, RawChunking chunking) {}
+
+  record RawChunking(
+      Integer threshold, Integer minChunk, String ttl, LinkedHashMap<String, Integer> models) {}
+}

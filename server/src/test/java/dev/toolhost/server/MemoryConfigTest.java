@@ -1,0 +1,152 @@
+package dev.toolhost.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.toolhost.memory.InProcessWorkingMemory;
+import dev.toolhost.memory.RedisWorkingMemory;
+import dev.toolhost.memory.ResultChunker;
+import java.net.URI;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** The {@code memory:} section and the memory and search built-ins, read and refused. */
+class MemoryConfigTest {
+
+  private static HostConfig parse(String yaml) {
+    return HostConfig.parse(yaml, "memory.yaml");
+  }
+
+  @Test
+  void withoutTheSectionWorkingMemoryIsInProcessWithTheSeedsThresholds() {
+    MemoryConfig memory = parse("http:\n  port: 0\n").memory();
+
+    assertThat(memory).isEqualTo(MemoryConfig.defaults());
+    assertThat(memory.store()).isEqualTo(MemoryConfig.Store.MEMORY);
+    assertThat(memory.chunking().defaultThreshold()).isEqualTo(64_000);
+    assertThat(memory.chunking().minimumChunkLength()).isEqualTo(20_000);
+    assertThat(memory.chunking().ttl()).isEqualTo(Duration.ofMinutes(20));
+    assertThat(HostConfig.defaults().builtins())
+        .isEqualTo(new HostConfig.Builtins(true, true, true));
+    try (var opened = memory.open()) {
+      assertThat(opened).isInstanceOf(InProcessWorkingMemory.class);
+    }
+  }
+
+  @Test
+  void everyKeyIsRead() {
+    HostConfig config =
+        parse(
+            """
+            builtins:
+              memory: false
+              search: false
+            memory:
+              store: redis
+              redis_uri: redis://127.0.0.1:6380/2
+              key_prefix: "agents:wm:"
+              chunking:
+                threshold: 32000
+                min_chunk: 10000
+                ttl: 5m
+                models:
+                  small-model: 8000
+                  openrouter/deepseek: 16000
+            """);
+
+    assertThat(config.builtins()).isEqualTo(new HostConfig.Builtins(true, false, false));
+    MemoryConfig memory = config.memory();
+    assertThat(memory.store()).isEqualTo(MemoryConfig.Store.REDIS);
+    assertThat(memory.redisUri()).isEqualTo(URI.create("redis://127.0.0.1:6380/2"));
+    assertThat(memory.keyPrefix()).isEqualTo("agents:wm:");
+    ResultChunker.Config chunking = memory.chunking();
+    assertThat(chunking.defaultThreshold()).isEqualTo(32_000);
+    assertThat(chunking.minimumChunkLength()).isEqualTo(10_000);
+    assertThat(chunking.ttl()).isEqualTo(Duration.ofMinutes(5));
+    assertThat(chunking.modelThresholds())
+        .isEqualTo(Map.of("small-model", 8_000, "openrouter/deepseek", 16_000));
+    assertThat(chunking.thresholdFor(Optional.of("small-model"))).isEqualTo(8_000);
+    assertThat(chunking.chunkLengthFor(Optional.of("small-model"))).isEqualTo(10_000);
+  }
+
+  @Test
+  void problemsNameTheFileLineAndWhatWasExpected() {
+    assertThatThrownBy(
+            () ->
+                parse(
+                    """
+                    memory:
+                      store: postgres
+                      redis_uri: http://127.0.0.1:6379
+                      key_prefix: ""
+                      chunking:
+                        threshold: 0
+                        min_chunk: 1
+                        ttl: soon
+                        models: {small: -5}
+                    """))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage(
+            """
+            memory.yaml line 2, column 10: 'memory.store' is 'postgres' (expected one of: memory, redis)
+            memory.yaml line 3, column 14: 'memory.redis_uri' is 'http://127.0.0.1:6379' (expected a redis:// or rediss:// URI, such as redis://127.0.0.1:6379)
+            memory.yaml line 4, column 15: 'memory.key_prefix' is empty (expected the prefix of every Redis key, such as toolhost:wm:, or leave it out)
+            memory.yaml line 6, column 16: 'memory.chunking.threshold' is 0 (expected a positive number of characters, such as 64000)
+            memory.yaml line 7, column 16: 'memory.chunking.min_chunk' is 1 (expected at least 2 characters, such as 20000)
+            memory.yaml line 8, column 10: 'memory.chunking.ttl' is 'soon' (expected a positive duration, such as 20m, 90s or 1h)
+            memory.yaml line 9, column 21: 'memory.chunking.models.small' is -5 (expected a positive number of characters, such as 32000)\
+            """);
+  }
+
+  @Test
+  void wrongTypesAndUnknownKeysAreRefusedWithTheirPlace() {
+    assertThatThrownBy(() -> parse("memory:\n  chunking:\n    threshold: big\n"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage(
+            "memory.yaml line 3, column 16: wrong type for 'memory.chunking.threshold': expected"
+                + " an integer, got 'big'");
+    assertThatThrownBy(() -> parse("memory:\n  chunking:\n    models: [a, b]\n"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("line 3, column 13")
+        .hasMessageContaining("expected a mapping of model names to thresholds");
+    assertThatThrownBy(() -> parse("memory:\n  stor: redis\n"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage(
+            "memory.yaml line 2, column 3: unknown key 'stor' under 'memory' (expected one of:"
+                + " chunking, key_prefix, redis_uri, store)");
+    assertThatThrownBy(() -> parse("builtins:\n  memroy: false\n"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("unknown key 'memroy' under 'builtins'")
+        .hasMessageContaining("guides, memory, search");
+  }
+
+  @Test
+  void anUnreachableRedisIsAClearErrorNamingTheUriWithoutItsPassword() {
+    HostConfig config =
+        HostConfig.defaults()
+            .withHttp(HostConfig.Http.defaults().withPort(0))
+            .withMemory(
+                MemoryConfig.redis(URI.create("redis://ana:s3cret@127.0.0.1:1"), "unused:"));
+
+    assertThatThrownBy(() -> new Host(config))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageStartingWith(
+            "Cannot reach the Redis working memory at redis://ana:***@127.0.0.1:1 (memory.redis_uri):")
+        .hasMessageNotContaining("s3cret");
+  }
+
+  @Test
+  void aReachableRedisIsTheHostsWorkingMemory() {
+    HostConfig config =
+        HostConfig.defaults()
+            .withMemory(
+                MemoryConfig.redis(MemoryConfig.DEFAULT_REDIS_URI, "toolhost-test:unused:"));
+
+    try (Host host = new Host(config)) {
+      assertThat(host.workingMemory()).isInstanceOf(RedisWorkingMemory.class);
+      assertThat(host.workingMemory().list("")).isEmpty();
+    }
+  }
+}
