@@ -4,6 +4,7 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
+import java.io.InterruptedIOException;
 import java.net.ConnectException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -105,7 +106,7 @@ public final class ModelClient implements AutoCloseable {
         throw new ModelException(
             "Cannot connect to the model at " + endpoint.baseUrl() + " (" + e + ")", e);
       } catch (IOException e) {
-        interruptedCheck();
+        interruptedCheck(e);
         throw new ModelException(
             "The request to the model at " + endpoint.baseUrl() + " failed: " + e.getMessage(), e);
       }
@@ -115,7 +116,7 @@ public final class ModelClient implements AutoCloseable {
         try (InputStream body = response.body()) {
           return request.stream() ? readStream(body, surfacing) : readCompletion(body, surfacing);
         } catch (IOException e) {
-          interruptedCheck();
+          interruptedCheck(e);
           // A stream cut before anything reached the listener is sent again, once: the caller has
           // seen nothing, so nothing is shown twice. After the first text or call it is an error.
           if (request.stream() && !surfacing.surfaced && !cutRetried) {
@@ -395,6 +396,18 @@ public final class ModelClient implements AutoCloseable {
     } catch (IOException e) {
       return "";
     }
+  }
+
+  /**
+   * Throws when the I/O failed because the thread was interrupted. The HTTP client's body stream
+   * may wrap the interruption in an {@link IOException} without keeping the thread's flag; a
+   * cancelled run must never look like a cut stream, which would be sent again.
+   */
+  private static void interruptedCheck(IOException e) throws InterruptedException {
+    if (e instanceof InterruptedIOException || e.getCause() instanceof InterruptedException) {
+      Thread.currentThread().interrupt();
+    }
+    interruptedCheck();
   }
 
   private static void interruptedCheck() throws InterruptedException {

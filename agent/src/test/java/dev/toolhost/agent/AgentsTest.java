@@ -287,7 +287,8 @@ class AgentsTest {
 
     agents.agent("assistant").run(conversation, "Stop it", RunListener.NONE);
 
-    assertThat(notices.poll(10, TimeUnit.SECONDS)).isEqualTo("[subagent sub-1 was cancelled]");
+    // Within the subagent's 20-second pause: a cancel that did not work would say "finished".
+    assertThat(notices.poll(18, TimeUnit.SECONDS)).isEqualTo("[subagent sub-1 was cancelled]");
     assertThat(agents.subagents().list(conversation.sessionId()).getFirst().state())
         .isEqualTo(Subagents.State.CANCELLED);
     assertThat(agents.subagents().trackedParents()).isZero();
