@@ -40,6 +40,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -534,7 +535,16 @@ public final class RabbitBus implements MessageBus {
     if (closed.get()) {
       throw new BusException("The message bus is closed.");
     }
-    return publishers.get(Math.floorMod(nextPublisher.getAndIncrement(), publishers.size()));
+    // The next publisher in turn, or the first after it that nobody holds: a publish waits for
+    // another only when every channel is busy.
+    int start = nextPublisher.getAndIncrement();
+    for (int i = 0; i < publishers.size(); i++) {
+      Publisher candidate = publishers.get(Math.floorMod(start + i, publishers.size()));
+      if (!candidate.lock.isLocked()) {
+        return candidate;
+      }
+    }
+    return publishers.get(Math.floorMod(start, publishers.size()));
   }
 
   private void await(CompletableFuture<Void> confirmed, String where) {
@@ -589,6 +599,9 @@ public final class RabbitBus implements MessageBus {
   /** One confirm-mode channel; publishes are serialized on it, confirms are asynchronous. */
   private final class Publisher {
     private final Channel channel;
+    // A lock, not a monitor: a contended monitor spins before it parks, burning the CPU that the
+    // broker and the other side of the call need.
+    private final ReentrantLock lock = new ReentrantLock();
     private final ConcurrentNavigableMap<Long, CompletableFuture<Void>> unconfirmed =
         new ConcurrentSkipListMap<>();
     private final Map<String, CompletableFuture<Void>> byMessageId = new ConcurrentHashMap<>();
@@ -644,19 +657,16 @@ public final class RabbitBus implements MessageBus {
         byMessageId.put(messageId, future);
         future.whenComplete((ok, failed) -> byMessageId.remove(messageId));
       }
-      synchronized (this) {
-        try {
-          long seq = channel.getNextPublishSeqNo();
-          unconfirmed.put(seq, future);
-          channel.basicPublish(
-              exchange,
-              routingKey,
-              mandatory,
-              properties,
-              message.body().getBytes(StandardCharsets.UTF_8));
-        } catch (IOException | AlreadyClosedException e) {
-          future.completeExceptionally(notConnected(e));
-        }
+      byte[] body = message.body().getBytes(StandardCharsets.UTF_8);
+      lock.lock();
+      try {
+        long seq = channel.getNextPublishSeqNo();
+        unconfirmed.put(seq, future);
+        channel.basicPublish(exchange, routingKey, mandatory, properties, body);
+      } catch (IOException | AlreadyClosedException e) {
+        future.completeExceptionally(notConnected(e));
+      } finally {
+        lock.unlock();
       }
       return future;
     }
