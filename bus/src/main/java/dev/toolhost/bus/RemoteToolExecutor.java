@@ -37,7 +37,8 @@ public final class RemoteToolExecutor implements ToolExecutor {
   @Override
   public ToolResult execute(ToolCall call, JsonNode arguments) throws InterruptedException {
     Message request =
-        Message.of(new InvokeRequest(call.withArguments(arguments.toString())).toJson());
+        // The arguments the dispatch path parsed and validated go out as they are, not re-read.
+        Message.of(new InvokeRequest(call).toJson(arguments));
     Replies replies;
     try {
       replies = bus.request(ToolWorker.queue(group), request, call.deadline());
