@@ -42,6 +42,17 @@ public final class Correlations {
     return true;
   }
 
+  /**
+   * Ends one waiting request with the failure, such as a request the broker refused or could not
+   * route; its {@link Replies#next} throws it. Does nothing when that request is no longer waiting.
+   */
+  public void fail(String correlationId, BusException failure) {
+    Replies replies = waiting.get(correlationId);
+    if (replies != null) {
+      replies.offer(failure);
+    }
+  }
+
   /** Ends every waiting request with the failure. */
   public void failAll(BusException failure) {
     waiting.values().forEach(replies -> replies.offer(failure));

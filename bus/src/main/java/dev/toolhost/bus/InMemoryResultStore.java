@@ -2,12 +2,15 @@ package dev.toolhost.bus;
 
 import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The in-memory result store remembers finished calls inside one process: the default, enough for a
  * single worker. Entries are dropped when their time is up.
  */
 public final class InMemoryResultStore implements ResultStore {
+
+  private static final int SWEEP_AT_LEAST = 10_000;
 
   private record Entry(String reply, long expiresAtNanos) {
     boolean expired(long now) {
@@ -16,12 +19,17 @@ public final class InMemoryResultStore implements ResultStore {
   }
 
   private final ConcurrentHashMap<String, Entry> entries = new ConcurrentHashMap<>();
+  // Expired entries are swept when the map has doubled since the last sweep, so a claim costs
+  // O(1) amortized even when every entry is still live (results are kept for minutes).
+  private final AtomicLong sweepAt = new AtomicLong(SWEEP_AT_LEAST);
 
   @Override
   public Claim claim(String key, Duration lease) {
     long now = System.nanoTime();
-    if (entries.size() > 10_000) {
+    long threshold = sweepAt.get();
+    if (entries.size() > threshold && sweepAt.compareAndSet(threshold, Long.MAX_VALUE)) {
       entries.values().removeIf(entry -> entry.expired(now));
+      sweepAt.set(Math.max(SWEEP_AT_LEAST, 2L * entries.size()));
     }
     Entry mine = new Entry(null, now + lease.toNanos());
     Entry found =

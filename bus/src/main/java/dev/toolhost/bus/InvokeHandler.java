@@ -20,11 +20,11 @@ import org.slf4j.LoggerFactory;
  * failures are classified exactly as the core does (unknown tool {@code tool_not_found}, bad
  * arguments {@code invalid_arguments}, a thrown exception {@code execution_failed}, the deadline
  * {@code timeout}). The reply goes to the request's reply-to with its correlation id, and the
- * request is acknowledged only after the reply was published. A request whose deadline has passed
- * is not executed (it answers {@code timeout}). A request delivered again whose first execution
- * finished is answered from the {@link ResultStore}; one whose first execution still runs waits for
- * it. A message that is not valid JSON, or not a request, is dead-lettered with a log line saying
- * why; it never throws.
+ * request is acknowledged only once the bus has taken the reply ({@link MessageBus#replyThenAck}).
+ * A request whose deadline has passed is not executed (it answers {@code timeout}). A request
+ * delivered again whose first execution finished is answered from the {@link ResultStore}; one
+ * whose first execution still runs waits for it. A message that is not valid JSON, or not a
+ * request, is dead-lettered with a log line saying why; it never throws.
  */
 public final class InvokeHandler implements MessageBus.DeliveryHandler {
 
@@ -151,8 +151,7 @@ public final class InvokeHandler implements MessageBus.DeliveryHandler {
   }
 
   private void sendAndAck(Delivery delivery, String reply) {
-    bus.reply(delivery.message(), Message.of(reply));
-    delivery.ack();
+    bus.replyThenAck(delivery, Message.of(reply));
   }
 
   private static String abbreviate(String body) {

@@ -26,9 +26,6 @@ public record InvokeRequest(ToolCall call) {
 
   /** The request as JSON text. */
   public String toJson() {
-    ObjectNode body = JSON.createObjectNode();
-    body.put("tool_call_id", call.callId());
-    body.put("tool_name", call.toolName());
     JsonNode arguments;
     try {
       arguments =
@@ -37,6 +34,17 @@ public record InvokeRequest(ToolCall call) {
       // The worker's dispatch path answers invalid_arguments for text that is not JSON.
       arguments = JSON.getNodeFactory().stringNode(call.arguments());
     }
+    return toJson(arguments);
+  }
+
+  /**
+   * The request as JSON text, with arguments already parsed (the call's arguments text is not read
+   * again).
+   */
+  public String toJson(JsonNode arguments) {
+    ObjectNode body = JSON.createObjectNode();
+    body.put("tool_call_id", call.callId());
+    body.put("tool_name", call.toolName());
     body.set("arguments", arguments);
     call.sessionId().ifPresent(id -> body.put("session_id", id));
     call.user().ifPresent(user -> body.put("user", user));

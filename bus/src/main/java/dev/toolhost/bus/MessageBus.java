@@ -1,6 +1,7 @@
 package dev.toolhost.bus;
 
 import java.time.Instant;
+import org.slf4j.LoggerFactory;
 
 /**
  * A message bus moves JSON messages between processes: to one consumer of a shared queue (work,
@@ -52,7 +53,9 @@ public interface MessageBus extends AutoCloseable {
 
   /**
    * Sends a request to a queue with a fresh correlation id and this bus's reply address, and
-   * returns the replies as they come. The request expires at the deadline.
+   * returns the replies as they come. The request expires at the deadline. It may return before the
+   * bus has taken the request: a request the bus then refuses or cannot route ends its replies with
+   * that failure instead of a reply.
    *
    * @throws NoRouteException at once when the queue does not exist or nobody consumes it
    */
@@ -63,6 +66,24 @@ public interface MessageBus extends AutoCloseable {
    * reply-to address, or whose requester has gone, drops the reply.
    */
   void reply(Message request, Message reply);
+
+  /**
+   * Replies to a delivered request, as {@link #reply}, and acknowledges the delivery once the bus
+   * has taken the reply (a publisher confirm, on a broker): never before. It may return before
+   * then, so that a worker does not wait a round trip per reply. A reply the bus does not take
+   * leaves the delivery unacknowledged, to be delivered again, and is logged; it never throws for
+   * that.
+   */
+  default void replyThenAck(Delivery request, Message reply) {
+    try {
+      reply(request.message(), reply);
+    } catch (BusException e) {
+      LoggerFactory.getLogger(MessageBus.class)
+          .warn("Could not reply; the request will be delivered again: {}", e.getMessage());
+      return;
+    }
+    request.ack();
+  }
 
   /** Closes the bus: subscriptions stop, waiting requests fail. May be called more than once. */
   @Override

@@ -12,10 +12,11 @@ import tools.jackson.databind.JsonNode;
  * The remote executor runs a tool on a worker of its group over the bus: registry to bus.
  *
  * <p>It publishes an {@link InvokeRequest} to {@code toolhost.invoke.{group}} (confirmed, expiring
- * at the call's deadline) and waits for the reply until the deadline. A tool no worker hosts
- * answers {@code unavailable} at once; no reply by the deadline answers {@code timeout}, and a
- * reply that comes later is dropped; a lost broker connection answers {@code unavailable} as soon
- * as it is noticed. It never throws.
+ * at the call's deadline) and waits for the reply until the deadline; the broker's confirm is
+ * awaited alongside the reply, not before it, and a refused request fails the call as soon as the
+ * broker says so. A tool no worker hosts answers {@code unavailable} at once; no reply by the
+ * deadline answers {@code timeout}, and a reply that comes later is dropped; a lost broker
+ * connection answers {@code unavailable} as soon as it is noticed. It never throws.
  */
 public final class RemoteToolExecutor implements ToolExecutor {
 
@@ -36,18 +37,13 @@ public final class RemoteToolExecutor implements ToolExecutor {
   @Override
   public ToolResult execute(ToolCall call, JsonNode arguments) throws InterruptedException {
     Message request =
-        Message.of(new InvokeRequest(call.withArguments(arguments.toString())).toJson());
+        // The arguments the dispatch path parsed and validated go out as they are, not re-read.
+        Message.of(new InvokeRequest(call).toJson(arguments));
     Replies replies;
     try {
       replies = bus.request(ToolWorker.queue(group), request, call.deadline());
     } catch (NoRouteException e) {
-      return ToolResult.failure(
-          ErrorCode.UNAVAILABLE,
-          "Tool '"
-              + call.toolName()
-              + "' is unavailable: no worker of group '"
-              + group
-              + "' is running. You may retry later.");
+      return noWorker(call);
     } catch (BusException e) {
       return ToolResult.failure(
           ErrorCode.UNAVAILABLE,
@@ -71,6 +67,9 @@ public final class RemoteToolExecutor implements ToolExecutor {
             "Tool '" + call.toolName() + "' sent a reply that could not be read.",
             e.getMessage());
       }
+    } catch (NoRouteException e) {
+      // The broker returned the request: the queue went away after its consumers were counted.
+      return noWorker(call);
     } catch (BusException e) {
       return ToolResult.failure(
           ErrorCode.UNAVAILABLE,
@@ -79,5 +78,15 @@ public final class RemoteToolExecutor implements ToolExecutor {
               + "' was lost while it ran; it may or may not have finished. You may retry.",
           e.getMessage());
     }
+  }
+
+  private ToolResult noWorker(ToolCall call) {
+    return ToolResult.failure(
+        ErrorCode.UNAVAILABLE,
+        "Tool '"
+            + call.toolName()
+            + "' is unavailable: no worker of group '"
+            + group
+            + "' is running. You may retry later.");
   }
 }

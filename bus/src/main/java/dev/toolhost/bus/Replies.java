@@ -11,8 +11,9 @@ import java.util.concurrent.TimeUnit;
  * the order they arrived.
  *
  * <p>Closing the replies stops listening: a reply that comes later is dropped. When the bus loses
- * its connection, a waiting {@link #next} throws a {@link BusException} saying so. Read from one
- * thread at a time.
+ * its connection, or the broker refuses or cannot route the request, a waiting {@link #next} throws
+ * a {@link BusException} saying so ({@link NoRouteException} for no route). Read from one thread at
+ * a time.
  */
 public final class Replies implements AutoCloseable {
 
@@ -34,7 +35,9 @@ public final class Replies implements AutoCloseable {
    * Waits for the next reply until the deadline.
    *
    * @return the reply, or empty when none came by the deadline
-   * @throws BusException when the connection was lost while waiting
+   * @throws NoRouteException when the request reached no consumer after all
+   * @throws BusException when the connection was lost while waiting, or the broker refused the
+   *     request
    * @throws InterruptedException when the waiting thread is interrupted
    */
   public Optional<Message> next(Instant deadline) throws InterruptedException {
@@ -43,6 +46,7 @@ public final class Replies implements AutoCloseable {
     return switch (next) {
       case null -> Optional.empty();
       case Message message -> Optional.of(message);
+      case NoRouteException noRoute -> throw noRoute;
       case BusException failure -> throw new BusException(failure.getMessage(), failure.getCause());
       default -> throw new IllegalStateException("unexpected " + next);
     };

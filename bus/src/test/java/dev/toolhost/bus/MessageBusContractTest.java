@@ -279,6 +279,20 @@ public abstract class MessageBusContractTest {
   }
 
   @Test
+  void replyThenAckRepliesAndAcknowledgesTheRequest() throws Exception {
+    String queue = queue();
+    // With a prefetch of 1, the second request is only delivered once the first was acknowledged.
+    track(bus.consume(queue, 1, d -> bus.replyThenAck(d, Message.of(d.message().body()))));
+    waitFor(() -> bus.consumerCount(queue) == 1);
+    Instant deadline = Instant.now().plusSeconds(10);
+    try (Replies first = bus.request(queue, Message.of("{\"n\":1}"), deadline);
+        Replies second = bus.request(queue, Message.of("{\"n\":2}"), deadline)) {
+      assertThat(first.next(deadline).orElseThrow().body()).isEqualTo("{\"n\":1}");
+      assertThat(second.next(deadline).orElseThrow().body()).isEqualTo("{\"n\":2}");
+    }
+  }
+
+  @Test
   void aLateReplyIsDropped() throws Exception {
     String queue = queue();
     LinkedBlockingQueue<Delivery> got = new LinkedBlockingQueue<>();

@@ -161,7 +161,8 @@ public abstract class RemotePathContractTest {
   @Test
   void failuresAreClassifiedAsTheCoreDoes() {
     worker(new Sample(), new InMemoryResultStore());
-    waitFor(() -> registry.find("broken").isPresent());
+    // Tools register one by one: 'broken' first, 'picky' after it.
+    waitForSample();
     ToolResult picky = call("picky", "{\"text\":\"x\"}", Duration.ofSeconds(10));
     ToolResult broken = call("broken", "{\"text\":\"x\"}", Duration.ofSeconds(10));
     assertThat(((ToolResult.Failure) picky).error().code()).isEqualTo(ErrorCode.INVALID_ARGUMENTS);

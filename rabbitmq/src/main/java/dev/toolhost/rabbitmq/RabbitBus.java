@@ -39,6 +39,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -73,6 +75,8 @@ public final class RabbitBus implements MessageBus {
   private final Map<String, Boolean> declaredTopics = new ConcurrentHashMap<>();
   private final Map<String, ConsumerCount> consumerCounts = new ConcurrentHashMap<>();
   private final AtomicBoolean closed = new AtomicBoolean();
+  private final String messageIds = UUID.randomUUID() + "-";
+  private final AtomicLong nextMessageId = new AtomicLong();
 
   private RabbitBus(String redacted, Connection connection) throws IOException {
     this.redacted = redacted;
@@ -247,18 +251,60 @@ public final class RabbitBus implements MessageBus {
             .withCorrelationId(replies.correlationId())
             .withReplyTo(replyQueue)
             .withExpiration(deadline);
+    CompletableFuture<Void> confirmed;
     try {
-      // The confirm overlaps the worker's processing: it comes long before any reply. Waiting for
-      // it ends by the request's deadline, so a caller never waits past it here either.
-      await(publisher().publish("", queue, correlated, true), queue, deadline);
-      return replies;
+      confirmed = publisher().publish("", queue, correlated, true);
     } catch (RuntimeException e) {
       replies.close();
-      if (e instanceof NoRouteException) {
-        consumerCounts.remove(queue);
-      }
       throw e;
     }
+    // The caller does not wait for the confirm: it waits for the reply, which the confirm precedes
+    // unless the broker refused or returned the request; then the failure ends the replies instead.
+    confirmed.whenComplete(
+        (ok, failed) -> {
+          if (failed != null) {
+            if (failed instanceof NoRouteException) {
+              consumerCounts.remove(queue);
+            }
+            correlations.fail(replies.correlationId(), failure(failed, queue));
+          }
+        });
+    return replies;
+  }
+
+  @Override
+  public void replyThenAck(Delivery request, Message reply) {
+    Optional<String> to = request.message().replyTo();
+    if (to.isEmpty()) {
+      LOG.debug("Dropped a reply: the request has no reply-to address");
+      request.ack();
+      return;
+    }
+    Message message = request.message();
+    Message correlated = message.correlationId().map(reply::withCorrelationId).orElse(reply);
+    CompletableFuture<Void> confirmed;
+    try {
+      confirmed = publisher().publish("", to.get(), correlated, false);
+    } catch (BusException e) {
+      LOG.warn("Could not reply; the request will be delivered again: {}", e.getMessage());
+      return;
+    }
+    // Acknowledged in the confirm callback, on the connection's thread: never before the broker
+    // took the reply, and without the worker waiting a round trip for it.
+    confirmed.whenComplete(
+        (ok, failed) -> {
+          if (failed == null) {
+            request.ack();
+          } else {
+            LOG.warn(
+                "Could not reply to '{}'; the request will be delivered again: {}",
+                to.get(),
+                failed.getMessage());
+            if (request instanceof RabbitDelivery delivery) {
+              delivery.requeue();
+            }
+          }
+        });
   }
 
   @Override
@@ -428,6 +474,17 @@ public final class RabbitBus implements MessageBus {
         settle(channel, envelope.getDeliveryTag(), false);
       }
     }
+
+    /** Puts the message back on its queue, to be delivered again (to any consumer). */
+    void requeue() {
+      if (!stopped.get() && settled.compareAndSet(false, true)) {
+        try {
+          channel.basicReject(envelope.getDeliveryTag(), true);
+        } catch (IOException | AlreadyClosedException e) {
+          LOG.debug("Requeueing a delivery failed; it will be delivered again", e);
+        }
+      }
+    }
   }
 
   private static Message message(AMQP.BasicProperties properties, byte[] body) {
@@ -452,13 +509,13 @@ public final class RabbitBus implements MessageBus {
         expiration);
   }
 
-  private static AMQP.BasicProperties properties(Message message) {
+  private static AMQP.BasicProperties properties(Message message, String messageId) {
     Map<String, Object> headers = new HashMap<>(message.headers());
     AMQP.BasicProperties.Builder builder =
         new AMQP.BasicProperties.Builder()
             .contentType("application/json")
             .deliveryMode(1)
-            .messageId(UUID.randomUUID().toString());
+            .messageId(messageId);
     message.correlationId().ifPresent(builder::correlationId);
     message.correlationId().ifPresent(id -> headers.putIfAbsent("id", id));
     message.replyTo().ifPresent(builder::replyTo);
@@ -478,11 +535,29 @@ public final class RabbitBus implements MessageBus {
     if (closed.get()) {
       throw new BusException("The message bus is closed.");
     }
-    return publishers.get(Math.floorMod(nextPublisher.getAndIncrement(), publishers.size()));
+    // The next publisher in turn, or the first after it that nobody holds: a publish waits for
+    // another only when every channel is busy.
+    int start = nextPublisher.getAndIncrement();
+    for (int i = 0; i < publishers.size(); i++) {
+      Publisher candidate = publishers.get(Math.floorMod(start + i, publishers.size()));
+      if (!candidate.lock.isLocked()) {
+        return candidate;
+      }
+    }
+    return publishers.get(Math.floorMod(start, publishers.size()));
   }
 
   private void await(CompletableFuture<Void> confirmed, String where) {
     await(confirmed, where, Instant.now().plus(CONFIRM_TIMEOUT));
+  }
+
+  private BusException failure(Throwable failed, String where) {
+    if (failed instanceof BusException bus) {
+      return bus instanceof NoRouteException
+          ? new NoRouteException(where)
+          : new BusException(bus.getMessage(), bus);
+    }
+    return new BusException("Publishing to '" + where + "' failed: " + failed.getMessage(), failed);
   }
 
   private void await(CompletableFuture<Void> confirmed, String where, Instant deadline) {
@@ -493,13 +568,7 @@ public final class RabbitBus implements MessageBus {
     try {
       confirmed.get(wait, TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
-      if (e.getCause() instanceof BusException bus) {
-        throw bus instanceof NoRouteException
-            ? new NoRouteException(where)
-            : new BusException(bus.getMessage(), bus);
-      }
-      throw new BusException(
-          "Publishing to '" + where + "' failed: " + e.getCause().getMessage(), e.getCause());
+      throw failure(e.getCause(), where);
     } catch (TimeoutException e) {
       throw new BusException(
           "The broker at " + redacted + " did not confirm a message to '" + where + "' in time.");
@@ -530,6 +599,9 @@ public final class RabbitBus implements MessageBus {
   /** One confirm-mode channel; publishes are serialized on it, confirms are asynchronous. */
   private final class Publisher {
     private final Channel channel;
+    // A lock, not a monitor: a contended monitor spins before it parks, burning the CPU that the
+    // broker and the other side of the call need.
+    private final ReentrantLock lock = new ReentrantLock();
     private final ConcurrentNavigableMap<Long, CompletableFuture<Void>> unconfirmed =
         new ConcurrentSkipListMap<>();
     private final Map<String, CompletableFuture<Void>> byMessageId = new ConcurrentHashMap<>();
@@ -577,24 +649,24 @@ public final class RabbitBus implements MessageBus {
 
     CompletableFuture<Void> publish(
         String exchange, String routingKey, Message message, boolean mandatory) {
-      AMQP.BasicProperties properties = properties(message);
+      // Unique per bus without a SecureRandom draw per message; only returns need to find it.
+      String messageId = messageIds + Long.toHexString(nextMessageId.incrementAndGet());
+      AMQP.BasicProperties properties = properties(message, messageId);
       CompletableFuture<Void> future = new CompletableFuture<>();
-      String messageId = properties.getMessageId();
-      byMessageId.put(messageId, future);
-      future.whenComplete((ok, failed) -> byMessageId.remove(messageId));
-      synchronized (this) {
-        try {
-          long seq = channel.getNextPublishSeqNo();
-          unconfirmed.put(seq, future);
-          channel.basicPublish(
-              exchange,
-              routingKey,
-              mandatory,
-              properties,
-              message.body().getBytes(StandardCharsets.UTF_8));
-        } catch (IOException | AlreadyClosedException e) {
-          future.completeExceptionally(notConnected(e));
-        }
+      if (mandatory) {
+        byMessageId.put(messageId, future);
+        future.whenComplete((ok, failed) -> byMessageId.remove(messageId));
+      }
+      byte[] body = message.body().getBytes(StandardCharsets.UTF_8);
+      lock.lock();
+      try {
+        long seq = channel.getNextPublishSeqNo();
+        unconfirmed.put(seq, future);
+        channel.basicPublish(exchange, routingKey, mandatory, properties, body);
+      } catch (IOException | AlreadyClosedException e) {
+        future.completeExceptionally(notConnected(e));
+      } finally {
+        lock.unlock();
       }
       return future;
     }

@@ -9,6 +9,7 @@ import com.rabbitmq.client.Envelope;
 import dev.toolhost.bus.InMemoryResultStore;
 import dev.toolhost.bus.RemoteToolExecutor;
 import dev.toolhost.bus.ToolWorker;
+import dev.toolhost.core.ExecutableTool;
 import dev.toolhost.core.MethodTools;
 import dev.toolhost.core.Param;
 import dev.toolhost.core.Tool;
@@ -283,14 +284,18 @@ public final class RemoteCallLoad {
               .start();
       ToolSpec echo = hosted.find("echo").orElseThrow().spec();
       ToolRegistry registry = new ToolRegistry();
+      // Registered as RemoteTools registers an announced tool: inline, since the remote executor
+      // bounds every wait by the call's deadline.
       registry.register(
-          new ToolSpec(
-              echo.name(),
-              echo.description(),
-              echo.parameters(),
-              RemoteToolExecutor.source(group),
-              echo.annotations()),
-          new RemoteToolExecutor(host, group));
+          ExecutableTool.of(
+                  new ToolSpec(
+                      echo.name(),
+                      echo.description(),
+                      echo.parameters(),
+                      RemoteToolExecutor.source(group),
+                      echo.annotations()),
+                  new RemoteToolExecutor(host, group))
+              .runInline());
       tools = ToolSet.of(registry, ToolProfiles.MAIN);
     }
 

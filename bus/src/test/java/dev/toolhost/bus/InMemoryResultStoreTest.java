@@ -1,0 +1,44 @@
+package dev.toolhost.bus;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class InMemoryResultStoreTest {
+
+  @Test
+  void aFinishedCallIsAnsweredFromItsResultAndARunningOneIsReportedRunning() {
+    try (InMemoryResultStore store = new InMemoryResultStore()) {
+      assertThat(store.claim("g:1", Duration.ofSeconds(5))).isInstanceOf(ResultStore.Granted.class);
+      assertThat(store.claim("g:1", Duration.ofSeconds(5))).isInstanceOf(ResultStore.Running.class);
+      store.finish("g:1", "{}", Duration.ofMinutes(1));
+      assertThat(store.claim("g:1", Duration.ofSeconds(5)))
+          .isEqualTo(new ResultStore.Finished("{}"));
+    }
+  }
+
+  @Test
+  void manyLiveResultsAreAllKeptPastTheSweepThreshold() {
+    try (InMemoryResultStore store = new InMemoryResultStore()) {
+      for (int i = 0; i < 50_000; i++) {
+        store.claim("g:" + i, Duration.ofSeconds(30));
+        store.finish("g:" + i, "r" + i, Duration.ofMinutes(10));
+      }
+      assertThat(store.claim("g:0", Duration.ofSeconds(5)))
+          .isEqualTo(new ResultStore.Finished("r0"));
+      assertThat(store.claim("g:49999", Duration.ofSeconds(5)))
+          .isEqualTo(new ResultStore.Finished("r49999"));
+    }
+  }
+
+  @Test
+  void anExpiredResultLetsTheCallRunAgain() throws InterruptedException {
+    try (InMemoryResultStore store = new InMemoryResultStore()) {
+      store.claim("g:1", Duration.ofSeconds(5));
+      store.finish("g:1", "{}", Duration.ofMillis(1));
+      Thread.sleep(5);
+      assertThat(store.claim("g:1", Duration.ofSeconds(5))).isInstanceOf(ResultStore.Granted.class);
+    }
+  }
+}
