@@ -8,9 +8,9 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * A registry feed keeps the service index's MCP servers, tool services and remote worker groups in
- * step with the tools of a registry, by tool source: {@code mcp:{server}}, {@code service:{id}} and
- * {@code remote:{group}}.
+ * A registry feed keeps the service index's agents, MCP servers, tool services and remote worker
+ * groups in step with the tools of a registry, by tool source: {@code agent:{name}}, {@code
+ * mcp:{server}}, {@code service:{id}} and {@code remote:{group}}.
  *
  * <p>A registered tool becomes a capability (its name and description) of the entry its source
  * names, creating the entry with a plain summary ("MCP server weather") when none exists; a summary
@@ -53,6 +53,7 @@ public final class RegistryFeed implements ToolRegistry.Listener, AutoCloseable 
     }
     String id = source.substring(colon + 1);
     return switch (source.substring(0, colon)) {
+      case "agent" -> Optional.of(new Owner(ServiceKind.AGENT, id));
       case "mcp" -> Optional.of(new Owner(ServiceKind.MCP_SERVER, id));
       case "service" -> Optional.of(new Owner(ServiceKind.TOOL_SERVICE, id));
       case "remote" -> Optional.of(new Owner(ServiceKind.WORKER_GROUP, id));
@@ -113,7 +114,12 @@ public final class RegistryFeed implements ToolRegistry.Listener, AutoCloseable 
         current.orElseGet(
             () ->
                 new KnownService(
-                    owner.id(), owner.kind(), defaultSummary(owner), List.of(), List.of()));
+                    owner.id(),
+                    owner.kind(),
+                    // An agent's tool describes the agent itself.
+                    owner.kind() == ServiceKind.AGENT ? spec.description() : defaultSummary(owner),
+                    List.of(),
+                    List.of()));
     return service.withCapability(new KnownService.Capability(spec.name(), spec.description()));
   }
 

@@ -84,6 +84,22 @@ class RegistryFeedTest {
   }
 
   @Test
+  void anAgentOfTheConfigBecomesAnAgentEntryDescribedByItsTool() {
+    register("research", "Researches a topic on the web and writes a report.", "agent:research");
+    try (RegistryFeed feed = RegistryFeed.attach(registry, services)) {
+      KnownService agent = services.find(ServiceKind.AGENT, "research").orElseThrow();
+
+      assertThat(agent.summary()).isEqualTo("Researches a topic on the web and writes a report.");
+      assertThat(agent.capabilities())
+          .extracting(KnownService.Capability::name)
+          .containsExactly("research");
+      assertThat(
+              services.searchResults("write a report").get("results").get(0).get("type").asString())
+          .isEqualTo("a2a");
+    }
+  }
+
+  @Test
   void sourcesNameTheirOwner() {
     assertThat(RegistryFeed.owner("mcp:weather"))
         .contains(new RegistryFeed.Owner(ServiceKind.MCP_SERVER, "weather"));
