@@ -18,9 +18,10 @@ import java.util.concurrent.TimeoutException;
  * cancelled), the tool's thread is interrupted too and the call answers {@code cancelled}. A call
  * whose deadline has already passed does not run at all.
  *
- * <p>An {@linkplain ExecutableTool#inline() inline} tool, which never blocks, runs on the caller's
- * thread instead: its deadline and the caller's interruption are checked before it starts, and the
- * thread hop, which costs tens of microseconds from a platform thread, is skipped.
+ * <p>An {@linkplain ExecutableTool#inline() inline} tool, whose executor returns by the deadline on
+ * its own (it never blocks, or it bounds every wait by the deadline), runs on the caller's thread
+ * instead: its deadline and the caller's interruption are checked before it starts, and the thread
+ * hop, which costs tens of microseconds from a platform thread, is skipped.
  */
 final class ToolDeadline implements ToolInterceptor {
 
