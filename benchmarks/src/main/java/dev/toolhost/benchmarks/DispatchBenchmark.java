@@ -38,6 +38,7 @@ public class DispatchBenchmark {
 
   private SdkTelemetry telemetry;
   private ToolDispatcher dispatcher;
+  private ToolDispatcher untracedDispatcher;
   private ToolSet tools;
   private ToolCall call;
   private ToolCall inlineCall;
@@ -50,6 +51,7 @@ public class DispatchBenchmark {
   public void setUp() {
     telemetry = new SdkTelemetry();
     dispatcher = ToolDispatcher.builder().openTelemetry(telemetry.openTelemetry()).build();
+    untracedDispatcher = ToolDispatcher.create();
     ToolRegistry registry = new ToolRegistry();
     AddTool.register(registry);
     tools = ToolSet.of(registry, ToolProfiles.MAIN);
@@ -94,6 +96,15 @@ public class DispatchBenchmark {
   @Benchmark
   public ToolResult fullPathInline() {
     return dispatcher.dispatch(tools, inlineCall);
+  }
+
+  /**
+   * {@link #fullPathInline} with telemetry on the no-op OpenTelemetry API: what the path costs
+   * without the SDK's span and metrics. Not part of the target; it shows the SDK's share.
+   */
+  @Benchmark
+  public ToolResult fullPathInlineUntraced() {
+    return untracedDispatcher.dispatch(tools, inlineCall);
   }
 
   /** {@link #fullPathInline} with 64 concurrent callers. */

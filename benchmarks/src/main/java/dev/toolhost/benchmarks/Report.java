@@ -122,6 +122,11 @@ public final class Report {
     printRatio(out, "1 (inline tool)", byName.get("fullPathInline"), byName.get("rawBaseline"));
     printRatio(
         out, "64 (inline tool)", byName.get("fullPathInline64"), byName.get("rawBaseline64"));
+    printRatio(
+        out,
+        "1 (inline tool, no-op telemetry; not the target)",
+        byName.get("fullPathInlineUntraced"),
+        byName.get("rawBaseline"));
   }
 
   private static void printRatio(PrintStream out, String callers, RunResult full, RunResult raw) {
