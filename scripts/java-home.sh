@@ -40,3 +40,10 @@ if ! TOOLHOST_JDK=$(toolhost_find_jdk) || [ -z "$TOOLHOST_JDK" ]; then
 fi
 export JAVA_HOME="$TOOLHOST_JDK"
 export PATH="$JAVA_HOME/bin:$PATH"
+# Maven 3.8's bundled Guava calls sun.misc.Unsafe, which JDK 24+ warns about on every run.
+if [ "$(toolhost_java_major "$JAVA_HOME")" -ge 24 ]; then
+  case " ${MAVEN_OPTS:-} " in
+    *sun-misc-unsafe-memory-access*) ;;
+    *) export MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow" ;;
+  esac
+fi
