@@ -32,6 +32,9 @@ public final class InvokeHandler implements MessageBus.DeliveryHandler {
   private static final ThreadFactory THREADS =
       Thread.ofVirtual().name("toolhost-invoke-", 0).factory();
   private static final Duration WAIT_STEP = Duration.ofMillis(20);
+  // A request past its deadline is never run nor answered from the store, so a result is kept
+  // until then, plus this margin for the clocks of workers that share a store.
+  private static final Duration AFTER_DEADLINE = Duration.ofSeconds(30);
 
   private final MessageBus bus;
   private final String queue;
@@ -44,7 +47,8 @@ public final class InvokeHandler implements MessageBus.DeliveryHandler {
   /**
    * A handler for the requests of one worker group.
    *
-   * @param keep how long finished results are remembered
+   * @param keep how long finished results are remembered at most; a result is kept no longer than
+   *     30 s past its call's deadline, after which no request for it is run or answered
    */
   public InvokeHandler(
       MessageBus bus,
@@ -124,7 +128,7 @@ public final class InvokeHandler implements MessageBus.DeliveryHandler {
               throw e;
             }
             String reply = new InvokeReply(call.callId(), call.toolName(), result).toJson();
-            results.finish(key, reply, keep);
+            results.finish(key, reply, keepFor(call));
             sendAndAck(delivery, reply);
             return;
           }
@@ -144,6 +148,11 @@ public final class InvokeHandler implements MessageBus.DeliveryHandler {
       LOG.error(
           "The invoke handler failed on call {} of tool '{}'", call.callId(), call.toolName(), e);
     }
+  }
+
+  private Duration keepFor(ToolCall call) {
+    Duration untilDeadline = Duration.between(Instant.now(), call.deadline()).plus(AFTER_DEADLINE);
+    return untilDeadline.compareTo(keep) < 0 ? untilDeadline : keep;
   }
 
   private void reply(Delivery delivery, ToolCall call, ToolResult result) {
