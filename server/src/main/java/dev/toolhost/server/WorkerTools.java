@@ -17,7 +17,8 @@ public final class WorkerTools {
       readOnly = true,
       destructive = false,
       idempotent = true,
-      openWorld = false)
+      openWorld = false,
+      inline = true)
   public String echo(@Param(description = "The text to echo.") String text) {
     return text;
   }
@@ -28,7 +29,8 @@ public final class WorkerTools {
       readOnly = true,
       destructive = false,
       idempotent = true,
-      openWorld = false)
+      openWorld = false,
+      inline = true)
   public double add(
       @Param(description = "The first number.") double a,
       @Param(description = "The second number.") double b) {

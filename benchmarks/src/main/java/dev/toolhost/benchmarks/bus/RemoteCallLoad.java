@@ -64,8 +64,8 @@ public final class RemoteCallLoad {
 
   /** The echo tool the worker hosts. */
   public static final class Echo {
-    /** Echoes the text. */
-    @Tool(description = "Echoes the text.")
+    /** Echoes the text; it never blocks, so it runs inline on the worker's handler thread. */
+    @Tool(description = "Echoes the text.", inline = true)
     public String echo(@Param(description = "The text.") String text) {
       return text;
     }
