@@ -144,7 +144,9 @@ public final class ToolTelemetry implements ToolInterceptor {
     PerTool tool =
         perTool.computeIfAbsent(toolExists ? call.toolName() : UNKNOWN_TOOL, PerTool::of);
     long start = System.nanoTime();
-    Span span = spanBuilder(call, "execute_tool " + call.toolName(), call.toolName()).startSpan();
+    // A name the model made up stays out of the span name, which backends index: it is only an
+    // attribute there.
+    Span span = spanBuilder(call, tool.spanName(), call.toolName()).startSpan();
     if (recordContent) {
       span.setAttribute(GEN_AI_TOOL_ARGUMENTS, call.arguments());
     }

@@ -101,6 +101,18 @@ class ToolTelemetryTest {
   }
 
   @Test
+  void aToolNameTheModelMadeUpStaysOutOfTheSpanName() {
+    dispatcher(false).dispatch(set, ToolCall.of("made_up_9f3", "{}"));
+
+    SpanData span = spans.getFinishedSpanItems().getFirst();
+    assertThat(span.getName()).isEqualTo("execute_tool _unknown");
+    assertThat(span.getAttributes().get(AttributeKey.stringKey("gen_ai.tool.name")))
+        .isEqualTo("made_up_9f3");
+    assertThat(span.getAttributes().get(AttributeKey.stringKey("error.type")))
+        .isEqualTo("tool_not_found");
+  }
+
+  @Test
   void failedCallMarksTheSpanWithItsErrorType() {
     dispatcher(false).dispatch(set, ToolCall.of("broken", "{}"));
 
