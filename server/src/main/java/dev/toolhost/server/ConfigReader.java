@@ -312,18 +312,13 @@ final class ConfigReader {
             raw.telemetry() != null
                 && raw.telemetry().recordContent() != null
                 && raw.telemetry().recordContent());
-    McpConfig mcp =
-        new McpConfigReader(
-                (pointer, problem) -> at(fileName, locations.value(pointer), problem),
-                (pointer, problem) -> at(fileName, locations.key(pointer), problem),
-                problems)
-            .read(raw.mcp());
-    MemoryConfig memory =
-        new MemoryConfigReader(
-                (pointer, problem) -> at(fileName, locations.value(pointer), problem),
-                (pointer, problem) -> at(fileName, locations.key(pointer), problem),
-                problems)
-            .read(raw.memory());
+    ConfigProblems placed =
+        new ConfigProblems(
+            problems,
+            (pointer, problem) -> at(fileName, locations.value(pointer), problem),
+            (pointer, problem) -> at(fileName, locations.key(pointer), problem));
+    McpConfig mcp = new McpConfigReader(placed).read(raw.mcp());
+    MemoryConfig memory = new MemoryConfigReader(placed).read(raw.memory());
     if (problems.isEmpty()) {
       HostConfig config = new HostConfig(http, builtins, telemetry, profiles, mcp, memory);
       for (HostConfig.ProfileProblem problem : config.profileProblems()) {

@@ -15,7 +15,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.BiFunction;
 import picocli.CommandLine;
 import tools.jackson.core.JsonPointer;
 
@@ -31,18 +30,9 @@ final class McpConfigReader {
 
   private static final List<String> TRANSPORTS = List.of("stdio", "http", "sse");
 
-  /** Places a problem: the JSON pointer of a value or key, and what is wrong there. */
-  private final BiFunction<String, String, String> atValue;
+  private final ConfigProblems problems;
 
-  private final BiFunction<String, String, String> atKey;
-  private final List<String> problems;
-
-  McpConfigReader(
-      BiFunction<String, String, String> atValue,
-      BiFunction<String, String, String> atKey,
-      List<String> problems) {
-    this.atValue = atValue;
-    this.atKey = atKey;
+  McpConfigReader(ConfigProblems problems) {
     this.problems = problems;
   }
 
@@ -150,7 +140,7 @@ final class McpConfigReader {
           where + "' is empty (expected 'command' for a stdio server or 'url' for an HTTP server)");
       return Optional.empty();
     }
-    int before = problems.size();
+    int before = problems.count();
     String transport;
     if (raw.transport() != null) {
       transport = raw.transport().toLowerCase(Locale.ROOT);
@@ -184,7 +174,7 @@ final class McpConfigReader {
             where + "' has no 'command' (expected the program that runs the server, such as npx)");
       }
       onlyFor(raw.headers() != null, at, "headers", where, "an HTTP server");
-      if (problems.size() == before) {
+      if (problems.count() == before) {
         built =
             new McpServerConfig.Stdio(
                 raw.command(),
@@ -196,7 +186,7 @@ final class McpConfigReader {
       onlyFor(raw.args() != null, at, "args", where, "a stdio server");
       onlyFor(raw.env() != null, at, "env", where, "a stdio server");
       Map<String, String> headers = raw.headers() == null ? Map.of() : raw.headers();
-      if (url.isPresent() && problems.size() == before) {
+      if (url.isPresent() && problems.count() == before) {
         built =
             transport.equals("sse")
                 ? new McpServerConfig.Sse(url.get(), headers)
@@ -210,7 +200,7 @@ final class McpConfigReader {
                 where.substring(1) + ".timeout",
                 Optional.of(McpServerConfig.MAX_TIMEOUT))
             .orElse(McpServerConfig.DEFAULT_TIMEOUT);
-    if (built == null || problems.size() > before) {
+    if (built == null || problems.count() > before) {
       return Optional.empty();
     }
     try {
@@ -310,11 +300,11 @@ final class McpConfigReader {
   }
 
   private void problem(String pointer, String message) {
-    problems.add(atValue.apply(pointer, message));
+    problems.atValue(pointer, message);
   }
 
   private void problemAtKey(String pointer, String message) {
-    problems.add(atKey.apply(pointer, message));
+    problems.atKey(pointer, message);
   }
 
   // ---- the section's raw shape: every key optional, so every field may be null ----

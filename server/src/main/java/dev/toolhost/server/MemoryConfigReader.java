@@ -6,10 +6,8 @@ import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.function.BiFunction;
 import picocli.CommandLine;
 import tools.jackson.core.JsonPointer;
 
@@ -25,16 +23,9 @@ final class MemoryConfigReader {
 
   private static final String STORES = "memory, redis";
 
-  private final BiFunction<String, String, String> atValue;
-  private final BiFunction<String, String, String> atKey;
-  private final List<String> problems;
+  private final ConfigProblems problems;
 
-  MemoryConfigReader(
-      BiFunction<String, String, String> atValue,
-      BiFunction<String, String, String> atKey,
-      List<String> problems) {
-    this.atValue = atValue;
-    this.atKey = atKey;
+  MemoryConfigReader(ConfigProblems problems) {
     this.problems = problems;
   }
 
@@ -188,11 +179,11 @@ final class MemoryConfigReader {
   }
 
   private void problem(JsonPointer at, String message) {
-    problems.add(atValue.apply(at.toString(), message));
+    problems.atValue(at.toString(), message);
   }
 
   private void problemAtKey(JsonPointer at, String message) {
-    problems.add(atKey.apply(at.toString(), message));
+    problems.atKey(at.toString(), message);
   }
 
   // ---- the section's raw shape: every key optional, so every field may be null ----
