@@ -36,10 +36,12 @@ import tools.jackson.databind.node.ObjectNode;
  *
  * <p>Each request takes the next queued {@link ScriptedReply}; when the queue is empty it asks the
  * fallback (set by {@link #respondWith}), and without one answers 500 saying the script ran out. A
- * {@link ScriptedReply.Stream} is sent as SSE {@code data:} chunks when the request streams,
- * flushed one by one, and as one {@code chat.completion} object when it does not. Binds 127.0.0.1
- * on a free port unless told otherwise; handles requests on virtual threads; {@link #close()} stops
- * it and leaves no thread behind. Thread-safe.
+ * request is recorded once its reply is chosen, so a test can take a request and then queue the
+ * reply for the next one without racing the server. A {@link ScriptedReply.Stream} is sent as SSE
+ * {@code data:} chunks when the request streams, flushed one by one, and as one {@code
+ * chat.completion} object when it does not. Binds 127.0.0.1 on a free port unless told otherwise;
+ * handles requests on virtual threads; {@link #close()} stops it and leaves no thread behind.
+ * Thread-safe.
  */
 public final class ScriptedModelServer implements AutoCloseable {
 
@@ -150,8 +152,6 @@ public final class ScriptedModelServer implements AutoCloseable {
       RecordedRequest request =
           new RecordedRequest(
               exchange.getRequestMethod(), exchange.getRequestURI().getPath(), headers, body);
-      requests.add(request);
-      served.incrementAndGet();
       ScriptedReply reply = replies.poll();
       if (reply == null) {
         reply =
@@ -159,6 +159,10 @@ public final class ScriptedModelServer implements AutoCloseable {
                 .map(script -> script.apply(request))
                 .orElse(ScriptedReply.status(500, "{\"error\":{\"message\":\"script ran out\"}}"));
       }
+      // Recorded only once its reply is chosen: a reply a test queues after taking this request
+      // must answer the next request, never this one.
+      requests.add(request);
+      served.incrementAndGet();
       String model = "scripted-model";
       boolean streaming = false;
       try {
