@@ -31,8 +31,8 @@ final class ToolDeadline implements ToolInterceptor {
   @Override
   public ToolResult intercept(Chain chain) {
     ToolCall call = chain.call();
-    long remaining = Instant.now().until(call.deadline(), ChronoUnit.NANOS);
-    if (remaining <= 0) {
+    // As of the call's arrival, microseconds ago: no clock read on the inline path.
+    if (EpochClock.passed(call.deadline(), chain.startNanos())) {
       return timeout(call);
     }
     if (chain instanceof ToolDispatcher.DispatchChain dispatch && dispatch.inline()) {
@@ -40,6 +40,10 @@ final class ToolDeadline implements ToolInterceptor {
         return ToolDispatcher.cancelled(call.toolName());
       }
       return chain.proceed(call);
+    }
+    long remaining = Instant.now().until(call.deadline(), ChronoUnit.NANOS);
+    if (remaining <= 0) {
+      return timeout(call);
     }
     FutureTask<ToolResult> task =
         new FutureTask<>(Context.current().wrap(() -> chain.proceed(call)));

@@ -84,10 +84,11 @@ public final class ToolDispatcher {
 
   /** Dispatches one call through the given tool set and returns its result. */
   public ToolResult dispatch(ToolSet tools, ToolCall call) {
+    long startNanos = System.nanoTime();
     Optional<ToolSet.Entry> found = tools.find(call.toolName());
     if (found.isEmpty()) {
       ToolResult.Failure failure = notFound(tools, call.toolName());
-      telemetry.recordRejected(call, false, failure);
+      telemetry.recordRejected(call, false, failure, startNanos);
       return failure;
     }
     ToolSet.Entry entry = found.get();
@@ -95,11 +96,11 @@ public final class ToolDispatcher {
     try {
       arguments = parse(entry.tool(), call.arguments());
     } catch (InvalidArguments e) {
-      telemetry.recordRejected(call, true, e.failure);
+      telemetry.recordRejected(call, true, e.failure, startNanos);
       return e.failure;
     }
     try {
-      return new DispatchChain(entry, call, arguments, 0).proceed(call);
+      return new DispatchChain(entry, call, arguments, startNanos, 0).proceed(call);
     } catch (RuntimeException e) {
       LOG.error("The dispatch path failed on tool '{}'", call.toolName(), e);
       return classify(call.toolName(), e);
@@ -293,15 +294,18 @@ public final class ToolDispatcher {
     private final ToolSet.Entry entry;
     private final ToolCall call;
     private final JsonNode arguments;
+    private final long startNanos;
     private final int index;
     // One thread at a time proceeds (the deadline step hands the chain to the tool's thread, which
     // starting that thread orders); a plain flag catches an interceptor that proceeds twice.
     private boolean proceeded;
 
-    DispatchChain(ToolSet.Entry entry, ToolCall call, JsonNode arguments, int index) {
+    DispatchChain(
+        ToolSet.Entry entry, ToolCall call, JsonNode arguments, long startNanos, int index) {
       this.entry = entry;
       this.call = call;
       this.arguments = arguments;
+      this.startNanos = startNanos;
       this.index = index;
     }
 
@@ -326,6 +330,11 @@ public final class ToolDispatcher {
     }
 
     @Override
+    public long startNanos() {
+      return startNanos;
+    }
+
+    @Override
     public ToolResult proceed(ToolCall next) {
       Objects.requireNonNull(next, "call");
       if (proceeded) {
@@ -343,7 +352,9 @@ public final class ToolDispatcher {
         }
       }
       if (index < chain.size()) {
-        return chain.get(index).intercept(new DispatchChain(entry, next, nextArguments, index + 1));
+        return chain
+            .get(index)
+            .intercept(new DispatchChain(entry, next, nextArguments, startNanos, index + 1));
       }
       return execute(next, nextArguments);
     }

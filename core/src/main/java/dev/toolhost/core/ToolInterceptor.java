@@ -27,6 +27,12 @@ public interface ToolInterceptor {
     /** The parsed, validated arguments of {@link #call()}. */
     JsonNode arguments();
 
+    /**
+     * The {@link System#nanoTime()} reading taken when the call entered the dispatch path. Steps
+     * that time the call or check its deadline start from it instead of reading the clock again.
+     */
+    long startNanos();
+
     /** Passes the call to the next interceptor, or the executor, and returns its result. */
     ToolResult proceed(ToolCall call);
   }

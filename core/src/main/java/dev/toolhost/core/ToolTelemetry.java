@@ -13,6 +13,7 @@ import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Scope;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Tool telemetry is the tracing and metrics step of the dispatch path: a span per call following
@@ -28,7 +29,10 @@ public final class ToolTelemetry implements ToolInterceptor {
   /** The instrumentation scope name. */
   public static final String SCOPE = "dev.toolhost.core";
 
-  /** The histogram of call durations, in milliseconds. */
+  /**
+   * The histogram of call durations, in milliseconds: from the call's arrival on the dispatch path
+   * (parsing and validation included) to its result.
+   */
   public static final String DURATION_METRIC = "toolhost.tool.invoke.duration";
 
   /** The counter of calls. */
@@ -113,10 +117,10 @@ public final class ToolTelemetry implements ToolInterceptor {
   public ToolResult intercept(Chain chain) {
     ToolCall call = chain.call();
     ToolSpec spec = chain.spec();
-    long start = System.nanoTime();
+    long start = chain.startNanos();
     PerTool tool = perTool.computeIfAbsent(spec.name(), PerTool::of);
     Span span =
-        spanBuilder(call, tool.spanName(), spec.name())
+        spanBuilder(call, tool.spanName(), spec.name(), start)
             .setAttribute(GEN_AI_TOOL_DESCRIPTION, spec.description())
             .setAttribute(TOOL_SOURCE, spec.source())
             .startSpan();
@@ -139,23 +143,29 @@ public final class ToolTelemetry implements ToolInterceptor {
   /**
    * Records a call that failed before reaching the interceptor chain (an unknown tool, arguments
    * that break the schema), with its own span.
+   *
+   * @param startNanos the {@link System#nanoTime()} reading taken when the call arrived
    */
-  void recordRejected(ToolCall call, boolean toolExists, ToolResult.Failure failure) {
+  void recordRejected(
+      ToolCall call, boolean toolExists, ToolResult.Failure failure, long startNanos) {
     PerTool tool =
         perTool.computeIfAbsent(toolExists ? call.toolName() : UNKNOWN_TOOL, PerTool::of);
-    long start = System.nanoTime();
     // A name the model made up stays out of the span name, which backends index: it is only an
     // attribute there.
-    Span span = spanBuilder(call, tool.spanName(), call.toolName()).startSpan();
+    Span span = spanBuilder(call, tool.spanName(), call.toolName(), startNanos).startSpan();
     if (recordContent) {
       span.setAttribute(GEN_AI_TOOL_ARGUMENTS, call.arguments());
     }
-    end(span, tool, start, failure);
+    end(span, tool, startNanos, failure);
   }
 
-  private SpanBuilder spanBuilder(ToolCall call, String spanName, String toolName) {
+  private SpanBuilder spanBuilder(
+      ToolCall call, String spanName, String toolName, long startNanos) {
+    // Timestamps come from the dispatch path's own clock readings, which the duration metric
+    // needs anyway, so that the SDK does not read the clock again for them.
     return tracer
         .spanBuilder(spanName)
+        .setStartTimestamp(EpochClock.epochNanos(startNanos), TimeUnit.NANOSECONDS)
         .setSpanKind(SpanKind.INTERNAL)
         .setAttribute(OPERATION, "execute_tool")
         .setAttribute(GEN_AI_TOOL_NAME, toolName)
@@ -168,9 +178,10 @@ public final class ToolTelemetry implements ToolInterceptor {
       span.setAttribute(ERROR_TYPE, failure.error().code().wireName());
       span.setStatus(StatusCode.ERROR, failure.error().message());
     }
+    long end = System.nanoTime();
     Attributes tags = tool.tags(result);
-    duration.record((System.nanoTime() - start) / 1_000_000.0, tags);
+    duration.record((end - start) / 1_000_000.0, tags);
     invocations.add(1, tags);
-    span.end();
+    span.end(EpochClock.epochNanos(end), TimeUnit.NANOSECONDS);
   }
 }

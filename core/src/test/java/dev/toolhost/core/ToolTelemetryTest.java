@@ -86,6 +86,30 @@ class ToolTelemetryTest {
   }
 
   @Test
+  void aSpanLastsFromTheCallsArrivalToItsResultInWallClockTime() {
+    registry.register(
+        Schemas.spec("nap", "builtin:test"),
+        (call, arguments) -> {
+          Thread.sleep(50);
+          return ToolResult.success("rested");
+        });
+    long before = epochNanos(java.time.Instant.now());
+    dispatcher(false).dispatch(set, ToolCall.of("nap", "{}"));
+    long after = epochNanos(java.time.Instant.now());
+
+    SpanData span = spans.getFinishedSpanItems().getFirst();
+    // The clock's own anchor may be up to a second old; a millisecond of slack covers its drift.
+    assertThat(span.getStartEpochNanos()).isBetween(before - 1_000_000, after);
+    assertThat(span.getEndEpochNanos()).isBetween(span.getStartEpochNanos(), after + 1_000_000);
+    assertThat(span.getEndEpochNanos() - span.getStartEpochNanos())
+        .isGreaterThanOrEqualTo(50_000_000);
+  }
+
+  private static long epochNanos(java.time.Instant instant) {
+    return instant.getEpochSecond() * 1_000_000_000L + instant.getNano();
+  }
+
+  @Test
   void argumentsAndResultsAreNotRecordedUnlessOptedIn() {
     dispatcher(false).dispatch(set, ToolCall.of("add", "{\"a\": 40, \"b\": 2}"));
     dispatcher(true).dispatch(set, ToolCall.of("add", "{\"a\": 40, \"b\": 2}"));

@@ -58,11 +58,6 @@ final class ApiHandler extends Handler.Abstract {
   private static final TextMapGetter<HttpFields> HEADERS =
       new TextMapGetter<>() {
         @Override
-        public Iterable<String> keys(HttpFields headers) {
-          return headers.getFieldNamesCollection();
-        }
-
-        @Override
         public String get(HttpFields headers, String key) {
           return headers == null ? null : headers.get(key);
         }
