@@ -55,4 +55,10 @@ public final class InMemoryResultStore implements ResultStore {
   public void close() {
     entries.clear();
   }
+
+  /** {@inheritDoc} Never: the results live in this process. */
+  @Override
+  public boolean remote() {
+    return false;
+  }
 }

@@ -16,15 +16,21 @@ import org.slf4j.LoggerFactory;
  * The invoke handler takes tool invoke requests off the bus, runs them through the dispatch path,
  * and replies: bus to registry.
  *
- * <p>Every request runs on a virtual thread of its own through {@link ToolDispatcher#dispatch}, so
- * failures are classified exactly as the core does (unknown tool {@code tool_not_found}, bad
- * arguments {@code invalid_arguments}, a thrown exception {@code execution_failed}, the deadline
- * {@code timeout}). The reply goes to the request's reply-to with its correlation id, and the
- * request is acknowledged only once the bus has taken the reply ({@link MessageBus#replyThenAck}).
- * A request whose deadline has passed is not executed (it answers {@code timeout}). A request
- * delivered again whose first execution finished is answered from the {@link ResultStore}; one
- * whose first execution still runs waits for it. A message that is not valid JSON, or not a
- * request, is dead-lettered with a log line saying why; it never throws.
+ * <p>Every request runs through {@link ToolDispatcher#dispatch}, so failures are classified exactly
+ * as the core does (unknown tool {@code tool_not_found}, bad arguments {@code invalid_arguments}, a
+ * thrown exception {@code execution_failed}, the deadline {@code timeout}). The reply goes to the
+ * request's reply-to with its correlation id, and the request is acknowledged only once the bus has
+ * taken the reply ({@link MessageBus#replyThenAck}). A request whose deadline has passed is not
+ * executed (it answers {@code timeout}). A request delivered again whose first execution finished
+ * is answered from the {@link ResultStore}; one whose first execution still runs waits for it. A
+ * message that is not valid JSON, or not a request, is dead-lettered with a log line saying why; it
+ * never throws.
+ *
+ * <p>A request runs on a virtual thread of its own, so that a slow tool never holds up the
+ * deliveries behind it; except a request for an {@linkplain
+ * dev.toolhost.core.ExecutableTool#inline() inline} tool (or for no tool at all) with an in-process
+ * result store: nothing on its way blocks, so it runs on the delivery's own thread and saves the
+ * thread hop. Waiting for another execution of the same call always moves to a thread of its own.
  */
 public final class InvokeHandler implements MessageBus.DeliveryHandler {
 
@@ -80,10 +86,19 @@ public final class InvokeHandler implements MessageBus.DeliveryHandler {
       delivery.deadLetter(e.getMessage());
       return;
     }
-    THREADS.newThread(() -> run(delivery, request.call())).start();
+    ToolCall call = request.call();
+    if (!results.remote() && runsInline(call)) {
+      run(delivery, call, true);
+    } else {
+      THREADS.newThread(() -> run(delivery, call, false)).start();
+    }
   }
 
-  private void run(Delivery delivery, ToolCall call) {
+  private boolean runsInline(ToolCall call) {
+    return tools.find(call.toolName()).map(entry -> entry.tool().inline()).orElse(true);
+  }
+
+  private void run(Delivery delivery, ToolCall call, boolean onDeliveryThread) {
     String key = group + ":" + call.callId();
     try {
       if (!call.deadline().isAfter(Instant.now())) {
@@ -113,6 +128,11 @@ public final class InvokeHandler implements MessageBus.DeliveryHandler {
             return;
           }
           case ResultStore.Running running -> {
+            if (onDeliveryThread) {
+              // Waiting must not hold up the deliveries behind this one.
+              THREADS.newThread(() -> run(delivery, call, false)).start();
+              return;
+            }
             if (!call.deadline().isAfter(Instant.now())) {
               delivery.ack();
               return;

@@ -4,7 +4,6 @@ import dev.toolhost.core.ErrorCode;
 import dev.toolhost.core.ToolError;
 import dev.toolhost.core.ToolResult;
 import java.util.Objects;
-import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ObjectNode;
@@ -56,18 +55,10 @@ public record InvokeReply(String toolCallId, String toolName, ToolResult result)
    * @throws IllegalArgumentException saying why the text is not a reply
    */
   public static InvokeReply parse(String text) {
-    JsonNode body;
-    try {
-      body = JSON.readTree(text);
-    } catch (JacksonException e) {
-      throw new IllegalArgumentException("not valid JSON (" + e.getOriginalMessage() + ")");
-    }
-    if (body == null || !body.isObject()) {
-      throw new IllegalArgumentException("not a JSON object");
-    }
-    String id = InvokeRequest.text(body, "tool_call_id").orElse("");
-    String name = InvokeRequest.text(body, "tool_name").orElse("");
-    String content = InvokeRequest.text(body, "content").orElse("");
+    JsonNode body = WireJson.readObject(text);
+    String id = WireJson.text(body, "tool_call_id").orElse("");
+    String name = WireJson.text(body, "tool_name").orElse("");
+    String content = WireJson.text(body, "content").orElse("");
     JsonNode error = body.get("error");
     boolean isError = body.path("is_error").asBoolean(false);
     if (isError || (error != null && error.isObject())) {

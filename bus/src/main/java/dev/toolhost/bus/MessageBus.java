@@ -68,11 +68,12 @@ public interface MessageBus extends AutoCloseable {
   void reply(Message request, Message reply);
 
   /**
-   * Replies to a delivered request, as {@link #reply}, and acknowledges the delivery once the bus
-   * has taken the reply (a publisher confirm, on a broker): never before. It may return before
-   * then, so that a worker does not wait a round trip per reply. A reply the bus does not take
-   * leaves the delivery unacknowledged, to be delivered again, and is logged; it never throws for
-   * that.
+   * Replies to a delivered request, as {@link #reply}, and then acknowledges the delivery: never
+   * before the bus has the reply. On a broker, the reply is published on the channel the request
+   * came on and the acknowledgement follows it there; the broker handles a channel's commands in
+   * order, so it routes the reply before it takes the acknowledgement, with no confirm round trip
+   * for the worker to wait on. A reply that cannot be sent leaves the delivery unacknowledged, to
+   * be delivered again, and is logged; it never throws for that.
    */
   default void replyThenAck(Delivery request, Message reply) {
     try {

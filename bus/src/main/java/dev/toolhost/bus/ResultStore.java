@@ -26,6 +26,12 @@ public interface ResultStore extends AutoCloseable {
   /** Releases a claim without a result, so that the call may run again. */
   void release(String key);
 
+  /**
+   * Whether claiming and finishing wait on another process, such as a network round trip. A worker
+   * runs a request for an inline tool on the delivery's own thread only with a store that does not.
+   */
+  boolean remote();
+
   @Override
   void close();
 

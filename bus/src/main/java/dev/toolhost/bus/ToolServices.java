@@ -14,9 +14,7 @@ import java.util.Objects;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Tool services are the TrustGraph-style tools of a host: service descriptors and the tool
@@ -32,7 +30,6 @@ import tools.jackson.databind.json.JsonMapper;
 public final class ToolServices {
 
   private static final Logger LOG = LoggerFactory.getLogger(ToolServices.class);
-  private static final JsonMapper JSON = JsonMapper.shared();
 
   private final MessageBus bus;
   private final ToolRegistry registry;
@@ -55,7 +52,7 @@ public final class ToolServices {
    * @throws IllegalArgumentException saying what is wrong
    */
   public static List<ToolServiceDescriptor> parseServices(String json) {
-    return each(read(json), "id").stream().map(ToolServiceDescriptor::fromJson).toList();
+    return each(WireJson.read(json), "id").stream().map(ToolServiceDescriptor::fromJson).toList();
   }
 
   /**
@@ -65,15 +62,7 @@ public final class ToolServices {
    * @throws IllegalArgumentException saying what is wrong
    */
   public static List<ToolDescriptor> parseTools(String json) {
-    return each(read(json), "name").stream().map(ToolDescriptor::fromJson).toList();
-  }
-
-  private static JsonNode read(String json) {
-    try {
-      return JSON.readTree(json);
-    } catch (JacksonException e) {
-      throw new IllegalArgumentException("not valid JSON (" + e.getOriginalMessage() + ")");
-    }
+    return each(WireJson.read(json), "name").stream().map(ToolDescriptor::fromJson).toList();
   }
 
   /**

@@ -79,6 +79,23 @@ public abstract class RemotePathContractTest {
     }
   }
 
+  /** Tools that tell which thread they ran on. */
+  public static final class Threads {
+    public final List<String> names = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    @Tool(description = "Answers at once.", inline = true)
+    public String quick(String text) {
+      names.add(Thread.currentThread().getName());
+      return "quick: " + text;
+    }
+
+    @Tool(description = "Answers when it is ready.")
+    public String careful(String text) {
+      names.add(Thread.currentThread().getName());
+      return "careful: " + text;
+    }
+  }
+
   @BeforeEach
   void startHost() {
     host = hostBus();
@@ -101,7 +118,7 @@ public abstract class RemotePathContractTest {
     return closeable;
   }
 
-  protected ToolWorker worker(Sample sample, ResultStore store) {
+  protected ToolWorker worker(Object sample, ResultStore store) {
     MessageBus bus = workerBus();
     if (bus != host) {
       closing.add(bus);
@@ -311,6 +328,20 @@ public abstract class RemotePathContractTest {
       }
     }
     assertThat(sample.runs).hasValue(1);
+  }
+
+  @Test
+  void anInlineToolRunsWithoutAThreadOfItsOwnAndAnyOtherToolOnOne() {
+    Threads threads = new Threads();
+    worker(threads, new InMemoryResultStore());
+    waitFor(() -> registry.find("quick").isPresent() && registry.find("careful").isPresent());
+    assertThat(call("quick", "{\"text\":\"a\"}", Duration.ofSeconds(10)).text())
+        .isEqualTo("quick: a");
+    assertThat(call("careful", "{\"text\":\"b\"}", Duration.ofSeconds(10)).text())
+        .isEqualTo("careful: b");
+    // The invoke handler starts "toolhost-invoke-" threads, core's deadline step "toolhost-tool-".
+    assertThat(threads.names.get(0)).doesNotStartWith("toolhost-invoke-");
+    assertThat(threads.names.get(1)).startsWith("toolhost-tool-");
   }
 
   @Test

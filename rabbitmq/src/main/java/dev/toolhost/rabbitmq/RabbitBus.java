@@ -51,8 +51,10 @@ import org.slf4j.LoggerFactory;
  * through the fanout exchange of the same name. Sends are mandatory and confirmed: a send to a
  * queue that does not exist comes back (basic.return) and throws {@link NoRouteException}. Topics
  * are fanout exchanges, each subscriber with an exclusive queue of its own. Replies come to one
- * exclusive queue per bus, {@code toolhost.reply.{uuid}}. Messages are transient: a request lives
- * for seconds and expires (per-message TTL) at its deadline.
+ * exclusive queue per bus, {@code toolhost.reply.{uuid}}. A worker's reply goes out on the channel
+ * its request came on, just before that request's acknowledgement on the same channel (see {@link
+ * #replyThenAck}). Messages are transient: a request lives for seconds and expires (per-message
+ * TTL) at its deadline.
  *
  * <p>The connection recovers by itself (queues, bindings and consumers too); while it is down,
  * sends throw and every request waiting for a reply fails with a {@link BusException} at once,
@@ -280,31 +282,13 @@ public final class RabbitBus implements MessageBus {
       request.ack();
       return;
     }
-    Message message = request.message();
-    Message correlated = message.correlationId().map(reply::withCorrelationId).orElse(reply);
-    CompletableFuture<Void> confirmed;
-    try {
-      confirmed = publisher().publish("", to.get(), correlated, false);
-    } catch (BusException e) {
-      LOG.warn("Could not reply; the request will be delivered again: {}", e.getMessage());
-      return;
+    Message correlated =
+        request.message().correlationId().map(reply::withCorrelationId).orElse(reply);
+    if (request instanceof RabbitDelivery delivery) {
+      delivery.replyThenAck(to.get(), correlated);
+    } else {
+      MessageBus.super.replyThenAck(request, reply);
     }
-    // Acknowledged in the confirm callback, on the connection's thread: never before the broker
-    // took the reply, and without the worker waiting a round trip for it.
-    confirmed.whenComplete(
-        (ok, failed) -> {
-          if (failed == null) {
-            request.ack();
-          } else {
-            LOG.warn(
-                "Could not reply to '{}'; the request will be delivered again: {}",
-                to.get(),
-                failed.getMessage());
-            if (request instanceof RabbitDelivery delivery) {
-              delivery.requeue();
-            }
-          }
-        });
   }
 
   @Override
@@ -475,14 +459,25 @@ public final class RabbitBus implements MessageBus {
       }
     }
 
-    /** Puts the message back on its queue, to be delivered again (to any consumer). */
-    void requeue() {
-      if (!stopped.get() && settled.compareAndSet(false, true)) {
-        try {
-          channel.basicReject(envelope.getDeliveryTag(), true);
-        } catch (IOException | AlreadyClosedException e) {
-          LOG.debug("Requeueing a delivery failed; it will be delivered again", e);
-        }
+    /**
+     * Publishes the reply on the channel the request came on, then acknowledges the request on the
+     * same channel. The broker handles a channel's commands in the order they were sent, so the
+     * acknowledgement never takes effect before the reply was routed, and no confirm round trip is
+     * needed for it; when the publish fails, the request is not acknowledged and comes again.
+     */
+    void replyThenAck(String to, Message reply) {
+      if (stopped.get() || !settled.compareAndSet(false, true)) {
+        return;
+      }
+      byte[] body = reply.body().getBytes(StandardCharsets.UTF_8);
+      AMQP.BasicProperties properties = properties(reply).build();
+      try {
+        // Both on this thread, one after the other: nothing can reorder them on the channel.
+        channel.basicPublish("", to, false, properties, body);
+        channel.basicAck(envelope.getDeliveryTag(), false);
+      } catch (IOException | AlreadyClosedException e) {
+        LOG.warn(
+            "Could not reply to '{}'; the request will be delivered again: {}", to, e.getMessage());
       }
     }
   }
@@ -509,13 +504,12 @@ public final class RabbitBus implements MessageBus {
         expiration);
   }
 
-  private static AMQP.BasicProperties properties(Message message, String messageId) {
+  // Every property costs the broker and both clients a little on every message: a message id is set
+  // only on mandatory publishes, whose returns it matches; replies and announcements go without.
+  private static AMQP.BasicProperties.Builder properties(Message message) {
     Map<String, Object> headers = new HashMap<>(message.headers());
     AMQP.BasicProperties.Builder builder =
-        new AMQP.BasicProperties.Builder()
-            .contentType("application/json")
-            .deliveryMode(1)
-            .messageId(messageId);
+        new AMQP.BasicProperties.Builder().contentType("application/json").deliveryMode(1);
     message.correlationId().ifPresent(builder::correlationId);
     message.correlationId().ifPresent(id -> headers.putIfAbsent("id", id));
     message.replyTo().ifPresent(builder::replyTo);
@@ -528,7 +522,12 @@ public final class RabbitBus implements MessageBus {
       builder.expiration(Long.toString(left));
       headers.put("toolhost_expires_at", Long.toString(message.expiration().get().toEpochMilli()));
     }
-    return builder.headers(headers).build();
+    return builder.headers(headers);
+  }
+
+  // Unique per bus without a SecureRandom draw per message; only returns need to find it.
+  private String nextMessageId() {
+    return messageIds + Long.toHexString(nextMessageId.incrementAndGet());
   }
 
   private Publisher publisher() {
@@ -649,14 +648,15 @@ public final class RabbitBus implements MessageBus {
 
     CompletableFuture<Void> publish(
         String exchange, String routingKey, Message message, boolean mandatory) {
-      // Unique per bus without a SecureRandom draw per message; only returns need to find it.
-      String messageId = messageIds + Long.toHexString(nextMessageId.incrementAndGet());
-      AMQP.BasicProperties properties = properties(message, messageId);
+      AMQP.BasicProperties.Builder builder = properties(message);
       CompletableFuture<Void> future = new CompletableFuture<>();
       if (mandatory) {
+        String messageId = nextMessageId();
+        builder.messageId(messageId);
         byMessageId.put(messageId, future);
         future.whenComplete((ok, failed) -> byMessageId.remove(messageId));
       }
+      AMQP.BasicProperties properties = builder.build();
       byte[] body = message.body().getBytes(StandardCharsets.UTF_8);
       lock.lock();
       try {

@@ -1,0 +1,91 @@
+package dev.toolhost.bus;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.toolhost.core.ToolCall;
+import java.time.DateTimeException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+class InvokeRequestTest {
+
+  @Test
+  void aRequestReadsBackAsTheCallItWasWrittenFrom() {
+    ToolCall call =
+        ToolCall.of("add", "{\"a\":2,\"b\":3}")
+            .withSessionId("session-1")
+            .withUser("ada")
+            .withTimeout(Duration.ofSeconds(30));
+    ToolCall read = InvokeRequest.parse(new InvokeRequest(call).toJson()).call();
+    assertThat(read.callId()).isEqualTo(call.callId());
+    assertThat(read.toolName()).isEqualTo("add");
+    assertThat(read.arguments()).isEqualTo("{\"a\":2,\"b\":3}");
+    assertThat(read.sessionId()).contains("session-1");
+    assertThat(read.user()).contains("ada");
+    assertThat(read.deadline()).isEqualTo(call.deadline());
+  }
+
+  @Test
+  void deadlinesReadExactlyAsInstantParseReadsThem() {
+    SplittableRandom random = new SplittableRandom(42);
+    for (int i = 0; i < 10_000; i++) {
+      Instant instant =
+          Instant.ofEpochSecond(
+              random.nextLong(0, 253_402_300_799L), // up to 9999-12-31T23:59:59
+              switch (i % 4) {
+                case 0 -> 0;
+                case 1 -> random.nextInt(1000) * 1_000_000;
+                case 2 -> random.nextInt(1_000_000) * 1_000;
+                default -> random.nextInt(1_000_000_000);
+              });
+      String text = instant.toString();
+      assertThat(InvokeRequest.instant(text)).as(text).isEqualTo(Instant.parse(text));
+    }
+    for (String text :
+        List.of(
+            "2026-01-01T00:00:00Z",
+            "2026-01-01T00:00:00.5Z",
+            "2026-06-30T23:59:60Z",
+            "2026-01-01T24:00:00Z",
+            "+12026-01-01T00:00:00Z",
+            "2026-01-01T00:00:00+01:00",
+            "2026-01-01T00:00:00.Z",
+            "2026-01-01T00:00:00.123456789Z")) {
+      assertThat(InvokeRequest.instant(text)).as(text).isEqualTo(Instant.parse(text));
+    }
+  }
+
+  @Test
+  void aDeadlineThatIsNoInstantIsRefusedAsInstantParseRefusesIt() {
+    for (String text :
+        List.of(
+            "2026-01-01T00:00Z",
+            "2026-13-01T00:00:00Z",
+            "2026-02-30T00:00:00Z",
+            "2026-01-01T25:00:00Z",
+            "2026-01-01T00:61:00Z",
+            "2026-01-01T00:00:00.1234567890Z",
+            "2026-01-01T0a:00:00Z",
+            "2026-01-01 00:00:00Z",
+            "tomorrow")) {
+      assertThatThrownBy(() -> Instant.parse(text)).as(text).isInstanceOf(DateTimeException.class);
+      assertThatThrownBy(() -> InvokeRequest.instant(text))
+          .as(text)
+          .isInstanceOf(DateTimeException.class);
+    }
+  }
+
+  @Test
+  void aRequestWithABadDeadlineNamesTheField() {
+    assertThatThrownBy(
+            () ->
+                InvokeRequest.parse(
+                    "{\"tool_call_id\":\"c\",\"tool_name\":\"t\",\"deadline\":\"2026-02-30T00:00:00Z\"}"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("'deadline'");
+  }
+}
