@@ -107,6 +107,13 @@ public class DispatchBenchmark {
     return untracedDispatcher.dispatch(tools, inlineCall);
   }
 
+  /** {@link #fullPathInlineUntraced} with 64 concurrent callers; shows the SDK's share there. */
+  @Benchmark
+  @Threads(64)
+  public ToolResult fullPathInlineUntraced64() {
+    return fullPathInlineUntraced();
+  }
+
   /** {@link #fullPathInline} with 64 concurrent callers. */
   @Benchmark
   @Threads(64)

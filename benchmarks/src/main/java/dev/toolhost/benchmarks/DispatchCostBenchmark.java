@@ -164,7 +164,7 @@ public class DispatchCostBenchmark {
     if (!violations.isEmpty()) {
       throw new IllegalStateException("Invalid arguments: " + violations);
     }
-    return telemetryStep.intercept(new InlineChain(entry, call, parsed));
+    return telemetryStep.intercept(new InlineChain(entry, call, parsed, System.nanoTime()));
   }
 
   /**
@@ -255,7 +255,8 @@ public class DispatchCostBenchmark {
   }
 
   /** The end of a chain that runs the tool's executor on the caller's thread. */
-  private record InlineChain(ToolSet.Entry entry, ToolCall call, JsonNode arguments)
+  private record InlineChain(
+      ToolSet.Entry entry, ToolCall call, JsonNode arguments, long startNanos)
       implements ToolInterceptor.Chain {
     @Override
     public ToolSpec spec() {
@@ -277,6 +278,12 @@ public class DispatchCostBenchmark {
     @Override
     public JsonNode arguments() {
       throw new UnsupportedOperationException("The telemetry step does not read the arguments");
+    }
+
+    /** A fresh reading on every call, as the dispatcher takes one per call. */
+    @Override
+    public long startNanos() {
+      return System.nanoTime();
     }
 
     @Override

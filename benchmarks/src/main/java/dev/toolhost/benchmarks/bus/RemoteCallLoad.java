@@ -26,26 +26,33 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.ToDoubleFunction;
 
 /**
  * The remote call load drives echo calls over a real RabbitMQ and prints them beside their raw
  * baseline: a bare amqp-client request/reply (one reply queue, a correlation map, a bare echo
  * consumer, no confirms) with the same arguments, against a Toolhost remote call ({@link
- * RemoteToolExecutor} through the {@link ToolDispatcher} to a {@link ToolWorker}).
+ * RemoteToolExecutor} through the {@link ToolDispatcher} to a {@link ToolWorker}). A third side,
+ * the raw client asking of the broker what Toolhost's protocol asks (publisher confirms among
+ * them), shows how much of the gap is the broker's work rather than Toolhost's.
  *
  * <p>It measures sequential latency (p50, p99) and throughput with 16 and 64 calls in flight, each
- * in-flight call a virtual thread calling in a loop. Usage: {@code RemoteCallLoad [amqp-uri]
- * [calls] [seconds]}, defaults {@code amqp://guest:guest@127.0.0.1:5672/ 2000 5}. It deletes every
- * queue it declares.
+ * in-flight call a virtual thread calling in a loop. Both sides are set up first and warmed up with
+ * one full round each; then the rounds alternate the sides, and the table gives the medians over
+ * the rounds. Usage: {@code RemoteCallLoad [amqp-uri] [calls] [seconds] [rounds]}, defaults {@code
+ * amqp://guest:guest@127.0.0.1:5672/ 2000 5 3}. It deletes every queue it declares.
  */
 public final class RemoteCallLoad {
 
@@ -78,46 +85,89 @@ public final class RemoteCallLoad {
     URI broker = URI.create(args.length > 0 ? args[0] : "amqp://guest:guest@127.0.0.1:5672/");
     int calls = args.length > 1 ? Integer.parseInt(args[1]) : 2000;
     Duration window = Duration.ofSeconds(args.length > 2 ? Long.parseLong(args[2]) : 5);
+    int rounds = args.length > 3 ? Integer.parseInt(args[3]) : 3;
     System.out.printf(
-        "RabbitMQ %s, %d sequential calls after %d warm-up, %ds per throughput run, %d cores%n",
+        "RabbitMQ %s, %d sequential calls, %ds per throughput run, %d rounds after one warm-up"
+            + " round, %d cores%n",
         RabbitBus.redact(broker),
         calls,
-        calls / 2,
         window.toSeconds(),
+        rounds,
         Runtime.getRuntime().availableProcessors());
-    Measured raw;
-    try (Raw baseline = new Raw(broker)) {
-      raw = measure("raw amqp-client", baseline::call, calls, window);
+    try (Raw raw = new Raw(broker, EnumSet.noneOf(Feature.class));
+        Raw matched = new Raw(broker, EnumSet.allOf(Feature.class));
+        Remote remote = new Remote(broker)) {
+      // Every side warms up fully first: the Toolhost side has far more code for the JIT to
+      // compile, and on two cores the compiler threads would otherwise eat into its measurement.
+      measure("warm-up, raw amqp-client", raw::call, calls, window);
+      measure("warm-up, raw with Toolhost's broker features", matched::call, calls, window);
+      measure("warm-up, toolhost remote", remote::call, calls, window);
+      List<Measured> raws = new ArrayList<>();
+      List<Measured> matcheds = new ArrayList<>();
+      List<Measured> toolhosts = new ArrayList<>();
+      // Rounds alternate the sides, so that a change in the machine's load hits all alike.
+      for (int round = 1; round <= rounds; round++) {
+        String name = "round " + round + ", ";
+        raws.add(measure(name + "raw amqp-client", raw::call, calls, window));
+        matcheds.add(
+            measure(name + "raw with Toolhost's broker features", matched::call, calls, window));
+        toolhosts.add(measure(name + "toolhost remote", remote::call, calls, window));
+      }
+      System.out.println();
+      System.out.println(
+          "Medians over the rounds; each ratio is of the medians, then each round's own ratio.");
+      System.out.println();
+      System.out.println(
+          "| measure | raw amqp-client | raw, Toolhost's broker features | Toolhost remote call"
+              + " | Toolhost / raw | per round | Toolhost / raw with its broker features"
+              + " | target (Toolhost / raw) |");
+      System.out.println("| --- | ---: | ---: | ---: | ---: | --- | ---: | --- |");
+      Table table = new Table(raws, matcheds, toolhosts);
+      table.row("sequential p50 (µs)", Measured::p50Micros, "≤ 1.3x");
+      table.row("sequential p99 (µs)", Measured::p99Micros, "");
+      table.row("throughput, 16 in flight (calls/s)", Measured::perSecond16, "≥ 0.7x");
+      table.row("throughput, 64 in flight (calls/s)", Measured::perSecond64, "≥ 0.7x");
     }
-    Measured toolhost;
-    try (Remote remote = new Remote(broker)) {
-      toolhost = measure("toolhost remote", remote::call, calls, window);
-    }
-    System.out.println();
-    System.out.println("| measure | raw amqp-client | Toolhost remote call | ratio | target |");
-    System.out.println("| --- | ---: | ---: | ---: | --- |");
-    row("sequential p50 (µs)", raw.p50Micros(), toolhost.p50Micros(), "≤ 1.3x");
-    row("sequential p99 (µs)", raw.p99Micros(), toolhost.p99Micros(), "");
-    row("throughput, 16 in flight (calls/s)", raw.perSecond16(), toolhost.perSecond16(), "≥ 0.7x");
-    row("throughput, 64 in flight (calls/s)", raw.perSecond64(), toolhost.perSecond64(), "≥ 0.7x");
   }
 
-  private static void row(String measure, double raw, double toolhost, String target) {
-    System.out.printf(
-        Locale.ROOT,
-        "| %s | %.0f | %.0f | %.2fx | %s |%n",
-        measure,
-        raw,
-        toolhost,
-        toolhost / raw,
-        target);
+  /** The rounds each side measured, printed as rows of medians and ratios. */
+  private record Table(List<Measured> raws, List<Measured> matcheds, List<Measured> toolhosts) {
+    void row(String measure, ToDoubleFunction<Measured> value, String target) {
+      double raw = median(raws, value);
+      double matched = median(matcheds, value);
+      double toolhost = median(toolhosts, value);
+      StringBuilder perRound = new StringBuilder();
+      for (int i = 0; i < raws.size(); i++) {
+        perRound
+            .append(i == 0 ? "" : " / ")
+            .append(
+                String.format(
+                    Locale.ROOT,
+                    "%.2fx",
+                    value.applyAsDouble(toolhosts.get(i)) / value.applyAsDouble(raws.get(i))));
+      }
+      System.out.printf(
+          Locale.ROOT,
+          "| %s | %.0f | %.0f | %.0f | %.2fx | %s | %.2fx | %s |%n",
+          measure,
+          raw,
+          matched,
+          toolhost,
+          toolhost / raw,
+          perRound,
+          toolhost / matched,
+          target);
+    }
+  }
+
+  private static double median(List<Measured> measured, ToDoubleFunction<Measured> value) {
+    double[] values = measured.stream().mapToDouble(value).sorted().toArray();
+    int middle = values.length / 2;
+    return values.length % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
   }
 
   private static Measured measure(String name, Caller caller, int calls, Duration window)
       throws Exception {
-    for (int i = 0; i < calls / 2; i++) {
-      caller.call();
-    }
     long[] nanos = new long[calls];
     for (int i = 0; i < calls; i++) {
       long start = System.nanoTime();
@@ -142,7 +192,7 @@ public final class RemoteCallLoad {
     return new Measured(p50, p99, at16, at64);
   }
 
-  private static double throughput(Caller caller, int inFlight, Duration window)
+  static double throughput(Caller caller, int inFlight, Duration window)
       throws InterruptedException {
     LongAdder done = new LongAdder();
     AtomicBoolean stop = new AtomicBoolean();
@@ -173,8 +223,33 @@ public final class RemoteCallLoad {
     return count / seconds;
   }
 
-  /** The baseline: bare amqp-client request/reply with a bare echo consumer. */
+  /** What Toolhost's protocol asks of the broker beyond a bare request/reply. */
+  enum Feature {
+    /** Requests published on a channel in confirm mode (the confirms are not waited for). */
+    CONFIRMS,
+    /** Requests published {@code mandatory}. */
+    MANDATORY,
+    /**
+     * On requests a message id and the {@code id} and {@code toolhost_expires_at} headers; on
+     * replies the {@code id} header.
+     */
+    HEADERS,
+    /** A per-message TTL on requests. */
+    TTL,
+    /** A durable request queue that dead-letters to {@code toolhost.dead_letter}. */
+    DEAD_LETTERING
+  }
+
+  /**
+   * The baseline: bare amqp-client request/reply with a bare echo consumer, asking of the broker
+   * the given features of Toolhost's protocol and nothing else. With all of them: requests
+   * published with confirms (not waited for) and {@code mandatory}, a message id, the {@code id}
+   * and {@code toolhost_expires_at} headers and a per-message TTL, to a durable queue that
+   * dead-letters; replies with the {@code id} header.
+   */
   static final class Raw implements AutoCloseable {
+    private final Set<Feature> features;
+    private final AtomicLong messageIds = new AtomicLong();
     private final Connection server;
     private final Connection client;
     private final Channel publishing;
@@ -182,7 +257,8 @@ public final class RemoteCallLoad {
     private final String replyQueue;
     private final Map<String, CompletableFuture<byte[]>> waiting = new ConcurrentHashMap<>();
 
-    Raw(URI broker) throws Exception {
+    Raw(URI broker, Set<Feature> features) throws Exception {
+      this.features = Set.copyOf(features);
       ConnectionFactory factory = new ConnectionFactory();
       factory.setUri(broker);
       if (broker.getPath() == null || broker.getPath().isEmpty() || broker.getPath().equals("/")) {
@@ -191,7 +267,12 @@ public final class RemoteCallLoad {
       server = factory.newConnection("bench-raw-echo");
       client = factory.newConnection("bench-raw-caller");
       Channel echo = server.createChannel();
-      echo.queueDeclare(queue, false, false, true, null);
+      if (features.contains(Feature.DEAD_LETTERING)) {
+        echo.queueDeclare(
+            queue, true, false, false, Map.of("x-dead-letter-exchange", "toolhost.dead_letter"));
+      } else {
+        echo.queueDeclare(queue, false, false, true, null);
+      }
       echo.basicQos(64);
       echo.basicConsume(
           queue,
@@ -201,16 +282,22 @@ public final class RemoteCallLoad {
             public void handleDelivery(
                 String tag, Envelope envelope, AMQP.BasicProperties properties, byte[] body)
                 throws java.io.IOException {
-              AMQP.BasicProperties reply =
+              AMQP.BasicProperties.Builder builder =
                   new AMQP.BasicProperties.Builder()
                       .correlationId(properties.getCorrelationId())
-                      .contentType("application/json")
-                      .build();
+                      .contentType("application/json");
+              if (features.contains(Feature.HEADERS)) {
+                builder.headers(Map.of("id", properties.getCorrelationId()));
+              }
+              AMQP.BasicProperties reply = builder.build();
               echo.basicPublish("", properties.getReplyTo(), reply, body);
               echo.basicAck(envelope.getDeliveryTag(), false);
             }
           });
       publishing = client.createChannel();
+      if (features.contains(Feature.CONFIRMS)) {
+        publishing.confirmSelect();
+      }
       Channel replies = client.createChannel();
       replyQueue = replies.queueDeclare().getQueue();
       replies.basicConsume(
@@ -232,15 +319,29 @@ public final class RemoteCallLoad {
       String id = UUID.randomUUID().toString();
       CompletableFuture<byte[]> future = new CompletableFuture<>();
       waiting.put(id, future);
-      AMQP.BasicProperties properties =
+      AMQP.BasicProperties.Builder builder =
           new AMQP.BasicProperties.Builder()
               .correlationId(id)
               .replyTo(replyQueue)
               .contentType("application/json")
-              .deliveryMode(1)
-              .build();
+              .deliveryMode(1);
+      if (features.contains(Feature.HEADERS)) {
+        long expiresAt = System.currentTimeMillis() + TIMEOUT.toMillis();
+        builder
+            .messageId("request-" + messageIds.incrementAndGet())
+            .headers(Map.of("id", id, "toolhost_expires_at", Long.toString(expiresAt)));
+      }
+      if (features.contains(Feature.TTL)) {
+        builder.expiration(Long.toString(TIMEOUT.toMillis()));
+      }
+      AMQP.BasicProperties properties = builder.build();
       synchronized (publishing) {
-        publishing.basicPublish("", queue, properties, ARGUMENTS.getBytes(StandardCharsets.UTF_8));
+        publishing.basicPublish(
+            "",
+            queue,
+            features.contains(Feature.MANDATORY),
+            properties,
+            ARGUMENTS.getBytes(StandardCharsets.UTF_8));
       }
       byte[] answer = future.get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
       if (answer.length == 0) {
