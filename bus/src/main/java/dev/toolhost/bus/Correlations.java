@@ -2,6 +2,7 @@ package dev.toolhost.bus;
 
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,10 +18,14 @@ public final class Correlations {
   private static final Logger LOG = LoggerFactory.getLogger(Correlations.class);
 
   private final ConcurrentHashMap<String, Replies> waiting = new ConcurrentHashMap<>();
+  // Correlation ids need to be unique, not secret (only this process's reply queue receives them):
+  // a random prefix per instance and a counter, without a SecureRandom draw per request.
+  private final String prefix = UUID.randomUUID() + "-";
+  private final AtomicLong next = new AtomicLong();
 
   /** Opens the replies of a new request with a fresh correlation id. */
   public Replies open() {
-    String id = UUID.randomUUID().toString();
+    String id = prefix + Long.toHexString(next.incrementAndGet());
     Replies replies = new Replies(id, this);
     waiting.put(id, replies);
     return replies;

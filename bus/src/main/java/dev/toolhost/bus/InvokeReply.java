@@ -3,10 +3,11 @@ package dev.toolhost.bus;
 import dev.toolhost.core.ErrorCode;
 import dev.toolhost.core.ToolError;
 import dev.toolhost.core.ToolResult;
+import java.io.StringWriter;
 import java.util.Objects;
+import tools.jackson.core.JsonGenerator;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
-import tools.jackson.databind.node.ObjectNode;
 
 /**
  * An invoke reply is a tool result as it travels back from a worker: {@code {tool_call_id,
@@ -27,26 +28,34 @@ public record InvokeReply(String toolCallId, String toolName, ToolResult result)
     Objects.requireNonNull(result, "result");
   }
 
-  /** The reply as JSON text. */
+  /** The reply as JSON text, written with a streaming generator (a worker writes one per call). */
   public String toJson() {
-    ObjectNode body = JSON.createObjectNode();
-    body.put("tool_call_id", toolCallId);
-    body.put("tool_name", toolName);
-    body.put("content", result.text());
-    body.put("is_error", result.isError());
-    switch (result) {
-      case ToolResult.Success success -> {
-        body.putNull("error");
-        success.structured().ifPresent(structured -> body.set("structured", structured));
+    StringWriter text = new StringWriter(128 + result.text().length());
+    try (JsonGenerator body = JSON.createGenerator(text)) {
+      body.writeStartObject();
+      body.writeStringProperty("tool_call_id", toolCallId);
+      body.writeStringProperty("tool_name", toolName);
+      body.writeStringProperty("content", result.text());
+      body.writeBooleanProperty("is_error", result.isError());
+      switch (result) {
+        case ToolResult.Success success -> {
+          body.writeNullProperty("error");
+          if (success.structured().isPresent()) {
+            body.writeName("structured");
+            body.writeTree(success.structured().get());
+          }
+        }
+        case ToolResult.Failure failure -> {
+          body.writeObjectPropertyStart("error");
+          body.writeStringProperty("code", failure.error().code().wireName());
+          body.writeStringProperty("message", failure.error().message());
+          body.writeBooleanProperty("retryable", failure.error().retryable());
+          body.writeEndObject();
+        }
       }
-      case ToolResult.Failure failure -> {
-        ObjectNode error = body.putObject("error");
-        error.put("code", failure.error().code().wireName());
-        error.put("message", failure.error().message());
-        error.put("retryable", failure.error().retryable());
-      }
+      body.writeEndObject();
     }
-    return body.toString();
+    return text.toString();
   }
 
   /**

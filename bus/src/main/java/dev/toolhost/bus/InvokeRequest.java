@@ -1,6 +1,7 @@
 package dev.toolhost.bus;
 
 import dev.toolhost.core.ToolCall;
+import java.io.StringWriter;
 import java.time.DateTimeException;
 import java.time.Instant;
 import java.time.LocalDateTime;
@@ -8,9 +9,11 @@ import java.time.ZoneOffset;
 import java.util.Objects;
 import java.util.Optional;
 import tools.jackson.core.JacksonException;
+import tools.jackson.core.JsonGenerator;
+import tools.jackson.core.JsonParser;
+import tools.jackson.core.JsonToken;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
-import tools.jackson.databind.node.ObjectNode;
 
 /**
  * An invoke request is a tool call as it travels on the bus to a worker: {@code {tool_call_id,
@@ -41,29 +44,75 @@ public record InvokeRequest(ToolCall call) {
 
   /**
    * The request as JSON text, with arguments already parsed (the call's arguments text is not read
-   * again).
+   * again). Written with a streaming generator, not built as a tree first: a caller writes one per
+   * remote call.
    */
   public String toJson(JsonNode arguments) {
-    ObjectNode body = JSON.createObjectNode();
-    body.put("tool_call_id", call.callId());
-    body.put("tool_name", call.toolName());
-    body.set("arguments", arguments);
-    call.sessionId().ifPresent(id -> body.put("session_id", id));
-    call.user().ifPresent(user -> body.put("user", user));
-    body.put("deadline", call.deadline().toString());
-    return body.toString();
+    StringWriter text = new StringWriter(160 + call.arguments().length());
+    try (JsonGenerator body = JSON.createGenerator(text)) {
+      body.writeStartObject();
+      body.writeStringProperty("tool_call_id", call.callId());
+      body.writeStringProperty("tool_name", call.toolName());
+      body.writeName("arguments");
+      body.writeTree(arguments);
+      if (call.sessionId().isPresent()) {
+        body.writeStringProperty("session_id", call.sessionId().get());
+      }
+      if (call.user().isPresent()) {
+        body.writeStringProperty("user", call.user().get());
+      }
+      body.writeStringProperty("deadline", isoInstant(call.deadline()));
+      body.writeEndObject();
+    }
+    return text.toString();
   }
 
   /**
-   * Reads a request.
+   * Reads a request in one streaming pass. The arguments are kept as the text they were sent in (a
+   * string holding JSON as that string), not built as a tree and printed again: the worker's
+   * dispatch path parses and validates them once.
    *
    * @throws IllegalArgumentException saying why the text is not a request
    */
   public static InvokeRequest parse(String text) {
-    JsonNode body = WireJson.readObject(text);
-    String id = WireJson.text(body, "tool_call_id").orElseThrow(() -> missing("tool_call_id"));
-    String name = WireJson.text(body, "tool_name").orElseThrow(() -> missing("tool_name"));
-    String deadlineText = WireJson.text(body, "deadline").orElseThrow(() -> missing("deadline"));
+    String id = null;
+    String name = null;
+    String deadlineText = null;
+    String sessionId = null;
+    String user = null;
+    String arguments = "{}";
+    try (JsonParser parser = JSON.createParser(text)) {
+      if (parser.nextToken() != JsonToken.START_OBJECT) {
+        throw new IllegalArgumentException("not a JSON object");
+      }
+      while (parser.nextToken() == JsonToken.PROPERTY_NAME) {
+        String field = parser.currentName();
+        JsonToken value = parser.nextToken();
+        switch (field) {
+          case "tool_call_id" -> id = string(parser, value);
+          case "tool_name" -> name = string(parser, value);
+          case "deadline" -> deadlineText = string(parser, value);
+          case "session_id" -> sessionId = string(parser, value);
+          case "user" -> user = string(parser, value);
+          case "arguments" -> arguments = argumentsText(parser, value, text);
+          default -> parser.skipChildren();
+        }
+      }
+      if (parser.nextToken() != null) {
+        throw new IllegalArgumentException("not valid JSON (more content after the object)");
+      }
+    } catch (JacksonException e) {
+      throw new IllegalArgumentException("not valid JSON (" + e.getOriginalMessage() + ")");
+    }
+    if (id == null) {
+      throw missing("tool_call_id");
+    }
+    if (name == null) {
+      throw missing("tool_name");
+    }
+    if (deadlineText == null) {
+      throw missing("deadline");
+    }
     Instant deadline;
     try {
       deadline = instant(deadlineText);
@@ -71,20 +120,84 @@ public record InvokeRequest(ToolCall call) {
       throw new IllegalArgumentException(
           "'deadline' is not an ISO-8601 instant such as 2026-01-01T00:00:00Z");
     }
-    JsonNode arguments = body.get("arguments");
-    String argumentsText =
-        arguments == null || arguments.isNull()
-            ? "{}"
-            : arguments.isString() ? arguments.asString() : arguments.toString();
     return new InvokeRequest(
         new ToolCall(
             id,
             name,
-            argumentsText,
-            WireJson.text(body, "session_id"),
-            WireJson.text(body, "user"),
+            arguments,
+            Optional.ofNullable(sessionId),
+            Optional.ofNullable(user),
             Optional.empty(),
             deadline));
+  }
+
+  // A string property's value; null for any other value, which is skipped.
+  private static String string(JsonParser parser, JsonToken value) {
+    if (value == JsonToken.VALUE_STRING) {
+      return parser.getString();
+    }
+    parser.skipChildren();
+    return null;
+  }
+
+  // The arguments as sent: an object or array as its exact text, a string as its content, null as
+  // no arguments, any other value as its text (the dispatch path refuses what is not an object).
+  private static String argumentsText(JsonParser parser, JsonToken value, String text) {
+    return switch (value) {
+      case START_OBJECT, START_ARRAY -> {
+        int from = (int) parser.currentTokenLocation().getCharOffset();
+        parser.skipChildren();
+        yield text.substring(from, (int) parser.currentLocation().getCharOffset());
+      }
+      case VALUE_NULL -> "{}";
+      default -> parser.getString();
+    };
+  }
+
+  /**
+   * Writes an instant as {@link Instant#toString()} does ({@code 2026-01-01T00:00:00.123Z}: the
+   * fraction in groups of three digits, none when it is zero). By hand for the years 0 to 9999,
+   * which every deadline falls in: {@code Instant.toString}, through {@code DateTimeFormatter}, was
+   * the largest single cost of writing a request.
+   */
+  static String isoInstant(Instant instant) {
+    LocalDateTime time;
+    try {
+      time =
+          LocalDateTime.ofEpochSecond(instant.getEpochSecond(), instant.getNano(), ZoneOffset.UTC);
+    } catch (DateTimeException e) {
+      return instant.toString();
+    }
+    if (time.getYear() < 0 || time.getYear() > 9999) {
+      return instant.toString();
+    }
+    StringBuilder out = new StringBuilder(30);
+    pad(out, time.getYear(), 4).append('-');
+    pad(out, time.getMonthValue(), 2).append('-');
+    pad(out, time.getDayOfMonth(), 2).append('T');
+    pad(out, time.getHour(), 2).append(':');
+    pad(out, time.getMinute(), 2).append(':');
+    pad(out, time.getSecond(), 2);
+    int nanos = time.getNano();
+    if (nanos != 0) {
+      out.append('.');
+      if (nanos % 1_000_000 == 0) {
+        pad(out, nanos / 1_000_000, 3);
+      } else if (nanos % 1_000 == 0) {
+        pad(out, nanos / 1_000, 6);
+      } else {
+        pad(out, nanos, 9);
+      }
+    }
+    return out.append('Z').toString();
+  }
+
+  private static StringBuilder pad(StringBuilder out, int value, int width) {
+    String digits = Integer.toString(value);
+    for (int i = digits.length(); i < width; i++) {
+      out.append('0');
+    }
+    return out.append(digits);
   }
 
   /**

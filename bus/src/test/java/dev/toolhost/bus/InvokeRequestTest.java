@@ -88,4 +88,77 @@ class InvokeRequestTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("'deadline'");
   }
+
+  @Test
+  void deadlinesAreWrittenExactlyAsInstantToStringWritesThem() {
+    SplittableRandom random = new SplittableRandom(7);
+    for (int i = 0; i < 10_000; i++) {
+      Instant instant =
+          Instant.ofEpochSecond(
+              random.nextLong(-62_167_219_200L, 253_402_300_799L), // years 0 to 9999
+              switch (i % 4) {
+                case 0 -> 0;
+                case 1 -> random.nextInt(1000) * 1_000_000;
+                case 2 -> random.nextInt(1_000_000) * 1_000;
+                default -> random.nextInt(1_000_000_000);
+              });
+      assertThat(InvokeRequest.isoInstant(instant)).isEqualTo(instant.toString());
+    }
+    for (Instant instant :
+        List.of(
+            Instant.EPOCH,
+            Instant.parse("0000-01-01T00:00:00Z"),
+            Instant.parse("9999-12-31T23:59:59.999999999Z"),
+            Instant.parse("-0001-12-31T23:59:59Z"),
+            Instant.parse("+10000-01-01T00:00:00Z"),
+            Instant.MIN,
+            Instant.MAX,
+            Instant.parse("2026-01-01T00:00:00.000001Z"),
+            Instant.parse("2026-01-01T00:00:00.100Z"))) {
+      assertThat(InvokeRequest.isoInstant(instant)).isEqualTo(instant.toString());
+    }
+  }
+
+  @Test
+  void argumentsAreReadAsTheTextTheyWereSentIn() {
+    String body =
+        "{\"tool_call_id\":\"c\",\"arguments\": {\"text\" : \"a \\\"quoted\\\" caf\u00e9\","
+            + " \"list\": [1, {\"x\": null}]} ,\"tool_name\":\"t\",\"ignored\":{\"deep\":[1,2]},"
+            + "\"deadline\":\"2026-01-01T00:00:00Z\"}";
+    ToolCall call = InvokeRequest.parse(body).call();
+    assertThat(call.arguments())
+        .isEqualTo("{\"text\" : \"a \\\"quoted\\\" caf\u00e9\", \"list\": [1, {\"x\": null}]}");
+    assertThat(call.toolName()).isEqualTo("t");
+    assertThat(call.sessionId()).isEmpty();
+  }
+
+  @Test
+  void argumentsSentAsAStringOfJsonOrAsNullAreAccepted() {
+    String head =
+        "{\"tool_call_id\":\"c\",\"tool_name\":\"t\",\"deadline\":\"2026-01-01T00:00:00Z\"";
+    assertThat(InvokeRequest.parse(head + ",\"arguments\":\"{\\\"a\\\":1}\"}").call().arguments())
+        .isEqualTo("{\"a\":1}");
+    assertThat(InvokeRequest.parse(head + ",\"arguments\":null}").call().arguments())
+        .isEqualTo("{}");
+    assertThat(InvokeRequest.parse(head + "}").call().arguments()).isEqualTo("{}");
+    // Not an object: carried as its text, for the dispatch path to refuse as invalid_arguments.
+    assertThat(InvokeRequest.parse(head + ",\"arguments\":5}").call().arguments()).isEqualTo("5");
+  }
+
+  @Test
+  void textThatIsNoRequestIsRefusedSayingWhy() {
+    assertThatThrownBy(() -> InvokeRequest.parse("not json"))
+        .hasMessageStartingWith("not valid JSON");
+    assertThatThrownBy(() -> InvokeRequest.parse("[1,2]")).hasMessage("not a JSON object");
+    assertThatThrownBy(() -> InvokeRequest.parse("")).hasMessage("not a JSON object");
+    assertThatThrownBy(() -> InvokeRequest.parse("{\"tool_call_id\":\"c\"} {}"))
+        .hasMessageStartingWith("not valid JSON");
+    assertThatThrownBy(() -> InvokeRequest.parse("{\"tool_call_id\":\"c\",\"tool_name\":"))
+        .hasMessageStartingWith("not valid JSON");
+    assertThatThrownBy(
+            () ->
+                InvokeRequest.parse(
+                    "{\"tool_call_id\":7,\"tool_name\":\"t\",\"deadline\":\"2026-01-01T00:00:00Z\"}"))
+        .hasMessage("not a tool invoke request: no string 'tool_call_id'");
+  }
 }
