@@ -2,15 +2,20 @@ package dev.toolhost.bus;
 
 import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
  * The in-memory result store remembers finished calls inside one process: the default, enough for a
  * single worker. Entries are dropped when their time is up.
+ *
+ * <p>Every claim first evicts a few entries whose time is up, oldest claim first, so the map holds
+ * about the entries still live and no claim ever sweeps the whole map (under load it holds every
+ * call of the last deadline's worth of seconds, hundreds of thousands of entries).
  */
 public final class InMemoryResultStore implements ResultStore {
 
-  private static final int SWEEP_AT_LEAST = 10_000;
+  // More than one per claim, so that eviction keeps up with claims.
+  private static final int EVICT_PER_CLAIM = 4;
 
   private record Entry(String reply, long expiresAtNanos) {
     boolean expired(long now) {
@@ -18,27 +23,47 @@ public final class InMemoryResultStore implements ResultStore {
     }
   }
 
+  /** A claimed key and when its entry was to expire then; a later finish may have moved it. */
+  private record Expiry(String key, long atNanos) {}
+
   private final ConcurrentHashMap<String, Entry> entries = new ConcurrentHashMap<>();
-  // Expired entries are swept when the map has doubled since the last sweep, so a claim costs
-  // O(1) amortized even when every entry is still live (results are kept for minutes).
-  private final AtomicLong sweepAt = new AtomicLong(SWEEP_AT_LEAST);
+  // In claim order. A call's keep rarely differs from its lease by much, so this is close to expiry
+  // order; an entry that is not due yet when its turn comes is queued again with its own time.
+  private final ConcurrentLinkedQueue<Expiry> order = new ConcurrentLinkedQueue<>();
 
   @Override
   public Claim claim(String key, Duration lease) {
     long now = System.nanoTime();
-    long threshold = sweepAt.get();
-    if (entries.size() > threshold && sweepAt.compareAndSet(threshold, Long.MAX_VALUE)) {
-      entries.values().removeIf(entry -> entry.expired(now));
-      sweepAt.set(Math.max(SWEEP_AT_LEAST, 2L * entries.size()));
-    }
+    evict(now);
     Entry mine = new Entry(null, now + lease.toNanos());
     Entry found =
         entries.compute(
             key, (k, existing) -> existing == null || existing.expired(now) ? mine : existing);
     if (found == mine) {
+      order.add(new Expiry(key, mine.expiresAtNanos()));
       return new Granted();
     }
     return found.reply() == null ? new Running() : new Finished(found.reply());
+  }
+
+  private void evict(long now) {
+    for (int i = 0; i < EVICT_PER_CLAIM; i++) {
+      Expiry head = order.peek();
+      if (head == null || now - head.atNanos() <= 0) {
+        return;
+      }
+      // Another claim may have taken the head between peek and poll: what this one polled is
+      // judged on its own.
+      Expiry due = order.poll();
+      if (due == null) {
+        return;
+      }
+      Entry left =
+          entries.computeIfPresent(due.key(), (k, entry) -> entry.expired(now) ? null : entry);
+      if (left != null) {
+        order.add(new Expiry(due.key(), left.expiresAtNanos()));
+      }
+    }
   }
 
   @Override
@@ -54,11 +79,17 @@ public final class InMemoryResultStore implements ResultStore {
   @Override
   public void close() {
     entries.clear();
+    order.clear();
   }
 
   /** {@inheritDoc} Never: the results live in this process. */
   @Override
   public boolean remote() {
     return false;
+  }
+
+  /** How many entries the store holds, expired ones not yet evicted included. */
+  int size() {
+    return entries.size();
   }
 }

@@ -39,8 +39,11 @@ public final class InvokeHandler implements MessageBus.DeliveryHandler {
       Thread.ofVirtual().name("toolhost-invoke-", 0).factory();
   private static final Duration WAIT_STEP = Duration.ofMillis(20);
   // A request past its deadline is never run nor answered from the store, so a result is kept
-  // until then, plus this margin for the clocks of workers that share a store.
+  // until then, plus a margin: in a store that workers share, for their clocks; in this process's
+  // own store, read by one clock, only for a request checked just before its deadline that claims
+  // just after.
   private static final Duration AFTER_DEADLINE = Duration.ofSeconds(30);
+  private static final Duration AFTER_DEADLINE_IN_PROCESS = Duration.ofSeconds(1);
 
   private final MessageBus bus;
   private final String queue;
@@ -53,8 +56,9 @@ public final class InvokeHandler implements MessageBus.DeliveryHandler {
   /**
    * A handler for the requests of one worker group.
    *
-   * @param keep how long finished results are remembered at most; a result is kept no longer than
-   *     30 s past its call's deadline, after which no request for it is run or answered
+   * @param keep how long finished results are remembered at most; a result is kept no longer than 1
+   *     s past its call's deadline (30 s in a store workers share), after which no request for it
+   *     is run or answered
    */
   public InvokeHandler(
       MessageBus bus,
@@ -171,7 +175,9 @@ public final class InvokeHandler implements MessageBus.DeliveryHandler {
   }
 
   private Duration keepFor(ToolCall call) {
-    Duration untilDeadline = Duration.between(Instant.now(), call.deadline()).plus(AFTER_DEADLINE);
+    Duration untilDeadline =
+        Duration.between(Instant.now(), call.deadline())
+            .plus(results.remote() ? AFTER_DEADLINE : AFTER_DEADLINE_IN_PROCESS);
     return untilDeadline.compareTo(keep) < 0 ? untilDeadline : keep;
   }
 

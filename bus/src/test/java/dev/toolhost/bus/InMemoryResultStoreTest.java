@@ -41,4 +41,37 @@ class InMemoryResultStoreTest {
       assertThat(store.claim("g:1", Duration.ofSeconds(5))).isInstanceOf(ResultStore.Granted.class);
     }
   }
+
+  @Test
+  void expiredResultsAreEvictedAsNewCallsAreClaimed() throws InterruptedException {
+    try (InMemoryResultStore store = new InMemoryResultStore()) {
+      for (int i = 0; i < 1_000; i++) {
+        store.claim("old:" + i, Duration.ofMillis(1));
+        store.finish("old:" + i, "r", Duration.ofMillis(1));
+      }
+      Thread.sleep(5);
+      for (int i = 0; i < 1_000; i++) {
+        store.claim("new:" + i, Duration.ofMinutes(1));
+        store.finish("new:" + i, "r", Duration.ofMinutes(1));
+      }
+      // Every old entry went as the new ones came; every new one stays.
+      assertThat(store.size()).isEqualTo(1_000);
+      assertThat(store.claim("new:0", Duration.ofSeconds(5)))
+          .isEqualTo(new ResultStore.Finished("r"));
+    }
+  }
+
+  @Test
+  void aResultKeptLongerThanItsClaimIsNotEvictedWhenTheClaimRunsOut() throws InterruptedException {
+    try (InMemoryResultStore store = new InMemoryResultStore()) {
+      store.claim("g:1", Duration.ofMillis(1));
+      store.finish("g:1", "kept", Duration.ofMinutes(1));
+      Thread.sleep(5);
+      for (int i = 0; i < 100; i++) {
+        store.claim("g:other" + i, Duration.ofMinutes(1));
+      }
+      assertThat(store.claim("g:1", Duration.ofSeconds(5)))
+          .isEqualTo(new ResultStore.Finished("kept"));
+    }
+  }
 }
