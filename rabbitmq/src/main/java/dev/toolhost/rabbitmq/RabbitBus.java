@@ -505,7 +505,8 @@ public final class RabbitBus implements MessageBus {
   }
 
   // Every property costs the broker and both clients a little on every message: a message id is set
-  // only on mandatory publishes, whose returns it matches; replies and announcements go without.
+  // only on a mandatory publish without a correlation id, to match its return; requests are matched
+  // by their correlation id, replies and announcements need neither.
   private static AMQP.BasicProperties.Builder properties(Message message) {
     Map<String, Object> headers = new HashMap<>(message.headers());
     AMQP.BasicProperties.Builder builder =
@@ -603,7 +604,8 @@ public final class RabbitBus implements MessageBus {
     private final ReentrantLock lock = new ReentrantLock();
     private final ConcurrentNavigableMap<Long, CompletableFuture<Void>> unconfirmed =
         new ConcurrentSkipListMap<>();
-    private final Map<String, CompletableFuture<Void>> byMessageId = new ConcurrentHashMap<>();
+    // Mandatory publishes not confirmed yet, by the id their return would carry.
+    private final Map<String, CompletableFuture<Void>> byReturnId = new ConcurrentHashMap<>();
 
     Publisher(Channel channel) throws IOException {
       this.channel = channel;
@@ -615,8 +617,12 @@ public final class RabbitBus implements MessageBus {
       // The broker sends basic.return before basic.ack for the same message.
       channel.addReturnListener(
           returned -> {
-            CompletableFuture<Void> future =
-                byMessageId.get(returned.getProperties().getMessageId());
+            AMQP.BasicProperties properties = returned.getProperties();
+            String id =
+                properties.getCorrelationId() != null
+                    ? properties.getCorrelationId()
+                    : properties.getMessageId();
+            CompletableFuture<Void> future = id == null ? null : byReturnId.get(id);
             if (future != null) {
               future.completeExceptionally(new NoRouteException(returned.getRoutingKey()));
             }
@@ -651,10 +657,15 @@ public final class RabbitBus implements MessageBus {
       AMQP.BasicProperties.Builder builder = properties(message);
       CompletableFuture<Void> future = new CompletableFuture<>();
       if (mandatory) {
-        String messageId = nextMessageId();
-        builder.messageId(messageId);
-        byMessageId.put(messageId, future);
-        future.whenComplete((ok, failed) -> byMessageId.remove(messageId));
+        String returnId;
+        if (message.correlationId().isPresent()) {
+          returnId = message.correlationId().get();
+        } else {
+          returnId = nextMessageId();
+          builder.messageId(returnId);
+        }
+        byReturnId.put(returnId, future);
+        future.whenComplete((ok, failed) -> byReturnId.remove(returnId));
       }
       AMQP.BasicProperties properties = builder.build();
       byte[] body = message.body().getBytes(StandardCharsets.UTF_8);
