@@ -665,7 +665,7 @@ public final class RabbitBus implements MessageBus {
           builder.messageId(returnId);
         }
         byReturnId.put(returnId, future);
-        future.whenComplete((ok, failed) -> byReturnId.remove(returnId));
+        future.whenComplete((ok, failed) -> byReturnId.remove(returnId, future));
       }
       AMQP.BasicProperties properties = builder.build();
       byte[] body = message.body().getBytes(StandardCharsets.UTF_8);
