@@ -70,7 +70,6 @@ def main():
                 reply_to=reply_queue,
                 expiration=str(deadline_ms - now_ms),
                 delivery_mode=1,
-                headers={"id": correlation, "toolhost_expires_at": deadline_ms},
             ),
             mandatory=True,
         )

@@ -10,20 +10,27 @@ import java.util.Optional;
  * correlation id that ties a reply to its request, the address replies go to, and the instant after
  * which nobody wants it delivered.
  *
- * <p>Immutable. Header names and values are strings; names are lower_snake wire names.
+ * <p>Immutable. Header names and values are strings; names are lower_snake wire names. A bus
+ * carries the correlation id and the expiry as its own properties; with {@code propertyHeaders}
+ * they also travel as the headers {@code id} and {@code toolhost_expires_at}, TrustGraph's
+ * convention, which tool services follow (their bodies carry no deadline). Toolhost's worker
+ * requests and replies go without: the request's body has the deadline, and every header costs the
+ * broker and both sides on every message.
  *
  * @param body the JSON text
  * @param headers string headers
  * @param correlationId ties replies to their request
  * @param replyTo the queue replies go to
  * @param expiration the instant after which the bus drops (dead-letters) the message undelivered
+ * @param propertyHeaders whether the correlation id and expiry also travel as headers
  */
 public record Message(
     String body,
     Map<String, String> headers,
     Optional<String> correlationId,
     Optional<String> replyTo,
-    Optional<Instant> expiration) {
+    Optional<Instant> expiration,
+    boolean propertyHeaders) {
 
   public Message {
     Objects.requireNonNull(body, "body");
@@ -35,27 +42,38 @@ public record Message(
 
   /** A message with only a body. */
   public static Message of(String body) {
-    return new Message(body, Map.of(), Optional.empty(), Optional.empty(), Optional.empty());
+    return new Message(body, Map.of(), Optional.empty(), Optional.empty(), Optional.empty(), false);
   }
 
   /** This message with other headers. */
   public Message withHeaders(Map<String, String> headers) {
-    return new Message(body, headers, correlationId, replyTo, expiration);
+    return new Message(body, headers, correlationId, replyTo, expiration, propertyHeaders);
   }
 
   /** This message with a correlation id. */
   public Message withCorrelationId(String correlationId) {
-    return new Message(body, headers, Optional.of(correlationId), replyTo, expiration);
+    return new Message(
+        body, headers, Optional.of(correlationId), replyTo, expiration, propertyHeaders);
   }
 
   /** This message with a reply-to address. */
   public Message withReplyTo(String replyTo) {
-    return new Message(body, headers, correlationId, Optional.of(replyTo), expiration);
+    return new Message(
+        body, headers, correlationId, Optional.of(replyTo), expiration, propertyHeaders);
   }
 
   /** This message, expiring at the given instant. */
   public Message withExpiration(Instant expiration) {
-    return new Message(body, headers, correlationId, replyTo, Optional.of(expiration));
+    return new Message(
+        body, headers, correlationId, replyTo, Optional.of(expiration), propertyHeaders);
+  }
+
+  /**
+   * This message with its correlation id and expiry also carried as the headers {@code id} and
+   * {@code toolhost_expires_at}, as tool services expect.
+   */
+  public Message withPropertyHeaders() {
+    return new Message(body, headers, correlationId, replyTo, expiration, true);
   }
 
   /** Whether the message expired before the given instant. */

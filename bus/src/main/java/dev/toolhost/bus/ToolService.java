@@ -158,7 +158,7 @@ public abstract class ToolService implements AutoCloseable {
       body.putNull("error");
     }
     body.put("end_of_message", end);
-    return Message.of(body.toString());
+    return Message.of(body.toString()).withPropertyHeaders();
   }
 
   private void announce(String type) {

