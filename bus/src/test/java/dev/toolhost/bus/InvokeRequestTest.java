@@ -133,6 +133,18 @@ class InvokeRequestTest {
   }
 
   @Test
+  void argumentsLongerThanTheParsersBufferAreReadWhole() {
+    String arguments = "{\"text\":\"" + "0123456789\u00e9".repeat(20_000) + "\",\"n\":[1,2,3]}";
+    ToolCall call = ToolCall.of("echo", arguments).withTimeout(Duration.ofSeconds(30));
+    String body =
+        new InvokeRequest(call)
+            .toJson()
+            .replace(
+                "{\"tool_call_id\"", "{\"pad\":\"" + "x".repeat(70_000) + "\",\"tool_call_id\"");
+    assertThat(InvokeRequest.parse(body).call().arguments()).isEqualTo(arguments);
+  }
+
+  @Test
   void argumentsSentAsAStringOfJsonOrAsNullAreAccepted() {
     String head =
         "{\"tool_call_id\":\"c\",\"tool_name\":\"t\",\"deadline\":\"2026-01-01T00:00:00Z\"";
