@@ -37,7 +37,7 @@ public final class Correlations {
    * @return whether a request was waiting
    */
   public boolean deliver(Message reply) {
-    String id = reply.correlationId().orElse(reply.headers().get("id"));
+    String id = reply.correlationId().orElse(reply.headers().get(Message.ID_HEADER));
     Replies replies = id == null ? null : waiting.get(id);
     if (replies == null) {
       LOG.debug("Dropped a reply for correlation id {}: no request is waiting for it", id);

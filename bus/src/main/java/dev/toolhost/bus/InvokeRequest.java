@@ -83,7 +83,7 @@ public record InvokeRequest(ToolCall call) {
     String arguments = "{}";
     try (JsonParser parser = JSON.createParser(text)) {
       if (parser.nextToken() != JsonToken.START_OBJECT) {
-        throw new IllegalArgumentException("not a JSON object");
+        throw WireJson.notAnObject();
       }
       while (parser.nextToken() == JsonToken.PROPERTY_NAME) {
         String field = parser.currentName();
@@ -102,7 +102,7 @@ public record InvokeRequest(ToolCall call) {
         throw new IllegalArgumentException("not valid JSON (more content after the object)");
       }
     } catch (JacksonException e) {
-      throw new IllegalArgumentException("not valid JSON (" + e.getOriginalMessage() + ")");
+      throw WireJson.notJson(e);
     }
     if (id == null) {
       throw missing("tool_call_id");

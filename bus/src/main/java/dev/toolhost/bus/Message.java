@@ -32,6 +32,12 @@ public record Message(
     Optional<Instant> expiration,
     boolean propertyHeaders) {
 
+  /** The header that carries the correlation id again, in TrustGraph's convention. */
+  public static final String ID_HEADER = "id";
+
+  /** The header that carries the expiry, in epoch milliseconds. */
+  public static final String EXPIRES_AT_HEADER = "toolhost_expires_at";
+
   public Message {
     Objects.requireNonNull(body, "body");
     headers = Map.copyOf(headers);

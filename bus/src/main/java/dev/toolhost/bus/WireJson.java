@@ -25,8 +25,18 @@ final class WireJson {
     try {
       return JSON.readTree(text);
     } catch (JacksonException e) {
-      throw new IllegalArgumentException("not valid JSON (" + e.getOriginalMessage() + ")");
+      throw notJson(e);
     }
+  }
+
+  /** The failure to report for text the parser refused. */
+  static IllegalArgumentException notJson(JacksonException e) {
+    return new IllegalArgumentException("not valid JSON (" + e.getOriginalMessage() + ")");
+  }
+
+  /** The failure to report for JSON that is not the object a message must be. */
+  static IllegalArgumentException notAnObject() {
+    return new IllegalArgumentException("not a JSON object");
   }
 
   /**
@@ -37,7 +47,7 @@ final class WireJson {
   static JsonNode readObject(String text) {
     JsonNode body = read(text);
     if (body == null || !body.isObject()) {
-      throw new IllegalArgumentException("not a JSON object");
+      throw notAnObject();
     }
     return body;
   }

@@ -33,15 +33,7 @@ class InvokeRequestTest {
   void deadlinesReadExactlyAsInstantParseReadsThem() {
     SplittableRandom random = new SplittableRandom(42);
     for (int i = 0; i < 10_000; i++) {
-      Instant instant =
-          Instant.ofEpochSecond(
-              random.nextLong(0, 253_402_300_799L), // up to 9999-12-31T23:59:59
-              switch (i % 4) {
-                case 0 -> 0;
-                case 1 -> random.nextInt(1000) * 1_000_000;
-                case 2 -> random.nextInt(1_000_000) * 1_000;
-                default -> random.nextInt(1_000_000_000);
-              });
+      Instant instant = randomInstant(random, i, 0); // 1970 to 9999
       String text = instant.toString();
       assertThat(InvokeRequest.instant(text)).as(text).isEqualTo(Instant.parse(text));
     }
@@ -93,15 +85,7 @@ class InvokeRequestTest {
   void deadlinesAreWrittenExactlyAsInstantToStringWritesThem() {
     SplittableRandom random = new SplittableRandom(7);
     for (int i = 0; i < 10_000; i++) {
-      Instant instant =
-          Instant.ofEpochSecond(
-              random.nextLong(-62_167_219_200L, 253_402_300_799L), // years 0 to 9999
-              switch (i % 4) {
-                case 0 -> 0;
-                case 1 -> random.nextInt(1000) * 1_000_000;
-                case 2 -> random.nextInt(1_000_000) * 1_000;
-                default -> random.nextInt(1_000_000_000);
-              });
+      Instant instant = randomInstant(random, i, -62_167_219_200L); // years 0 to 9999
       assertThat(InvokeRequest.isoInstant(instant)).isEqualTo(instant.toString());
     }
     for (Instant instant :
@@ -172,5 +156,20 @@ class InvokeRequestTest {
                 InvokeRequest.parse(
                     "{\"tool_call_id\":7,\"tool_name\":\"t\",\"deadline\":\"2026-01-01T00:00:00Z\"}"))
         .hasMessage("not a tool invoke request: no string 'tool_call_id'");
+  }
+
+  /**
+   * An instant from the given epoch second up to 9999-12-31T23:59:59, its fraction in turn none,
+   * milliseconds, microseconds and nanoseconds (the shapes {@code Instant.toString} writes).
+   */
+  private static Instant randomInstant(SplittableRandom random, int i, long fromSecond) {
+    return Instant.ofEpochSecond(
+        random.nextLong(fromSecond, 253_402_300_799L),
+        switch (i % 4) {
+          case 0 -> 0;
+          case 1 -> random.nextInt(1000) * 1_000_000;
+          case 2 -> random.nextInt(1_000_000) * 1_000;
+          default -> random.nextInt(1_000_000_000);
+        });
   }
 }

@@ -31,16 +31,17 @@ final class ToolDeadline implements ToolInterceptor {
   @Override
   public ToolResult intercept(Chain chain) {
     ToolCall call = chain.call();
-    // As of the call's arrival, microseconds ago: no clock read on the inline path.
-    if (EpochClock.passed(call.deadline(), chain.startNanos())) {
-      return timeout(call);
-    }
     if (chain instanceof ToolDispatcher.DispatchChain dispatch && dispatch.inline()) {
+      // As of the call's arrival, microseconds ago: no clock read on the inline path.
+      if (EpochClock.passed(call.deadline(), chain.startNanos())) {
+        return timeout(call);
+      }
       if (Thread.currentThread().isInterrupted()) {
         return ToolDispatcher.cancelled(call.toolName());
       }
       return chain.proceed(call);
     }
+    // The tool's own thread waits this long: read the clock now, not as of the call's arrival.
     long remaining = Instant.now().until(call.deadline(), ChronoUnit.NANOS);
     if (remaining <= 0) {
       return timeout(call);

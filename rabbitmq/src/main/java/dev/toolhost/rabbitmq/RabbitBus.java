@@ -489,10 +489,11 @@ public final class RabbitBus implements MessageBus {
       properties.getHeaders().forEach((key, value) -> headers.put(key, String.valueOf(value)));
     }
     Optional<Instant> expiration = Optional.empty();
-    if (headers.containsKey("toolhost_expires_at")) {
+    if (headers.containsKey(Message.EXPIRES_AT_HEADER)) {
       try {
         expiration =
-            Optional.of(Instant.ofEpochMilli(Long.parseLong(headers.get("toolhost_expires_at"))));
+            Optional.of(
+                Instant.ofEpochMilli(Long.parseLong(headers.get(Message.EXPIRES_AT_HEADER))));
       } catch (NumberFormatException e) {
         // Not ours to judge: the message is delivered with no expiry.
       }
@@ -503,7 +504,7 @@ public final class RabbitBus implements MessageBus {
         Optional.ofNullable(properties.getCorrelationId()),
         Optional.ofNullable(properties.getReplyTo()),
         expiration,
-        headers.containsKey("id") || headers.containsKey("toolhost_expires_at"));
+        headers.containsKey(Message.ID_HEADER) || headers.containsKey(Message.EXPIRES_AT_HEADER));
   }
 
   // Every property costs the broker and both clients a little on every message. A message id is set
@@ -524,10 +525,11 @@ public final class RabbitBus implements MessageBus {
     if (!message.headers().isEmpty() || message.propertyHeaders()) {
       Map<String, Object> headers = new HashMap<>(message.headers());
       if (message.propertyHeaders()) {
-        message.correlationId().ifPresent(id -> headers.putIfAbsent("id", id));
+        message.correlationId().ifPresent(id -> headers.putIfAbsent(Message.ID_HEADER, id));
         message
             .expiration()
-            .ifPresent(at -> headers.put("toolhost_expires_at", Long.toString(at.toEpochMilli())));
+            .ifPresent(
+                at -> headers.put(Message.EXPIRES_AT_HEADER, Long.toString(at.toEpochMilli())));
       }
       builder.headers(headers);
     }

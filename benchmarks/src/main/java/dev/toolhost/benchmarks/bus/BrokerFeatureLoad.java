@@ -17,9 +17,10 @@ import java.util.stream.Stream;
 
 /**
  * The broker feature load takes apart what Toolhost's protocol costs the broker: the bare
- * amqp-client request/reply of {@link RemoteCallLoad}, with none, each, and all of the broker
- * features Toolhost asks for (publisher confirms first, since the protocol requires them), at 16
- * calls in flight, with the CPU the broker and this JVM spent per call.
+ * amqp-client request/reply of {@link RemoteCallLoad}, with none and each of the broker features
+ * Toolhost asks for (publisher confirms first, since the protocol requires them), then those of a
+ * worker call and those of a tool-service call (headers too), at 16 calls in flight, with the CPU
+ * the broker and this JVM spent per call.
  *
  * <p>CPU is read from {@code /proc} (Linux): this process's ticks and those of every {@code
  * beam.smp} (the broker), so the broker must run on this machine. Usage: {@code BrokerFeatureLoad
