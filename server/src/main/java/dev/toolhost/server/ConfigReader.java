@@ -2,6 +2,8 @@ package dev.toolhost.server;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import java.io.IOException;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.charset.MalformedInputException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
@@ -13,6 +15,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Matcher;
@@ -307,16 +310,12 @@ final class ConfigReader {
             !Boolean.FALSE.equals(rawBuiltins.guides()),
             !Boolean.FALSE.equals(rawBuiltins.memory()),
             !Boolean.FALSE.equals(rawBuiltins.search()));
-    HostConfig.Telemetry telemetry =
-        new HostConfig.Telemetry(
-            raw.telemetry() != null
-                && raw.telemetry().recordContent() != null
-                && raw.telemetry().recordContent());
     ConfigProblems placed =
         new ConfigProblems(
             problems,
             (pointer, problem) -> at(fileName, locations.value(pointer), problem),
             (pointer, problem) -> at(fileName, locations.key(pointer), problem));
+    HostConfig.Telemetry telemetry = telemetry(raw.telemetry(), placed);
     McpConfig mcp = new McpConfigReader(placed).read(raw.mcp());
     MemoryConfig memory = new MemoryConfigReader(placed).read(raw.memory());
     if (problems.isEmpty()) {
@@ -462,6 +461,46 @@ final class ConfigReader {
       }
     }
     return raw;
+  }
+
+  private static HostConfig.Telemetry telemetry(RawTelemetry raw, ConfigProblems problems) {
+    if (raw == null) {
+      return HostConfig.Telemetry.defaults();
+    }
+    Optional<URI> endpoint = Optional.empty();
+    if (raw.otlpEndpoint() != null) {
+      endpoint = otlpEndpoint(raw.otlpEndpoint());
+      if (endpoint.isEmpty()) {
+        // Credentials go in OTEL_EXPORTER_OTLP_HEADERS; a URL holding some is not echoed.
+        String shown =
+            raw.otlpEndpoint().contains("@") ? "(hidden: it holds a user)" : raw.otlpEndpoint();
+        problems.atValue(
+            "/telemetry/otlp_endpoint",
+            "'telemetry.otlp_endpoint' is '"
+                + shown.strip()
+                + "' (expected the http:// or https:// URL of an OTLP/HTTP collector, with no user"
+                + " or query, such as http://127.0.0.1:4318; credentials go in"
+                + " OTEL_EXPORTER_OTLP_HEADERS)");
+      }
+    }
+    return new HostConfig.Telemetry(Boolean.TRUE.equals(raw.recordContent()), endpoint);
+  }
+
+  private static Optional<URI> otlpEndpoint(String raw) {
+    try {
+      URI uri = new URI(raw.strip());
+      String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+      if ((scheme.equals("http") || scheme.equals("https"))
+          && uri.getHost() != null
+          && uri.getRawUserInfo() == null
+          && uri.getRawQuery() == null
+          && uri.getRawFragment() == null) {
+        return Optional.of(uri);
+      }
+    } catch (URISyntaxException e) {
+      // The caller names the value.
+    }
+    return Optional.empty();
   }
 
   // ---- messages ----
@@ -616,7 +655,7 @@ final class ConfigReader {
 
   record RawBuiltins(Boolean guides, Boolean memory, Boolean search) {}
 
-  record RawTelemetry(Boolean recordContent) {}
+  record RawTelemetry(Boolean recordContent, String otlpEndpoint) {}
 
   record RawProfile(
       @JsonProperty("extends") String extendsProfile,

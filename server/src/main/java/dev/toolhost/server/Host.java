@@ -14,16 +14,8 @@ import dev.toolhost.memory.WorkingMemoryTools;
 import dev.toolhost.search.RegistryFeed;
 import dev.toolhost.search.ServiceIndex;
 import io.opentelemetry.api.OpenTelemetry;
-import io.opentelemetry.api.common.AttributeKey;
-import io.opentelemetry.api.common.Attributes;
-import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
-import io.opentelemetry.context.propagation.ContextPropagators;
 import io.opentelemetry.exporter.prometheus.PrometheusMetricReader;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
-import io.opentelemetry.sdk.metrics.SdkMeterProvider;
-import io.opentelemetry.sdk.resources.Resource;
-import io.opentelemetry.sdk.trace.SdkTracerProvider;
-import io.opentelemetry.sdk.trace.SdkTracerProviderBuilder;
 import io.opentelemetry.sdk.trace.SpanProcessor;
 import io.prometheus.metrics.config.EscapingScheme;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
@@ -146,23 +138,17 @@ public final class Host implements AutoCloseable {
     for (ToolProfile profile : profiles.all()) {
       toolSets.put(profile.name(), ToolSet.of(registry, profile));
     }
-    Resource resource =
-        Resource.getDefault()
-            .merge(
-                Resource.create(Attributes.of(AttributeKey.stringKey("service.name"), "toolhost")));
     this.metricReader = PrometheusMetricReader.create();
-    SdkTracerProviderBuilder tracing = SdkTracerProvider.builder().setResource(resource);
-    builder.spanProcessors.forEach(tracing::addSpanProcessor);
-    this.openTelemetry =
-        OpenTelemetrySdk.builder()
-            .setTracerProvider(tracing.build())
-            .setMeterProvider(
-                SdkMeterProvider.builder()
-                    .setResource(resource)
-                    .registerMetricReader(metricReader)
-                    .build())
-            .setPropagators(ContextPropagators.create(W3CTraceContextPropagator.getInstance()))
-            .build();
+    try {
+      this.openTelemetry =
+          HostTelemetry.create(
+              config.telemetry(), builder.environment, metricReader, builder.spanProcessors);
+    } catch (ConfigException e) {
+      // An OTEL_* variable the SDK refuses.
+      registryFeed.close();
+      workingMemory.close();
+      throw e;
+    }
     ToolDispatcher.Builder dispatch =
         ToolDispatcher.builder()
             .openTelemetry(openTelemetry)
@@ -444,7 +430,10 @@ public final class Host implements AutoCloseable {
       this.config = Objects.requireNonNull(config, "config");
     }
 
-    /** The environment the token variable is read from; this process's by default. */
+    /**
+     * The environment the token variable and the {@code OTEL_*} variables are read from; this
+     * process's by default.
+     */
     public Builder environment(Map<String, String> environment) {
       this.environment = Map.copyOf(environment);
       return this;

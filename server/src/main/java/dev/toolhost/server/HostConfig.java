@@ -3,6 +3,7 @@ package dev.toolhost.server;
 import dev.toolhost.agent.AgentDefinition;
 import dev.toolhost.core.ToolProfile;
 import dev.toolhost.core.ToolProfiles;
+import java.net.URI;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -369,12 +370,24 @@ public record HostConfig(
   }
 
   /**
-   * What the host's telemetry records.
+   * What the host's telemetry records, and where it sends it.
    *
    * @param recordContent whether tool spans record arguments and results, which may hold secrets
+   * @param otlpEndpoint the OTLP/HTTP collector spans and metrics are sent to, such as {@code
+   *     http://127.0.0.1:4318}; when empty, the standard {@code OTEL_*} variables decide, and
+   *     without them nothing leaves the host
    */
-  public record Telemetry(boolean recordContent) {
-    /** No content on spans. */
+  public record Telemetry(boolean recordContent, Optional<URI> otlpEndpoint) {
+    public Telemetry {
+      Objects.requireNonNull(otlpEndpoint, "otlpEndpoint");
+    }
+
+    /** Content on spans or not, sent nowhere unless the {@code OTEL_*} variables say so. */
+    public Telemetry(boolean recordContent) {
+      this(recordContent, Optional.empty());
+    }
+
+    /** No content on spans, sent nowhere unless the {@code OTEL_*} variables say so. */
     public static Telemetry defaults() {
       return new Telemetry(false);
     }
