@@ -7,9 +7,11 @@ import dev.toolhost.core.Tool;
 import dev.toolhost.core.ToolCall;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -25,13 +27,25 @@ import java.util.stream.Collectors;
  * <p>A subagent reports progress with {@code set_status}, a tool bound to its own tool set: the
  * update goes to the parent's status buffer without ever blocking, and is dropped when the buffer
  * is full. Every subagent tool has source {@code subagent}, which the {@code subagent} profile
- * denies, so a subagent cannot spawn subagents. Thread-safe; {@link #close()} cancels every running
- * subagent and waits for it to stop.
+ * denies, so a subagent cannot spawn subagents.
+ *
+ * <p>A running subagent is always listed. A finished one (finished, failed or cancelled) stays
+ * listed so the model can still see what happened, up to {@link #FINISHED_KEPT} per parent session:
+ * when one more finishes, the one of that session that finished longest ago is forgotten, and
+ * {@code cancel_subagent} answers for its id as for an id it never knew. Pruning happens as a run
+ * finishes, on its own thread; there is no background thread. A run holds its parent conversation
+ * only while it runs, to report status and deliver its result; once it has finished it keeps
+ * nothing but its id, its parent's session id, its task, its state and its last status, so a parent
+ * conversation is not kept alive by the subagents it spawned. Thread-safe; {@link #close()} cancels
+ * every running subagent and waits for it to stop.
  */
 public final class Subagents implements AutoCloseable {
 
   /** The source of the subagent tools. */
   public static final String SOURCE = "subagent";
+
+  /** How many finished subagents of one parent session stay listed; older ones are forgotten. */
+  public static final int FINISHED_KEPT = 16;
 
   private static final ThreadFactory THREADS =
       Thread.ofVirtual().name("toolhost-subagent-", 0).factory();
@@ -40,6 +54,11 @@ public final class Subagents implements AutoCloseable {
   private final Map<String, Parent> parents = new ConcurrentHashMap<>();
   private final Map<String, Run> runs = new ConcurrentHashMap<>();
   private final AtomicInteger ids = new AtomicInteger();
+
+  /** Guards finishing and pruning, so that each prune sees every finished run in finish order. */
+  private final Object finishing = new Object();
+
+  private long finishes;
 
   Subagents(Agents agents) {
     this.agents = agents;
@@ -64,10 +83,13 @@ public final class Subagents implements AutoCloseable {
    */
   public record Info(String id, String parentSession, String task, State state, String status) {}
 
-  /** The subagents spawned by the given session, oldest first. */
+  /**
+   * The subagents spawned by the given session, oldest first: every running one and the last {@link
+   * #FINISHED_KEPT} to finish.
+   */
   public List<Info> list(String parentSession) {
     return runs.values().stream()
-        .filter(run -> run.parent.conversation.sessionId().equals(parentSession))
+        .filter(run -> run.parentSession.equals(parentSession))
         .sorted((a, b) -> Integer.compare(a.number, b.number))
         .map(Run::info)
         .toList();
@@ -126,14 +148,16 @@ public final class Subagents implements AutoCloseable {
       Conversation conversation =
           Conversation.of(
               parent.conversation.sessionId() + "/" + id, agents.toolSet(definition, "subagent"));
-      Run run = new Run(number, id, parent, task);
-      conversation.tools().add(statusTool(run));
       Agent agent =
           new Agent(
                   definition, parentAgent.client(), parentAgent.dispatcher(), parentAgent.offered())
               .withContextHints(parentAgent.hints());
+      Run run = new Run(number, id, parent.conversation, task, agent, conversation);
+      conversation.tools().add(statusTool(run));
+      // A virtual thread keeps its task after it ends: the task holds the run only, which lets go
+      // of the agent and both conversations when it finishes.
+      run.thread = THREADS.newThread(() -> execute(run));
       runs.put(id, run);
-      run.thread = THREADS.newThread(() -> run.execute(agent, conversation));
       run.thread.start();
       return "Started subagent "
           + id
@@ -173,8 +197,10 @@ public final class Subagents implements AutoCloseable {
         openWorld = false)
     public String cancel(
         ToolCall call, @Param(description = "The subagent's id, such as sub-1.") String id) {
+      String session = parentOf(call).conversation.sessionId();
       Run run = runs.get(id);
-      if (run == null || !run.parent.equals(parentOf(call))) {
+      // A forgotten run answers as one that never was.
+      if (run == null || !run.parentSession.equals(session)) {
         throw new IllegalArgumentException(
             "there is no subagent '" + id + "' in this conversation; see list_subagents");
       }
@@ -217,7 +243,10 @@ public final class Subagents implements AutoCloseable {
         openWorld = false)
     public String setStatus(@Param(description = "What you are doing now.") String status) {
       run.status = status;
-      run.parent.conversation.offerStatus(run.id + ": " + status);
+      Conversation parent = run.parent;
+      if (parent != null) {
+        parent.offerStatus(run.id + ": " + status);
+      }
       return "Noted.";
     }
   }
@@ -240,27 +269,113 @@ public final class Subagents implements AutoCloseable {
     }
   }
 
+  /** The run of the given id, while it is known. */
+  Optional<Run> run(String id) {
+    return Optional.ofNullable(runs.get(id));
+  }
+
+  private void execute(Run run) {
+    State state = State.FAILED;
+    String notice = "[subagent " + run.id + " failed]";
+    try {
+      RunResult result = run.agent.run(run.conversation, run.task, RunListener.NONE);
+      switch (result.stop()) {
+        case COMPLETED -> {
+          state = State.FINISHED;
+          notice = "[subagent " + run.id + " finished] " + result.text();
+        }
+        case CANCELLED -> {
+          state = State.CANCELLED;
+          notice = "[subagent " + run.id + " was cancelled]";
+        }
+        default -> {
+          state = State.FAILED;
+          notice =
+              "[subagent "
+                  + run.id
+                  + " stopped: "
+                  + result.stop().name().toLowerCase(java.util.Locale.ROOT)
+                  + "] "
+                  + result.text();
+        }
+      }
+    } catch (RuntimeException e) {
+      state = State.FAILED;
+      notice = "[subagent " + run.id + " failed] " + e.getMessage();
+    } finally {
+      finish(run, state, notice);
+    }
+  }
+
+  /**
+   * Ends a run: sets its state, forgets the oldest finished runs of its session beyond the limit,
+   * lets go of the conversations, then delivers the notice, so whoever hears the notice finds the
+   * list already pruned and the run already holding nothing.
+   */
+  private void finish(Run run, State state, String notice) {
+    synchronized (finishing) {
+      run.state = state;
+      run.finished = ++finishes;
+      List<Run> finished =
+          runs.values().stream()
+              .filter(other -> other.parentSession.equals(run.parentSession))
+              .filter(other -> other.state != State.RUNNING)
+              .sorted(Comparator.comparingLong(other -> other.finished))
+              .toList();
+      for (Run old : finished.subList(0, Math.max(0, finished.size() - FINISHED_KEPT))) {
+        runs.remove(old.id, old);
+      }
+    }
+    Conversation parent = run.parent;
+    run.release();
+    parent.deliver(notice);
+  }
+
   private record Parent(String agentName, Conversation conversation) {}
 
-  /** One subagent's run. */
+  /**
+   * One subagent's run. While it runs it holds its agent, its own conversation and its parent's;
+   * when it finishes it lets go of all three and keeps what {@code list_subagents} and {@code
+   * cancel_subagent} need.
+   */
   static final class Run {
     final int number;
     final String id;
-    final Parent parent;
+    final String parentSession;
     final String task;
     volatile State state = State.RUNNING;
     volatile String status = "";
     volatile Thread thread;
+    volatile Conversation parent;
+    volatile Agent agent;
+    volatile Conversation conversation;
 
-    Run(int number, String id, Parent parent, String task) {
+    /** The order it finished in, 0 while it runs; guarded by {@code finishing}. */
+    long finished;
+
+    Run(
+        int number,
+        String id,
+        Conversation parent,
+        String task,
+        Agent agent,
+        Conversation conversation) {
       this.number = number;
       this.id = id;
       this.parent = Objects.requireNonNull(parent);
+      this.parentSession = parent.sessionId();
       this.task = task;
+      this.agent = Objects.requireNonNull(agent);
+      this.conversation = Objects.requireNonNull(conversation);
     }
 
     Info info() {
-      return new Info(id, parent.conversation.sessionId(), task, state, status);
+      return new Info(id, parentSession, task, state, status);
+    }
+
+    /** Whether it still holds its parent conversation: only while it runs. */
+    boolean holdsParent() {
+      return parent != null;
     }
 
     void cancel() {
@@ -269,35 +384,10 @@ public final class Subagents implements AutoCloseable {
       }
     }
 
-    void execute(Agent agent, Conversation conversation) {
-      String notice;
-      try {
-        RunResult result = agent.run(conversation, task, RunListener.NONE);
-        switch (result.stop()) {
-          case COMPLETED -> {
-            state = State.FINISHED;
-            notice = "[subagent " + id + " finished] " + result.text();
-          }
-          case CANCELLED -> {
-            state = State.CANCELLED;
-            notice = "[subagent " + id + " was cancelled]";
-          }
-          default -> {
-            state = State.FAILED;
-            notice =
-                "[subagent "
-                    + id
-                    + " stopped: "
-                    + result.stop().name().toLowerCase(java.util.Locale.ROOT)
-                    + "] "
-                    + result.text();
-          }
-        }
-      } catch (RuntimeException e) {
-        state = State.FAILED;
-        notice = "[subagent " + id + " failed] " + e.getMessage();
-      }
-      parent.conversation.deliver(notice);
+    private void release() {
+      parent = null;
+      agent = null;
+      conversation = null;
     }
   }
 }

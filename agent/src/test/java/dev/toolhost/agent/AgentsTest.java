@@ -12,13 +12,17 @@ import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.testing.RecordedRequest;
 import dev.toolhost.testing.ScriptedModelServer;
 import dev.toolhost.testing.ScriptedReply;
+import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -36,6 +40,9 @@ class AgentsTest {
               ToolProfile.all("assistant").withoutSources("builtin:secret")));
   private Agents agents;
 
+  /** Lets go of the subagents whose task starts with "hold" (see {@link #scriptSubagents}). */
+  private final CountDownLatch release = new CountDownLatch(1);
+
   AgentsTest() {
     registry.registerAll(new ToolGuides().tools());
     registry.registerAll(MethodTools.of(new Secret(), "builtin:secret"));
@@ -43,6 +50,7 @@ class AgentsTest {
 
   @AfterEach
   void close() {
+    release.countDown();
     if (agents != null) {
       agents.close();
     }
@@ -316,5 +324,243 @@ class AgentsTest {
     JsonNode specialist = server.takeRequest().json().get("messages").get(0);
     assertThat(specialist.get("role").asString()).isEqualTo("system");
     assertThat(specialist.get("content").asString()).isEqualTo("Service: reports");
+  }
+
+  /**
+   * Scripts a primary that does what the user says ({@code spawn <task>}, {@code cancel <id>}) and
+   * subagents that answer {@code Done: <task>} at once, or, when the task starts with {@code hold},
+   * once {@link #release} is counted down.
+   */
+  private void scriptSubagents() {
+    AtomicInteger calls = new AtomicInteger();
+    server.respondWith(
+        request -> {
+          JsonNode messages = request.json().get("messages");
+          if (names(request.json()).contains("set_status")) {
+            String task = messages.get(1).get("content").asString();
+            if (task.startsWith("hold")) {
+              try {
+                release.await(25, TimeUnit.SECONDS);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            }
+            return ScriptedReply.answer("Done: " + task);
+          }
+          if (!request.lastRole().equals("user")) {
+            return ScriptedReply.answer("OK.");
+          }
+          String[] said = messages.get(messages.size() - 1).get("content").asString().split(" ", 2);
+          String id = "call_" + calls.incrementAndGet();
+          return switch (said[0]) {
+            case "spawn" ->
+                ScriptedReply.toolCalls(
+                    ScriptedReply.call(id, "spawn_subagent", "{\"task\":\"" + said[1] + "\"}"));
+            case "cancel" ->
+                ScriptedReply.toolCalls(
+                    ScriptedReply.call(id, "cancel_subagent", "{\"id\":\"" + said[1] + "\"}"));
+            default -> ScriptedReply.answer("What?");
+          };
+        });
+  }
+
+  private void say(Conversation conversation, String message) {
+    agents.agent("assistant").run(conversation, message, RunListener.NONE);
+  }
+
+  private static LinkedBlockingQueue<String> notices(Conversation conversation) {
+    LinkedBlockingQueue<String> notices = new LinkedBlockingQueue<>();
+    conversation.onNotice(notices::add);
+    return notices;
+  }
+
+  private static String lastToolResult(Conversation conversation) {
+    return conversation.history().stream()
+        .filter(ChatMessage.ToolMessage.class::isInstance)
+        .map(message -> ((ChatMessage.ToolMessage) message).content())
+        .reduce((first, second) -> second)
+        .orElseThrow();
+  }
+
+  private List<String> listed(Conversation conversation) {
+    return agents.subagents().list(conversation.sessionId()).stream()
+        .map(info -> info.id() + " " + info.state())
+        .toList();
+  }
+
+  private static List<String> finished(int from, int to) {
+    return IntStream.rangeClosed(from, to).mapToObj(i -> "sub-" + i + " FINISHED").toList();
+  }
+
+  @Test
+  void finishedRunsBeyondTheLimitAreForgottenOldestFirst() throws Exception {
+    agents(AgentDefinition.of("assistant", endpoint("m")));
+    scriptSubagents();
+    Conversation conversation = agents.conversation("assistant");
+    LinkedBlockingQueue<String> notices = notices(conversation);
+    int spawned = Subagents.FINISHED_KEPT + 2;
+
+    for (int i = 1; i <= spawned; i++) {
+      say(conversation, "spawn task " + i);
+      assertThat(notices.poll(10, TimeUnit.SECONDS))
+          .isEqualTo("[subagent sub-" + i + " finished] Done: task " + i);
+    }
+
+    assertThat(listed(conversation)).containsExactlyElementsOf(finished(3, spawned));
+  }
+
+  @Test
+  void aRunningSubagentIsNeverPruned() throws Exception {
+    agents(AgentDefinition.of("assistant", endpoint("m")));
+    scriptSubagents();
+    Conversation conversation = agents.conversation("assistant");
+    LinkedBlockingQueue<String> notices = notices(conversation);
+    int spawned = Subagents.FINISHED_KEPT + 2;
+    say(conversation, "spawn hold on");
+
+    for (int i = 2; i <= spawned; i++) {
+      say(conversation, "spawn task " + i);
+      assertThat(notices.poll(10, TimeUnit.SECONDS))
+          .isEqualTo("[subagent sub-" + i + " finished] Done: task " + i);
+    }
+
+    List<String> expected = new ArrayList<>(List.of("sub-1 RUNNING"));
+    expected.addAll(finished(3, spawned));
+    assertThat(listed(conversation)).containsExactlyElementsOf(expected);
+    // The first spawned finishes last: the run that finished longest ago goes, not it.
+    release.countDown();
+    assertThat(notices.poll(10, TimeUnit.SECONDS))
+        .isEqualTo("[subagent sub-1 finished] Done: hold on");
+    expected = new ArrayList<>(List.of("sub-1 FINISHED"));
+    expected.addAll(finished(4, spawned));
+    assertThat(listed(conversation)).containsExactlyElementsOf(expected);
+  }
+
+  @Test
+  void finishedRunsAreCountedPerParentSession() throws Exception {
+    agents(AgentDefinition.of("assistant", endpoint("m")));
+    scriptSubagents();
+    Conversation first = agents.conversation("assistant");
+    LinkedBlockingQueue<String> firstNotices = notices(first);
+    say(first, "spawn early work");
+    assertThat(firstNotices.poll(10, TimeUnit.SECONDS)).contains("sub-1 finished");
+    Conversation second = agents.conversation("assistant");
+    LinkedBlockingQueue<String> secondNotices = notices(second);
+
+    for (int i = 2; i <= Subagents.FINISHED_KEPT + 2; i++) {
+      say(second, "spawn task " + i);
+      assertThat(secondNotices.poll(10, TimeUnit.SECONDS)).contains("sub-" + i + " finished");
+    }
+
+    assertThat(listed(first)).containsExactly("sub-1 FINISHED");
+    assertThat(listed(second)).hasSize(Subagents.FINISHED_KEPT).doesNotContain("sub-2 FINISHED");
+  }
+
+  @Test
+  void cancellingAForgottenSubagentSaysThereIsNoSuchSubagent() throws Exception {
+    agents(AgentDefinition.of("assistant", endpoint("m")));
+    scriptSubagents();
+    Conversation conversation = agents.conversation("assistant");
+    LinkedBlockingQueue<String> notices = notices(conversation);
+    for (int i = 1; i <= Subagents.FINISHED_KEPT + 1; i++) {
+      say(conversation, "spawn task " + i);
+      assertThat(notices.poll(10, TimeUnit.SECONDS)).contains("sub-" + i + " finished");
+    }
+
+    say(conversation, "cancel sub-1");
+    assertThat(lastToolResult(conversation))
+        .contains("there is no subagent 'sub-1' in this conversation; see list_subagents");
+    say(conversation, "cancel sub-2");
+    assertThat(lastToolResult(conversation))
+        .isEqualTo("Subagent sub-2 had already stopped (FINISHED).");
+  }
+
+  @Test
+  void aSubagentOfAnotherConversationCannotBeCancelled() throws Exception {
+    agents(AgentDefinition.of("assistant", endpoint("m")));
+    scriptSubagents();
+    Conversation owner = agents.conversation("assistant");
+    LinkedBlockingQueue<String> notices = notices(owner);
+    say(owner, "spawn hold on");
+    Conversation other = agents.conversation("assistant");
+
+    say(other, "cancel sub-1");
+
+    assertThat(lastToolResult(other))
+        .contains("there is no subagent 'sub-1' in this conversation; see list_subagents");
+    assertThat(listed(owner)).containsExactly("sub-1 RUNNING");
+    release.countDown();
+    assertThat(notices.poll(10, TimeUnit.SECONDS))
+        .isEqualTo("[subagent sub-1 finished] Done: hold on");
+  }
+
+  @Test
+  void aFinishedRunNoLongerHoldsItsParentConversation() throws Exception {
+    agents(AgentDefinition.of("assistant", endpoint("m")));
+    scriptSubagents();
+    Conversation conversation = agents.conversation("assistant");
+    LinkedBlockingQueue<String> notices = notices(conversation);
+    say(conversation, "spawn hold on");
+    Subagents.Run run = agents.subagents().run("sub-1").orElseThrow();
+    assertThat(run.holdsParent()).as("a running subagent reports to its parent").isTrue();
+
+    release.countDown();
+
+    assertThat(notices.poll(10, TimeUnit.SECONDS))
+        .isEqualTo("[subagent sub-1 finished] Done: hold on");
+    assertThat(run.holdsParent()).as("let go before the notice is heard").isFalse();
+    assertThat(agents.subagents().run("sub-1")).containsSame(run);
+  }
+
+  @Test
+  void aParentConversationIsCollectedWhileItsFinishedSubagentsStayListed() throws Exception {
+    agents(AgentDefinition.of("assistant", endpoint("m")));
+    scriptSubagents();
+    Conversation conversation = agents.conversation("assistant");
+    String session = conversation.sessionId();
+    LinkedBlockingQueue<String> notices = notices(conversation);
+    say(conversation, "spawn task 1");
+    assertThat(notices.poll(10, TimeUnit.SECONDS))
+        .isEqualTo("[subagent sub-1 finished] Done: task 1");
+    WeakReference<Conversation> parent = new WeakReference<>(conversation);
+    conversation = null;
+
+    // The subagent's thread may still be returning from the delivery; collect until it has.
+    for (int i = 0; i < 100 && parent.get() != null; i++) {
+      System.gc();
+      Thread.sleep(50);
+    }
+
+    assertThat(parent.get()).as("the parent conversation was collected").isNull();
+    assertThat(agents.subagents().list(session))
+        .singleElement()
+        .satisfies(info -> assertThat(info.state()).isEqualTo(Subagents.State.FINISHED));
+  }
+
+  @Test
+  void closingCancelsEveryRunningSubagentAndWaitsForIt() throws Exception {
+    agents(AgentDefinition.of("assistant", endpoint("m")));
+    scriptSubagents();
+    Conversation conversation = agents.conversation("assistant");
+    LinkedBlockingQueue<String> notices = notices(conversation);
+    say(conversation, "spawn hold on");
+    say(conversation, "spawn hold on too");
+    List<Subagents.Run> running =
+        List.of(
+            agents.subagents().run("sub-1").orElseThrow(),
+            agents.subagents().run("sub-2").orElseThrow());
+
+    agents.close();
+
+    assertThat(running)
+        .allSatisfy(
+            run -> {
+              assertThat(run.thread.isAlive()).isFalse();
+              assertThat(run.state).isEqualTo(Subagents.State.CANCELLED);
+              assertThat(run.holdsParent()).isFalse();
+            });
+    assertThat(notices)
+        .containsExactlyInAnyOrder(
+            "[subagent sub-1 was cancelled]", "[subagent sub-2 was cancelled]");
   }
 }
