@@ -330,7 +330,8 @@ public final class Agent {
               .withCallId(modelCall.id())
               .withSessionId(conversation.sessionId())
               .withModel(definition.endpoint().model());
-      Instant toolDeadline = Instant.now().plus(ToolCall.DEFAULT_TIMEOUT);
+      Instant toolDeadline =
+          Instant.now().plus(conversation.tools().defaultTimeout(call.toolName()));
       call = call.withDeadline(toolDeadline.isBefore(deadline) ? toolDeadline : deadline);
       ToolCall dispatched = call;
       FutureTask<ToolResult> task;

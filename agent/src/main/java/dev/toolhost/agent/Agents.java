@@ -174,6 +174,9 @@ public final class Agents implements AutoCloseable {
     return ToolSet.of(registry, profile.withoutNames(definition.name()).named(profile.name()));
   }
 
+  /** How much longer than its run an agent called as a tool may take to answer. */
+  static final Duration ANSWER_MARGIN = Duration.ofSeconds(5);
+
   private ExecutableTool agentTool(AgentDefinition definition) {
     ObjectNode parameters = definition.parameters().orElseGet(Agents::messageSchema);
     ToolSpec spec =
@@ -182,7 +185,10 @@ public final class Agents implements AutoCloseable {
             definition.description(),
             parameters,
             SOURCE_PREFIX + definition.name());
-    return ExecutableTool.of(spec, (call, arguments) -> callAgent(definition, call, arguments));
+    // A caller that names no deadline gives the agent its whole run, and a little more, so that
+    // the run's own timeout, which says what happened, answers before the caller's deadline.
+    return ExecutableTool.of(spec, (call, arguments) -> callAgent(definition, call, arguments))
+        .withTimeout(definition.limits().timeout().plus(ANSWER_MARGIN));
   }
 
   private ToolResult callAgent(AgentDefinition definition, ToolCall call, JsonNode arguments) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolhost.core.MethodTools;
 import dev.toolhost.core.Tool;
+import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolDispatcher;
 import dev.toolhost.core.ToolGuides;
 import dev.toolhost.core.ToolProfile;
@@ -14,6 +15,7 @@ import dev.toolhost.testing.ScriptedModelServer;
 import dev.toolhost.testing.ScriptedReply;
 import java.lang.ref.WeakReference;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -119,6 +121,41 @@ class AgentsTest {
     JsonNode last = server.takeRequest().json().get("messages");
     assertThat(last.get(last.size() - 1).get("content").asString())
         .isEqualTo("James Gosling, at Sun.");
+  }
+
+  /** Tells how long its call has left, with a timeout of its own. */
+  public static final class DeadlineProbe {
+    @Tool(description = "Tells the time left to this call.", timeoutSeconds = 2)
+    public String timeLeft(ToolCall call) {
+      return Long.toString(Duration.between(Instant.now(), call.deadline()).toMillis());
+    }
+  }
+
+  @Test
+  void aModelsCallGetsTheToolsOwnTimeout() {
+    registry.registerAll(MethodTools.of(new DeadlineProbe(), "builtin:probe"));
+    agents(AgentDefinition.of("assistant", endpoint("m")));
+    server.enqueue(ScriptedReply.toolCalls(ScriptedReply.call("call_1", "timeLeft", "{}")));
+    server.enqueue(ScriptedReply.answer("Done."));
+
+    agents.agent("assistant").run(agents.conversation("assistant"), "How long?", RunListener.NONE);
+
+    server.takeRequest();
+    JsonNode messages = server.takeRequest().json().get("messages");
+    long left = Long.parseLong(messages.get(messages.size() - 1).get("content").asString());
+    // Two seconds from when the call started, not the default sixty.
+    assertThat(left).isBetween(0L, 2_000L);
+  }
+
+  @Test
+  void anAgentAsAToolTakesItsRunTimeoutAndAMarginAsItsOwn() {
+    agents(
+        AgentDefinition.of("assistant", endpoint("m")),
+        AgentDefinition.of("slow", endpoint("slow-model"))
+            .withLimits(new RunLimits(5, 5, Duration.ofMinutes(7))));
+
+    assertThat(registry.find("slow").orElseThrow().timeout())
+        .hasValue(Duration.ofMinutes(7).plus(Agents.ANSWER_MARGIN));
   }
 
   @Test

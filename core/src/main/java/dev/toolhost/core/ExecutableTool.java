@@ -1,6 +1,8 @@
 package dev.toolhost.core;
 
+import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * An executable tool is a spec with the executor that runs it, its compiled parameters schema, and
@@ -16,6 +18,11 @@ import java.util.Objects;
  * inline tool starts. An inline tool that blocks past its deadline holds its caller; only mark a
  * tool inline when it cannot.
  *
+ * <p>A tool may name its own timeout: how long a call to it may take when the caller names no
+ * deadline (an HTTP invoke without {@code timeout_ms}, a model's call in the agent loop, an MCP
+ * client's call). Without one such a call gets {@link ToolCall#DEFAULT_TIMEOUT}. A deadline the
+ * caller names always wins.
+ *
  * <p>Immutable and thread-safe. Made by {@link MethodTools} and by {@link #of}, which checks the
  * parameters schema.
  *
@@ -23,23 +30,38 @@ import java.util.Objects;
  * @param executor what runs it
  * @param schema the compiled parameters schema
  * @param inline whether the tool runs on the caller's thread (it returns by the deadline itself)
+ * @param timeout how long a call may take when its caller names no deadline; empty for {@link
+ *     ToolCall#DEFAULT_TIMEOUT}
  */
 public record ExecutableTool(
-    ToolSpec spec, ToolExecutor executor, ParametersSchema schema, boolean inline) {
+    ToolSpec spec,
+    ToolExecutor executor,
+    ParametersSchema schema,
+    boolean inline,
+    Optional<Duration> timeout) {
 
   public ExecutableTool {
     Objects.requireNonNull(spec, "spec");
     Objects.requireNonNull(executor, "executor");
     Objects.requireNonNull(schema, "schema");
+    Objects.requireNonNull(timeout, "timeout");
+    if (timeout.filter(duration -> duration.isNegative() || duration.isZero()).isPresent()) {
+      throw new IllegalArgumentException(
+          "Tool '"
+              + spec.name()
+              + "' has a timeout of "
+              + timeout.get()
+              + "; it must be positive.");
+    }
   }
 
-  /** An isolated tool. */
+  /** An isolated tool with the default timeout. */
   public ExecutableTool(ToolSpec spec, ToolExecutor executor, ParametersSchema schema) {
-    this(spec, executor, schema, false);
+    this(spec, executor, schema, false, Optional.empty());
   }
 
   /**
-   * An isolated tool from a spec and an executor.
+   * An isolated tool from a spec and an executor, with the default timeout.
    *
    * @throws IllegalArgumentException when the parameters schema is not a valid JSON Schema object
    */
@@ -53,7 +75,26 @@ public record ExecutableTool(
    * call's deadline on its own.
    */
   public ExecutableTool runInline() {
-    return new ExecutableTool(spec, executor, schema, true);
+    return new ExecutableTool(spec, executor, schema, true, timeout);
+  }
+
+  /**
+   * This tool with its own timeout: how long a call may take when its caller names no deadline.
+   *
+   * @throws IllegalArgumentException when the timeout is not positive
+   */
+  public ExecutableTool withTimeout(Duration timeout) {
+    return new ExecutableTool(spec, executor, schema, inline, Optional.of(timeout));
+  }
+
+  /** This tool run by another executor, everything else kept. */
+  public ExecutableTool withExecutor(ToolExecutor executor) {
+    return new ExecutableTool(spec, executor, schema, inline, timeout);
+  }
+
+  /** How long a call may take when its caller names no deadline. */
+  public Duration defaultTimeout() {
+    return timeout.orElse(ToolCall.DEFAULT_TIMEOUT);
   }
 
   /** The tool's name. */

@@ -11,6 +11,7 @@ import java.lang.reflect.Modifier;
 import java.lang.reflect.Parameter;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Type;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -130,6 +131,17 @@ public final class MethodTools {
     ExecutableTool tool =
         ExecutableTool.of(
             spec, (call, arguments) -> invoke(target, method, frozen, call, arguments));
+    if (annotation.timeoutSeconds() < 0) {
+      throw new IllegalArgumentException(
+          "@Tool method "
+              + where
+              + " has timeoutSeconds = "
+              + annotation.timeoutSeconds()
+              + "; it must be positive, or 0 for the default.");
+    }
+    if (annotation.timeoutSeconds() > 0) {
+      tool = tool.withTimeout(Duration.ofSeconds(annotation.timeoutSeconds()));
+    }
     return annotation.inline() ? tool.runInline() : tool;
   }
 

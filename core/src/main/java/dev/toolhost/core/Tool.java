@@ -43,4 +43,10 @@ public @interface Tool {
    * bounding the wait by the call's deadline.
    */
   boolean inline() default false;
+
+  /**
+   * How long a call may take, in seconds, when its caller names no deadline; {@code 0} for {@link
+   * ToolCall#DEFAULT_TIMEOUT}. A deadline the caller names always wins.
+   */
+  long timeoutSeconds() default 0;
 }

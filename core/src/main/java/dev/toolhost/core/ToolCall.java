@@ -32,7 +32,10 @@ public record ToolCall(
     Optional<String> model,
     Instant deadline) {
 
-  /** The deadline given to a call that names none. */
+  /**
+   * How long a call may take when neither its caller nor its tool names a time ({@link
+   * ExecutableTool#timeout()}).
+   */
   public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(60);
 
   public ToolCall {

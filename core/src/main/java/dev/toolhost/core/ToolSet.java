@@ -1,5 +1,6 @@
 package dev.toolhost.core;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -132,6 +133,15 @@ public final class ToolSet {
       return Optional.of(entry);
     }
     return visibleInRegistry(name).map(Registered::new);
+  }
+
+  /**
+   * How long a call to the named tool may take when its caller names no deadline: the tool's own
+   * timeout, or {@link ToolCall#DEFAULT_TIMEOUT} for a tool without one or one this set does not
+   * show (that call answers {@code tool_not_found} at once).
+   */
+  public Duration defaultTimeout(String name) {
+    return find(name).map(entry -> entry.tool().defaultTimeout()).orElse(ToolCall.DEFAULT_TIMEOUT);
   }
 
   private Optional<ExecutableTool> visibleInRegistry(String name) {

@@ -3,6 +3,7 @@ package dev.toolhost.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -43,7 +44,7 @@ class MethodToolsTest {
       return "Hello, " + name + "!";
     }
 
-    @Tool(description = "Always refuses.")
+    @Tool(description = "Always refuses.", timeoutSeconds = 90)
     public String refuse(String reason) {
       throw new IllegalArgumentException("refused because " + reason);
     }
@@ -73,6 +74,41 @@ class MethodToolsTest {
     assertThat(tools.getFirst().spec().annotations())
         .isEqualTo(new ToolAnnotations(true, false, false, true));
     assertThat(tools).extracting(ExecutableTool::inline).containsExactly(true, false, false);
+  }
+
+  @Test
+  void aToolNamesItsOwnTimeoutOrGetsTheDefault() {
+    List<ExecutableTool> tools = MethodTools.of(new Shop(), "builtin:shop");
+
+    assertThat(tools)
+        .extracting(ExecutableTool::timeout)
+        .containsExactly(Optional.empty(), Optional.empty(), Optional.of(Duration.ofSeconds(90)));
+    assertThat(tools)
+        .extracting(ExecutableTool::defaultTimeout)
+        .containsExactly(
+            ToolCall.DEFAULT_TIMEOUT, ToolCall.DEFAULT_TIMEOUT, Duration.ofSeconds(90));
+    // Running inline keeps the timeout, and the timeout keeps running inline.
+    assertThat(tools.getLast().runInline().timeout()).hasValue(Duration.ofSeconds(90));
+    assertThat(tools.getFirst().withTimeout(Duration.ofSeconds(5)).inline()).isTrue();
+  }
+
+  static class NegativeTimeout {
+    @Tool(description = "Never finishes in time.", timeoutSeconds = -1)
+    public String late() {
+      return "";
+    }
+  }
+
+  @Test
+  void aTimeoutThatIsNotPositiveIsRefusedNamingTheMethod() {
+    assertThatThrownBy(() -> MethodTools.of(new NegativeTimeout(), "builtin:test"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("NegativeTimeout.late")
+        .hasMessageContaining("timeoutSeconds = -1");
+    ExecutableTool tool = MethodTools.of(new Shop(), "builtin:shop").getFirst();
+    assertThatThrownBy(() -> tool.withTimeout(Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("Tool 'greet' has a timeout of PT0S; it must be positive.");
   }
 
   @Test

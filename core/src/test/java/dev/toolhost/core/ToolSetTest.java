@@ -208,4 +208,15 @@ class ToolSetTest {
     }
     assertThat(registry.specs()).isEmpty();
   }
+
+  @Test
+  void aCallWithoutADeadlineGetsTheTimeoutOfTheToolTheSetShows() {
+    registry.register(replyTool(new ArrayList<>()).withTimeout(Duration.ofMinutes(5)));
+    ToolSet main = ToolSet.of(registry, ToolProfiles.MAIN);
+    ToolSet denying = ToolSet.of(registry, ToolProfiles.MAIN.withoutSources("channel"));
+
+    assertThat(main.defaultTimeout("reply")).isEqualTo(Duration.ofMinutes(5));
+    assertThat(denying.defaultTimeout("reply")).isEqualTo(ToolCall.DEFAULT_TIMEOUT);
+    assertThat(main.defaultTimeout("no_such_tool")).isEqualTo(ToolCall.DEFAULT_TIMEOUT);
+  }
 }

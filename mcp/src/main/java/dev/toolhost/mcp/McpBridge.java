@@ -371,7 +371,9 @@ public final class McpBridge implements AutoCloseable {
                               McpResults.arguments(arguments),
                               call.deadline(),
                               call.toolName()))
-                  .runInline());
+                  .runInline()
+                  // A caller that names no deadline waits as long as the server's call timeout.
+                  .withTimeout(served.config.timeout()));
         } catch (IllegalArgumentException e) {
           LOG.warn(
               "MCP server '{}' tool '{}' cannot be registered: {}",

@@ -170,7 +170,10 @@ public final class McpGateway implements AutoCloseable {
               String arguments =
                   MAPPER.writeValueAsString(
                       request.arguments() == null ? Map.of() : request.arguments());
-              ToolCall call = ToolCall.of(request.name(), arguments);
+              // MCP requests carry no deadline: the tool's own timeout bounds the call.
+              ToolCall call =
+                  ToolCall.of(request.name(), arguments)
+                      .withTimeout(tools.defaultTimeout(request.name()));
               if (exchange.sessionId() != null) {
                 call = call.withSessionId(exchange.sessionId());
               }

@@ -129,6 +129,14 @@ class OwnServerTest {
   }
 
   @Test
+  void aBridgedToolTakesItsServersCallTimeoutAsItsOwn() {
+    start(server());
+
+    assertThat(registry.find("t.add").orElseThrow().timeout()).hasValue(Duration.ofSeconds(2));
+    assertThat(registry.find("t.add").orElseThrow().inline()).isTrue();
+  }
+
+  @Test
   void pinsSurviveARestartOfTheHost() throws Exception {
     start(server());
     bridge.close();

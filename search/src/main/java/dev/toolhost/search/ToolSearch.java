@@ -174,10 +174,12 @@ public final class ToolSearch implements ToolRegistry.Listener, AutoCloseable {
     return ToolResult.success(answer.toString());
   }
 
-  /** The tool, answering {@code tool_not_found} once the registry no longer holds it. */
+  /**
+   * The tool, answering {@code tool_not_found} once the registry no longer holds it; where it runs
+   * and its timeout unchanged.
+   */
   private ExecutableTool followRegistry(ExecutableTool tool) {
-    return new ExecutableTool(
-        tool.spec(),
+    return tool.withExecutor(
         (call, arguments) -> {
           if (registry.find(tool.name()).filter(t -> t == tool).isEmpty()) {
             return ToolResult.failure(
@@ -185,8 +187,7 @@ public final class ToolSearch implements ToolRegistry.Listener, AutoCloseable {
                 "Tool '" + tool.name() + "' was removed and can no longer be called.");
           }
           return tool.executor().execute(call, arguments);
-        },
-        tool.schema());
+        });
   }
 
   private static String text(ToolSpec spec) {

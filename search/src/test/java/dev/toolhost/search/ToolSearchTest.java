@@ -3,6 +3,7 @@ package dev.toolhost.search;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolhost.core.ErrorCode;
+import dev.toolhost.core.ExecutableTool;
 import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolDispatcher;
 import dev.toolhost.core.ToolProfile;
@@ -11,6 +12,7 @@ import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSet;
 import dev.toolhost.core.ToolSpec;
+import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -103,6 +105,26 @@ class ToolSearchTest {
         .isEqualTo("Already among your tools:\n- read_pdf: Reads the text of a PDF file.");
     assertThat(guides.text()).startsWith("Already among your tools:\n- list_tool_guides");
     assertThat(set.names()).containsExactly("list_tool_guides", "search_tools", "read_pdf");
+  }
+
+  @Test
+  void aFoundToolKeepsWhereItRunsAndItsTimeout() {
+    ObjectNode schema = (ObjectNode) JsonMapper.shared().readTree("{\"type\": \"object\"}");
+    registry.register(
+        ExecutableTool.of(
+                new ToolSpec("render_video", "Renders a video.", schema, "builtin:media"),
+                (c, a) -> ToolResult.success("rendered"))
+            .runInline()
+            .withTimeout(Duration.ofMinutes(10)));
+    ToolSet set = ToolSet.of(registry, starter);
+    search.bind(set, ToolProfiles.MAIN, 1);
+
+    call(set, "search_tools", "{\"query\": \"render a video\"}");
+
+    ExecutableTool found = set.find("render_video").orElseThrow().tool();
+    assertThat(found.inline()).isTrue();
+    assertThat(found.timeout()).hasValue(Duration.ofMinutes(10));
+    assertThat(call(set, "render_video", "{}").text()).isEqualTo("rendered");
   }
 
   @Test

@@ -187,7 +187,7 @@ final class ApiHandler extends Handler.Abstract {
     } catch (IllegalArgumentException e) {
       return error(400, "invalid_request", e.getMessage());
     }
-    ToolCall call = invocation.toCall(toolName);
+    ToolCall call = invocation.toCall(toolName, set.get().defaultTimeout(toolName));
     // The caller's trace, when it sends one, is the parent of the tool's span.
     Context parent = propagator.extract(Context.root(), request.getHeaders(), HEADERS);
     ToolResult result;

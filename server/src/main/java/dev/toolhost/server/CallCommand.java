@@ -49,8 +49,8 @@ final class CallCommand implements Callable<Integer> {
       names = "--timeout",
       paramLabel = "DURATION",
       converter = DurationConverter.class,
-      defaultValue = "60s",
-      description = "How long to wait, such as 500ms, 30s or 2m (default: ${DEFAULT-VALUE}).")
+      description =
+          "How long to wait, such as 500ms, 30s or 2m (default: the tool's own timeout, or 60s).")
   private Duration timeout;
 
   @Override
@@ -64,7 +64,11 @@ final class CallCommand implements Callable<Integer> {
         return CommandLine.ExitCode.USAGE;
       }
       ToolResult result =
-          host.dispatcher().dispatch(tools, ToolCall.of(name, arguments).withTimeout(timeout));
+          host.dispatcher()
+              .dispatch(
+                  tools,
+                  ToolCall.of(name, arguments)
+                      .withTimeout(timeout != null ? timeout : tools.defaultTimeout(name)));
       switch (result) {
         case ToolResult.Success success -> {
           spec.commandLine().getOut().println(success.content());

@@ -25,7 +25,7 @@ import tools.jackson.databind.json.JsonMapper;
  * @param sessionId the conversation the call belongs to
  * @param toolCallId the caller's id for the call; a random one when absent
  * @param user the user the call acts for
- * @param timeout how long the caller waits; {@link ToolCall#DEFAULT_TIMEOUT} when absent
+ * @param timeout how long the caller waits; the tool's own timeout when absent
  * @param model the model the result is for, whose threshold decides whether a large result is
  *     chunked into working memory
  */
@@ -94,14 +94,17 @@ record InvokeRequest(
         text(document, "model"));
   }
 
-  /** The call this request makes to the named tool. */
-  ToolCall toCall(String toolName) {
+  /**
+   * The call this request makes to the named tool, with the request's timeout or, when it names
+   * none, the given default (the tool's own).
+   */
+  ToolCall toCall(String toolName, Duration defaultTimeout) {
     ToolCall call = ToolCall.of(toolName, arguments);
     call = toolCallId.map(call::withCallId).orElse(call);
     call = sessionId.map(call::withSessionId).orElse(call);
     call = user.map(call::withUser).orElse(call);
     call = model.map(call::withModel).orElse(call);
-    return timeout.map(call::withTimeout).orElse(call);
+    return call.withTimeout(timeout.orElse(defaultTimeout));
   }
 
   private static String arguments(JsonNode arguments) {

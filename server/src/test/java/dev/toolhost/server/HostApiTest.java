@@ -17,6 +17,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
@@ -47,6 +48,14 @@ class HostApiTest {
     @Tool(description = "Always fails while running.")
     public String explode() {
       throw new IllegalStateException("the test tool exploded");
+    }
+  }
+
+  /** Tells how long its call has left; its own timeout is two minutes. */
+  public static final class DeadlineProbe {
+    @Tool(description = "Tells the time left to this call.", timeoutSeconds = 120)
+    public String timeLeft(ToolCall call) {
+      return Long.toString(Duration.between(Instant.now(), call.deadline()).toMillis());
     }
   }
 
@@ -370,6 +379,23 @@ class HostApiTest {
     assertThat(spans.getFinishedSpanItems())
         .singleElement()
         .satisfies(span -> assertThat(span.getParentSpanContext().isValid()).isFalse());
+  }
+
+  @Test
+  void aCallWithoutATimeoutGetsTheToolsOwnAndANamedTimeoutWins() throws Exception {
+    host.registry().registerAll(MethodTools.of(new DeadlineProbe(), "builtin:probe"));
+
+    long own = timeLeft(post("/v1/tools/timeLeft/invoke", "{}"));
+    long named = timeLeft(post("/v1/tools/timeLeft/invoke", "{\"timeout_ms\": 5000}"));
+
+    // Past the 60 s default: the tool's two minutes.
+    assertThat(own).isBetween(60_001L, 120_000L);
+    assertThat(named).isBetween(0L, 5_000L);
+  }
+
+  private static long timeLeft(HttpResponse<String> response) throws Exception {
+    assertThat(response.statusCode()).isEqualTo(200);
+    return Long.parseLong(JSON.readTree(response.body()).get("content").asString());
   }
 
   @Test

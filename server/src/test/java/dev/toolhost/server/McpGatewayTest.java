@@ -2,6 +2,7 @@ package dev.toolhost.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.toolhost.core.MethodTools;
 import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolDispatcher;
 import dev.toolhost.core.ToolProfiles;
@@ -18,6 +19,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -36,6 +39,22 @@ class McpGatewayTest {
     assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
     assertThat(process.exitValue()).as(output).isZero();
     return output;
+  }
+
+  @Test
+  void aCallFromAnMcpClientGetsTheToolsOwnTimeout() throws Exception {
+    HostConfig config = HostConfig.defaults().withHttp(HostConfig.Http.defaults().withPort(0));
+    try (Host host = new Host(config)) {
+      host.registry().registerAll(MethodTools.of(new HostApiTest.DeadlineProbe(), "builtin:probe"));
+      String base = host.start().toString() + "mcp";
+
+      String called = inspector(base, "--method", "tools/call", "--tool-name", "timeLeft");
+
+      Matcher left = Pattern.compile("\"text\": \"(\\d+)\"").matcher(called);
+      assertThat(left.find()).as(called).isTrue();
+      // MCP requests carry no deadline: past the 60 s default, the tool's two minutes.
+      assertThat(Long.parseLong(left.group(1))).isBetween(60_001L, 120_000L);
+    }
   }
 
   @Test
