@@ -7,6 +7,8 @@ import dev.toolhost.core.ToolDispatcher;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSet;
 import dev.toolhost.core.ToolSpec;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.context.Context;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -61,6 +63,7 @@ public final class Agent {
   private final ToolDispatcher dispatcher;
   private final Predicate<ToolSpec> offered;
   private final Function<String, Optional<String>> hints;
+  private final AgentTelemetry telemetry;
 
   /** An agent that offers every tool of the conversation's tool set. */
   public Agent(AgentDefinition definition, ModelClient client, ToolDispatcher dispatcher) {
@@ -90,6 +93,7 @@ public final class Agent {
     this.dispatcher = Objects.requireNonNull(dispatcher, "dispatcher");
     this.offered = Objects.requireNonNull(offered, "offered");
     this.hints = Objects.requireNonNull(hints, "hints");
+    this.telemetry = new AgentTelemetry(dispatcher.openTelemetry());
   }
 
   /**
@@ -153,21 +157,38 @@ public final class Agent {
     }
   }
 
+  // The run's span is a child of the caller's context; the body, its model requests and its tool
+  // calls run under it.
   private RunResult runWithDeadline(
       Conversation conversation, String message, RunListener listener) {
+    Span span = telemetry.startRun(definition, conversation.sessionId());
+    RunResult result;
+    try {
+      result = runWithDeadline(conversation, message, listener, Context.current().with(span));
+    } catch (RuntimeException | Error e) {
+      telemetry.fail(span, e);
+      throw e;
+    }
+    telemetry.endRun(span, result);
+    return result;
+  }
+
+  private RunResult runWithDeadline(
+      Conversation conversation, String message, RunListener listener, Context context) {
     Instant deadline = Instant.now().plus(definition.limits().timeout());
     AtomicReference<RunResult.Stop> stop = new AtomicReference<>(RunResult.Stop.CANCELLED);
-    Turn turn = new Turn(conversation, message, listener, deadline, stop);
+    Turn turn = new Turn(conversation, message, listener, deadline, stop, context);
     CompletableFuture<RunResult> result = new CompletableFuture<>();
     Thread body =
         RUNS.newThread(
-            () -> {
-              try {
-                result.complete(turn.run());
-              } catch (Throwable e) {
-                result.completeExceptionally(e);
-              }
-            });
+            context.wrap(
+                () -> {
+                  try {
+                    result.complete(turn.run());
+                  } catch (Throwable e) {
+                    result.completeExceptionally(e);
+                  }
+                }));
     body.start();
     try {
       return unwrap(result, Duration.between(Instant.now(), deadline));
@@ -226,6 +247,8 @@ public final class Agent {
     private final RunListener listener;
     private final Instant deadline;
     private final AtomicReference<RunResult.Stop> stop;
+    // The run's span: model requests and tool calls are its children, side by side.
+    private final Context context;
     private final List<ChatMessage> added = new ArrayList<>();
     private final Map<ModelToolCall, FutureTask<ToolResult>> running = new LinkedHashMap<>();
     private String system = "";
@@ -238,12 +261,14 @@ public final class Agent {
         String message,
         RunListener listener,
         Instant deadline,
-        AtomicReference<RunResult.Stop> stop) {
+        AtomicReference<RunResult.Stop> stop,
+        Context context) {
       this.conversation = conversation;
       this.message = message;
       this.listener = listener;
       this.deadline = deadline;
       this.stop = stop;
+      this.context = context;
     }
 
     RunResult run() {
@@ -306,20 +331,28 @@ public final class Agent {
               aliases.wireTools(),
               mustAnswer ? ModelRequest.ToolChoice.NONE : ModelRequest.ToolChoice.AUTO,
               true);
-      ModelReply reply =
-          client.complete(
-              request,
-              new ModelListener() {
-                @Override
-                public void onText(String delta) {
-                  listener.onText(delta);
-                }
+      Span chat = telemetry.startChat(definition.endpoint());
+      ModelReply reply;
+      try {
+        reply =
+            client.complete(
+                request,
+                new ModelListener() {
+                  @Override
+                  public void onText(String delta) {
+                    listener.onText(delta);
+                  }
 
-                @Override
-                public void onToolCall(ModelToolCall call) {
-                  start(call, aliases);
-                }
-              });
+                  @Override
+                  public void onToolCall(ModelToolCall call) {
+                    start(call, aliases);
+                  }
+                });
+      } catch (InterruptedException | RuntimeException | Error e) {
+        telemetry.fail(chat, e);
+        throw e;
+      }
+      telemetry.endChat(chat, reply);
       added.add(reply.toMessage());
       return reply;
     }
@@ -354,12 +387,13 @@ public final class Agent {
         toolCalls++;
         task =
             new FutureTask<>(
-                () -> {
-                  listener.onToolCall(dispatched);
-                  ToolResult result = dispatcher.dispatch(conversation.tools(), dispatched);
-                  listener.onToolResult(dispatched, result);
-                  return result;
-                });
+                context.wrap(
+                    () -> {
+                      listener.onToolCall(dispatched);
+                      ToolResult result = dispatcher.dispatch(conversation.tools(), dispatched);
+                      listener.onToolResult(dispatched, result);
+                      return result;
+                    }));
         CALLS.newThread(task).start();
       }
       running.put(modelCall, task);

@@ -44,6 +44,7 @@ public final class ToolDispatcher {
       Thread.ofVirtual().name("toolhost-dispatch-", 0).factory();
 
   private final ObjectMapper mapper;
+  private final OpenTelemetry openTelemetry;
   private final ToolTelemetry telemetry;
   private final ToolDeadline deadline = new ToolDeadline();
   private final Optional<ToolInterceptor> resultChunker;
@@ -52,6 +53,7 @@ public final class ToolDispatcher {
 
   private ToolDispatcher(Builder builder) {
     this.mapper = builder.mapper;
+    this.openTelemetry = builder.openTelemetry;
     this.telemetry = new ToolTelemetry(builder.openTelemetry, builder.recordContent);
     this.resultChunker = builder.resultChunker;
     this.leakScanner = builder.leakScanner;
@@ -66,6 +68,14 @@ public final class ToolDispatcher {
   /** A builder of a dispatcher. */
   public static Builder builder() {
     return new Builder();
+  }
+
+  /**
+   * The OpenTelemetry this dispatcher traces and measures with, for what calls through it (the
+   * agent loop) to trace with the same.
+   */
+  public OpenTelemetry openTelemetry() {
+    return openTelemetry;
   }
 
   /** The interceptor chain, outermost first. This method is the one place its order is written. */
