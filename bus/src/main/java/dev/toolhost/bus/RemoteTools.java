@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -109,9 +110,31 @@ public final class RemoteTools implements AutoCloseable {
     }
   }
 
+  /**
+   * The timeout an announced tool names ({@code timeout_ms}, a positive whole number of
+   * milliseconds), if it names a valid one; an invalid one is logged and ignored, so the tool keeps
+   * the default.
+   */
+  private static Optional<Duration> timeout(String workerId, String tool, JsonNode timeoutMs) {
+    if (timeoutMs == null || timeoutMs.isNull()) {
+      return Optional.empty();
+    }
+    if (timeoutMs.isIntegralNumber() && timeoutMs.canConvertToLong() && timeoutMs.asLong() > 0) {
+      return Optional.of(Duration.ofMillis(timeoutMs.asLong()));
+    }
+    LOG.warn(
+        "Tool '{}' announced by worker {} has timeout_ms {} (expected a positive whole number of"
+            + " milliseconds); it gets the default timeout",
+        tool,
+        workerId,
+        timeoutMs);
+    return Optional.empty();
+  }
+
   private synchronized void announced(String workerId, String group, JsonNode body) {
     long interval = Math.max(100, body.path("heartbeat_ms").asLong(5_000));
     Map<String, ToolSpec> specs = new LinkedHashMap<>();
+    Map<String, Duration> timeouts = new HashMap<>();
     for (JsonNode tool : body.path("tools")) {
       try {
         JsonNode parameters = tool.path("parameters");
@@ -125,6 +148,8 @@ public final class RemoteTools implements AutoCloseable {
                 RemoteToolExecutor.source(group),
                 Annotations.read(tool));
         specs.put(spec.name(), spec);
+        timeout(workerId, spec.name(), tool.get("timeout_ms"))
+            .ifPresent(timeout -> timeouts.put(spec.name(), timeout));
       } catch (IllegalArgumentException e) {
         LOG.warn("Ignored a tool announced by worker {}: {}", workerId, e.getMessage());
       }
@@ -138,6 +163,10 @@ public final class RemoteTools implements AutoCloseable {
         try {
           // The remote executor bounds every wait by the call's deadline: no thread hop needed.
           tool = ExecutableTool.of(spec, new RemoteToolExecutor(bus, group)).runInline();
+          Duration timeout = timeouts.get(spec.name());
+          if (timeout != null) {
+            tool = tool.withTimeout(timeout);
+          }
         } catch (IllegalArgumentException e) {
           LOG.warn(
               "Tool '{}' of group '{}' is not registered: {}", spec.name(), group, e.getMessage());

@@ -1,5 +1,6 @@
 package dev.toolhost.bus;
 
+import dev.toolhost.core.ExecutableTool;
 import dev.toolhost.core.ToolDispatcher;
 import dev.toolhost.core.ToolProfiles;
 import dev.toolhost.core.ToolRegistry;
@@ -130,12 +131,14 @@ public final class ToolWorker implements AutoCloseable {
     body.put("group", group);
     body.put("heartbeat_ms", heartbeat.toMillis());
     ArrayNode tools = body.putArray("tools");
-    for (ToolSpec spec : registry.specs()) {
+    for (ExecutableTool executable : registry.tools()) {
+      ToolSpec spec = executable.spec();
       ObjectNode tool = tools.addObject();
       tool.put("name", spec.name());
       tool.put("description", spec.description());
       tool.set("parameters", spec.parameters());
       Annotations.write(spec.annotations(), tool);
+      executable.timeout().ifPresent(timeout -> tool.put("timeout_ms", timeout.toMillis()));
     }
     try {
       bus.publish(ANNOUNCE_TOPIC, Message.of(body.toString()));

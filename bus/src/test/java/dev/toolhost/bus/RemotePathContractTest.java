@@ -60,7 +60,7 @@ public abstract class RemotePathContractTest {
       return "echo: " + text;
     }
 
-    @Tool(description = "Sleeps, then answers.")
+    @Tool(description = "Sleeps, then answers.", timeoutSeconds = 300)
     public String slow(@Param(description = "How long, in ms.") int millis)
         throws InterruptedException {
       runs.incrementAndGet();
@@ -301,6 +301,36 @@ public abstract class RemotePathContractTest {
       }
     }
     return taken.get();
+  }
+
+  @Test
+  void announcedToolsKeepTheirTimeout() {
+    worker(new Sample(), new InMemoryResultStore());
+    waitForSample();
+    assertThat(registry.find("slow").orElseThrow().timeout()).hasValue(Duration.ofMinutes(5));
+    assertThat(registry.find("echo").orElseThrow().timeout()).isEmpty();
+  }
+
+  @Test
+  void anAnnouncedTimeoutThatIsNotAPositiveWholeNumberLeavesTheDefault() {
+    host.publish(
+        ToolWorker.ANNOUNCE_TOPIC,
+        Message.of(
+            "{\"type\":\"announce\",\"worker_id\":\"odd\",\"group\":\""
+                + group
+                + "\",\"heartbeat_ms\":60000,\"tools\":["
+                + "{\"name\":\"negative\",\"parameters\":{\"type\":\"object\"},\"timeout_ms\":-5},"
+                + "{\"name\":\"fractional\",\"parameters\":{\"type\":\"object\"},\"timeout_ms\":1.5},"
+                + "{\"name\":\"worded\",\"parameters\":{\"type\":\"object\"},\"timeout_ms\":\"1m\"},"
+                + "{\"name\":\"fine\",\"parameters\":{\"type\":\"object\"},\"timeout_ms\":90000}]}"));
+
+    waitFor(() -> registry.find("fine").isPresent());
+
+    assertThat(registry.find("fine").orElseThrow().timeout()).hasValue(Duration.ofSeconds(90));
+    for (String name : List.of("negative", "fractional", "worded")) {
+      assertThat(registry.find(name)).as(name).isPresent();
+      assertThat(registry.find(name).orElseThrow().timeout()).as(name).isEmpty();
+    }
   }
 
   @Test
