@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.toolhost.core.MethodTools;
+import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.proto.metrics.v1.Metric;
+import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
+import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import java.io.IOException;
 import java.net.BindException;
 import java.net.ServerSocket;
@@ -144,6 +147,35 @@ class HostTelemetryTest {
       assertThat(response.statusCode()).isEqualTo(200);
       assertThat(defaultPort.spans()).isEmpty();
       assertThat(defaultPort.metrics()).isEmpty();
+    }
+  }
+
+  @Test
+  void aHostWhoseSpansGoNowhereDoesNotRecordThem() {
+    // With nowhere to send spans, the SDK hands out a tracer that makes none.
+    Host quiet = Host.builder(HostConfig.defaults()).environment(Map.of()).build();
+    Host processed =
+        Host.builder(HostConfig.defaults())
+            .environment(Map.of())
+            .spanProcessor(SimpleSpanProcessor.create(InMemorySpanExporter.create()))
+            .build();
+    Host exported = start(config("otlp_endpoint: " + collector.endpoint()), Map.of());
+
+    try (quiet;
+        processed;
+        exported) {
+      assertThat(recording(quiet)).isFalse();
+      assertThat(recording(processed)).isTrue();
+      assertThat(recording(exported)).isTrue();
+    }
+  }
+
+  private static boolean recording(Host host) {
+    Span span = host.openTelemetry().getTracer("test").spanBuilder("probe").startSpan();
+    try {
+      return span.isRecording();
+    } finally {
+      span.end();
     }
   }
 
