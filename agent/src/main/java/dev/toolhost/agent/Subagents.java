@@ -8,6 +8,7 @@ import dev.toolhost.core.ToolCall;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -30,9 +31,10 @@ import java.util.stream.Collectors;
  * denies, so a subagent cannot spawn subagents.
  *
  * <p>A running subagent is always listed. A finished one (finished, failed or cancelled) stays
- * listed so the model can still see what happened, up to {@link #FINISHED_KEPT} per parent session:
- * when one more finishes, the one of that session that finished longest ago is forgotten, and
- * {@code cancel_subagent} answers for its id as for an id it never knew. Pruning happens as a run
+ * listed so the model can still see what happened, up to {@link #FINISHED_KEPT} per parent session
+ * and {@link #FINISHED_KEPT_IN_ALL} in all: when one more finishes, the one of that session (or,
+ * past the overall limit, of any session) that finished longest ago is forgotten, and {@code
+ * cancel_subagent} answers for its id as for an id it never knew. Pruning happens as a run
  * finishes, on its own thread; there is no background thread. A run holds its parent conversation
  * only while it runs, to report status and deliver its result; once it has finished it keeps
  * nothing but its id, its parent's session id, its task, its state and its last status, so a parent
@@ -46,6 +48,12 @@ public final class Subagents implements AutoCloseable {
 
   /** How many finished subagents of one parent session stay listed; older ones are forgotten. */
   public static final int FINISHED_KEPT = 16;
+
+  /**
+   * How many finished subagents stay listed across all sessions, so that a host serving many
+   * sessions keeps a bounded number; the ones that finished longest ago are forgotten first.
+   */
+  public static final int FINISHED_KEPT_IN_ALL = 1024;
 
   private static final ThreadFactory THREADS =
       Thread.ofVirtual().name("toolhost-subagent-", 0).factory();
@@ -316,19 +324,42 @@ public final class Subagents implements AutoCloseable {
     synchronized (finishing) {
       run.state = state;
       run.finished = ++finishes;
-      List<Run> finished =
+      List<Finished> finished =
           runs.values().stream()
-              .filter(other -> other.parentSession.equals(run.parentSession))
               .filter(other -> other.state != State.RUNNING)
-              .sorted(Comparator.comparingLong(other -> other.finished))
+              .map(other -> new Finished(other.id, other.parentSession, other.finished))
               .toList();
-      for (Run old : finished.subList(0, Math.max(0, finished.size() - FINISHED_KEPT))) {
-        runs.remove(old.id, old);
+      for (String id : forgotten(finished, FINISHED_KEPT, FINISHED_KEPT_IN_ALL)) {
+        runs.remove(id);
       }
     }
     Conversation parent = run.parent;
     run.release();
     parent.deliver(notice);
+  }
+
+  /** A finished run as pruning sees it: its id, its parent's session, and when it finished. */
+  record Finished(String id, String session, long order) {}
+
+  /**
+   * The ids of the finished runs to forget: in each session all but the {@code perSession} that
+   * finished last, then overall all but the {@code inAll} that finished last.
+   */
+  static List<String> forgotten(List<Finished> finished, int perSession, int inAll) {
+    List<Finished> byAge =
+        finished.stream().sorted(Comparator.comparingLong(Finished::order).reversed()).toList();
+    Map<String, Integer> kept = new HashMap<>();
+    List<String> forgotten = new ArrayList<>();
+    int keptInAll = 0;
+    for (Finished run : byAge) {
+      int inSession = kept.merge(run.session(), 1, Integer::sum);
+      if (inSession > perSession || keptInAll >= inAll) {
+        forgotten.add(run.id());
+      } else {
+        keptInAll++;
+      }
+    }
+    return forgotten;
   }
 
   private record Parent(String agentName, Conversation conversation) {}
