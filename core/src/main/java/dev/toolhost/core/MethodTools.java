@@ -128,9 +128,6 @@ public final class MethodTools {
     ToolSpec spec = new ToolSpec(toolName, annotation.description(), schema, source, hints);
     method.setAccessible(true);
     List<Binding> frozen = List.copyOf(bindings);
-    ExecutableTool tool =
-        ExecutableTool.of(
-            spec, (call, arguments) -> invoke(target, method, frozen, call, arguments));
     if (annotation.timeoutSeconds() < 0) {
       throw new IllegalArgumentException(
           "@Tool method "
@@ -139,6 +136,9 @@ public final class MethodTools {
               + annotation.timeoutSeconds()
               + "; it must be positive, or 0 for the default.");
     }
+    ExecutableTool tool =
+        ExecutableTool.of(
+            spec, (call, arguments) -> invoke(target, method, frozen, call, arguments));
     if (annotation.timeoutSeconds() > 0) {
       tool = tool.withTimeout(Duration.ofSeconds(annotation.timeoutSeconds()));
     }

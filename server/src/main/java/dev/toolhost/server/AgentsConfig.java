@@ -3,37 +3,30 @@ package dev.toolhost.server;
 import dev.toolhost.agent.AgentDefinition;
 import dev.toolhost.agent.ModelEndpoint;
 import dev.toolhost.agent.RunLimits;
-import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import picocli.CommandLine;
-import tools.jackson.core.JacksonException;
-import tools.jackson.core.JsonParser;
-import tools.jackson.core.JsonToken;
-import tools.jackson.core.TokenStreamLocation;
+import tools.jackson.core.JsonPointer;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
-import tools.jackson.dataformat.yaml.YAMLMapper;
 
 /**
  * The agents config is the {@code agents:} section of a config file: each agent's name (the key),
  * model, base URL, key variable, instructions, description, profile, whether it is enabled, its
  * parameters schema as a tool, and its limits.
  *
- * <p>Read apart from the rest of the file, so that the host's reader only has to tolerate the key;
- * errors name the file, the line and column, and what was expected, as the host's reader does.
- * Immutable.
+ * <p>Read in the host's one reading of the file ({@link ConfigReader}), its problems added to those
+ * of the other sections, so that every problem of the file is reported at once, each naming the
+ * file, the line and column, and what was expected. Immutable.
  *
  * @param agents the agents in file order
  */
@@ -58,241 +51,257 @@ record AgentsConfig(List<AgentDefinition> agents) {
     agents = List.copyOf(agents);
   }
 
-  /** Reads the agents section of the file; an absent file or section gives no agents. */
+  /**
+   * Reads the agents section of the file, checking the whole file as {@link HostConfig#load} does;
+   * an absent section gives no agents.
+   */
   static AgentsConfig load(Path file) {
-    try {
-      return parse(Files.readString(file), file.toString());
-    } catch (IOException e) {
-      throw new ConfigException(file + ": cannot read the config file (" + e.getMessage() + ")");
-    }
-  }
-
-  /** Reads the agents section of YAML text, calling it {@code fileName} in messages. */
-  static AgentsConfig parse(String yaml, String fileName) {
-    return parse(yaml, fileName, List.of());
+    return new AgentsConfig(new ConfigReader().read(file).agents());
   }
 
   /**
-   * Reads the agents section of YAML text, refusing an agent whose profile is not one of {@code
-   * profiles} (unless that is empty: then any name passes, to be checked where the agents are
-   * made).
+   * Reads the agents section of YAML text, calling it {@code fileName} in messages and checking the
+   * whole text as {@link HostConfig#parse} does.
    */
-  static AgentsConfig parse(String yaml, String fileName, Collection<String> profiles) {
-    YAMLMapper mapper = new YAMLMapper();
-    Map<String, TokenStreamLocation> at = new HashMap<>();
-    JsonNode root;
-    try (JsonParser parser = mapper.createParser(yaml)) {
-      JsonToken token;
-      while ((token = parser.nextToken()) != null) {
-        at.putIfAbsent(
-            parser.streamReadContext().pathAsPointer().toString()
-                + (token == JsonToken.PROPERTY_NAME ? "#key" : ""),
-            parser.currentTokenLocation());
-      }
-      root = mapper.readTree(yaml);
-    } catch (JacksonException e) {
-      throw new ConfigException(fileName + ": not valid YAML: " + e.getOriginalMessage());
-    }
-    JsonNode section = root == null ? null : root.get("agents");
-    if (section == null || section.isNull()) {
+  static AgentsConfig parse(String yaml, String fileName) {
+    return new AgentsConfig(new ConfigReader().parse(yaml, fileName).agents());
+  }
+
+  /**
+   * Reads the section as bound from the host's config, adding its problems to the reading's; the
+   * result is only meaningful when none was added.
+   *
+   * @param section the section, or null when the file has none
+   * @param profiles the names an agent's profile may take
+   */
+  static AgentsConfig read(JsonNode section, Collection<String> profiles, ConfigProblems problems) {
+    if (section == null || section.isMissingNode() || section.isNull()) {
       return new AgentsConfig(List.of());
     }
-    Problems problems = new Problems(fileName, at);
+    JsonPointer at = JsonPointer.empty().appendProperty("agents");
     if (!section.isObject()) {
-      problems.add("/agents", "'agents' must be a mapping of agent names to agents");
-      problems.throwIfAny();
+      problems.atValue(
+          at.toString(),
+          "wrong type for 'agents': expected a mapping of agent names to agents, got "
+              + ConfigProblems.describe(section));
+      return new AgentsConfig(List.of());
     }
     List<AgentDefinition> agents = new ArrayList<>();
     for (Map.Entry<String, JsonNode> entry : section.properties()) {
-      agent(entry.getKey(), entry.getValue(), profiles, problems).ifPresent(agents::add);
+      new Reader(entry.getKey(), at.appendProperty(entry.getKey()), problems)
+          .read(entry.getValue(), profiles)
+          .ifPresent(agents::add);
     }
-    problems.throwIfAny();
     return new AgentsConfig(agents);
   }
 
-  private static Optional<AgentDefinition> agent(
-      String name, JsonNode raw, Collection<String> profiles, Problems problems) {
-    String at = "/agents/" + name;
-    if (raw == null || !raw.isObject()) {
-      problems.add(
-          at, "agent '" + name + "' must be a mapping with keys: " + String.join(", ", KEYS));
-      return Optional.empty();
-    }
-    int before = problems.count();
-    for (String key : raw.propertyNames()) {
-      if (!KEYS.contains(key)) {
-        problems.addKey(
-            at + "/" + key,
-            "unknown key '"
-                + key
-                + "' under 'agents."
+  /** Reads one agent's entry: its name, where it is, and the reading's problems. */
+  private record Reader(String name, JsonPointer at, ConfigProblems problems) {
+
+    Optional<AgentDefinition> read(JsonNode raw, Collection<String> profiles) {
+      if (raw == null || raw.isNull()) {
+        problems.atKey(
+            at.toString(),
+            "'agents." + name + "' is empty (expected a mapping with keys: " + keys() + ")");
+        return Optional.empty();
+      }
+      if (!raw.isObject()) {
+        problems.atValue(
+            at.toString(),
+            "wrong type for 'agents."
                 + name
-                + "' (expected one of: "
-                + String.join(", ", KEYS)
-                + ")");
+                + "': expected a mapping with keys: "
+                + keys()
+                + ", got "
+                + ConfigProblems.describe(raw));
+        return Optional.empty();
+      }
+      int before = problems.count();
+      // A misspelt key explains a missing model better than a second message would.
+      boolean unknownKeys = raw.propertyNames().stream().anyMatch(key -> !KEYS.contains(key));
+      if (!raw.has("model") && !unknownKeys) {
+        problems.atKey(at.toString(), "agent '" + name + "' needs a 'model' (such as gpt-4o-mini)");
+      }
+      String model = "";
+      URI baseUrl = ModelEndpoint.DEFAULT_BASE_URL;
+      String keyEnv = ModelEndpoint.DEFAULT_API_KEY_ENV;
+      String instructions = "";
+      String description = "Agent " + name + ".";
+      String profile = "main";
+      boolean enabled = true;
+      Optional<ObjectNode> parameters = Optional.empty();
+      RunLimits defaults = RunLimits.DEFAULT;
+      int maxSteps = defaults.maxSteps();
+      int maxToolCalls = defaults.maxToolCalls();
+      Duration timeout = defaults.timeout();
+      // Key by key in file order, so that the problems come in file order too.
+      for (Map.Entry<String, JsonNode> entry : raw.properties()) {
+        String key = entry.getKey();
+        JsonNode value = entry.getValue();
+        switch (key) {
+          case "model" -> {
+            model = text(key, value).orElse("");
+            if (model.isBlank() && (value.isNull() || value.isString())) {
+              problems.atValue(
+                  pointer(key),
+                  "'agents."
+                      + name
+                      + ".model' is empty (expected a model name, such as gpt-4o-mini)");
+            }
+          }
+          case "base_url" -> baseUrl = text(key, value).flatMap(this::baseUrl).orElse(baseUrl);
+          case "api_key_env" -> keyEnv = text(key, value).orElse(keyEnv);
+          case "instructions" -> instructions = text(key, value).orElse(instructions);
+          case "description" -> description = text(key, value).orElse(description);
+          case "profile" -> {
+            profile = text(key, value).orElse(profile);
+            if (!profiles.contains(profile)) {
+              problems.atValue(
+                  pointer(key),
+                  "agent '"
+                      + name
+                      + "' names an unknown profile '"
+                      + profile
+                      + "' (known profiles: "
+                      + String.join(", ", profiles)
+                      + ")");
+            }
+          }
+          case "enabled" -> {
+            if (value.isBoolean()) {
+              enabled = value.asBoolean();
+            } else {
+              problems.atValue(
+                  pointer(key),
+                  "wrong type for 'agents."
+                      + name
+                      + ".enabled': expected true or false, got "
+                      + ConfigProblems.describe(value));
+            }
+          }
+          case "parameters" -> {
+            if (value instanceof ObjectNode schema) {
+              parameters = Optional.of(schema);
+            } else {
+              problems.atValue(
+                  pointer(key),
+                  "wrong type for 'agents."
+                      + name
+                      + ".parameters': expected a JSON Schema mapping, got "
+                      + ConfigProblems.describe(value));
+            }
+          }
+          case "max_steps" -> maxSteps = count(key, value, 1).orElse(maxSteps);
+          case "max_tool_calls" -> maxToolCalls = count(key, value, 0).orElse(maxToolCalls);
+          case "timeout" -> timeout = text(key, value).flatMap(this::timeout).orElse(timeout);
+          default ->
+              problems.atKey(
+                  pointer(key),
+                  "unknown key '"
+                      + key
+                      + "' under 'agents."
+                      + name
+                      + "' (expected one of: "
+                      + keys()
+                      + ")");
+        }
+      }
+      if (problems.count() > before) {
+        return Optional.empty();
+      }
+      try {
+        return Optional.of(
+            new AgentDefinition(
+                name,
+                description,
+                instructions,
+                new ModelEndpoint(baseUrl, model, keyEnv),
+                profile,
+                enabled,
+                parameters,
+                new RunLimits(maxSteps, maxToolCalls, timeout)));
+      } catch (IllegalArgumentException e) {
+        problems.atKey(at.toString(), e.getMessage());
+        return Optional.empty();
       }
     }
-    String model = text(raw, "model", name, problems).orElse("");
-    if (model.isBlank() && problems.count() == before) {
-      problems.addKey(at, "agent '" + name + "' needs a 'model' (such as gpt-4o-mini)");
-    }
-    URI baseUrl = ModelEndpoint.DEFAULT_BASE_URL;
-    Optional<String> base = text(raw, "base_url", name, problems);
-    if (base.isPresent()) {
+
+    private Optional<URI> baseUrl(String text) {
       try {
-        baseUrl = new URI(base.get());
-        if (!"http".equals(baseUrl.getScheme()) && !"https".equals(baseUrl.getScheme())) {
-          throw new URISyntaxException(base.get(), "not http or https");
+        URI url = new URI(text);
+        if ("http".equals(url.getScheme()) || "https".equals(url.getScheme())) {
+          return Optional.of(url);
         }
       } catch (URISyntaxException e) {
-        problems.add(
-            at + "/base_url",
+        // Reported below.
+      }
+      problems.atValue(
+          pointer("base_url"),
+          "'agents."
+              + name
+              + ".base_url' is '"
+              + text
+              + "' (expected an http or https URL, such as https://api.openai.com/v1)");
+      return Optional.empty();
+    }
+
+    private Optional<Duration> timeout(String text) {
+      try {
+        return Optional.of(new DurationConverter().convert(text));
+      } catch (CommandLine.TypeConversionException e) {
+        problems.atValue(
+            pointer("timeout"),
             "'agents."
                 + name
-                + ".base_url' is not an http(s) URL (such as https://api.openai.com/v1)");
-      }
-    }
-    String keyEnv =
-        text(raw, "api_key_env", name, problems).orElse(ModelEndpoint.DEFAULT_API_KEY_ENV);
-    String instructions = text(raw, "instructions", name, problems).orElse("");
-    String description = text(raw, "description", name, problems).orElse("Agent " + name + ".");
-    String profile = text(raw, "profile", name, problems).orElse("main");
-    if (!profiles.isEmpty() && !profiles.contains(profile)) {
-      problems.add(
-          at + (raw.has("profile") ? "/profile" : ""),
-          "agent '"
-              + name
-              + "' names an unknown profile '"
-              + profile
-              + "' (known profiles: "
-              + String.join(", ", profiles)
-              + ")");
-    }
-    boolean enabled = true;
-    if (raw.has("enabled")) {
-      if (raw.get("enabled").isBoolean()) {
-        enabled = raw.get("enabled").asBoolean();
-      } else {
-        problems.add(
-            at + "/enabled",
-            "wrong type for 'agents." + name + ".enabled': expected true or false");
-      }
-    }
-    Optional<ObjectNode> parameters = Optional.empty();
-    if (raw.has("parameters")) {
-      if (raw.get("parameters") instanceof ObjectNode schema) {
-        parameters = Optional.of(schema);
-      } else {
-        problems.add(
-            at + "/parameters",
-            "wrong type for 'agents." + name + ".parameters': expected a JSON Schema mapping");
-      }
-    }
-    RunLimits defaults = RunLimits.DEFAULT;
-    int maxSteps = count(raw, "max_steps", name, 1, defaults.maxSteps(), problems);
-    int maxToolCalls = count(raw, "max_tool_calls", name, 0, defaults.maxToolCalls(), problems);
-    Duration timeout = defaults.timeout();
-    Optional<String> timeoutText = text(raw, "timeout", name, problems);
-    if (timeoutText.isPresent()) {
-      try {
-        timeout = new DurationConverter().convert(timeoutText.get());
-      } catch (CommandLine.TypeConversionException e) {
-        problems.add(at + "/timeout", "'agents." + name + ".timeout': " + e.getMessage());
-      }
-    }
-    if (problems.count() > before) {
-      return Optional.empty();
-    }
-    try {
-      return Optional.of(
-          new AgentDefinition(
-              name,
-              description,
-              instructions,
-              new ModelEndpoint(baseUrl, model, keyEnv),
-              profile,
-              enabled,
-              parameters,
-              new RunLimits(maxSteps, maxToolCalls, timeout)));
-    } catch (IllegalArgumentException e) {
-      problems.addKey(at, e.getMessage());
-      return Optional.empty();
-    }
-  }
-
-  private static Optional<String> text(JsonNode raw, String key, String name, Problems problems) {
-    JsonNode value = raw.get(key);
-    if (value == null || value.isNull()) {
-      return Optional.empty();
-    }
-    if (!value.isString() && !value.isNumber()) {
-      problems.add(
-          "/agents/" + name + "/" + key,
-          "wrong type for 'agents." + name + "." + key + "': expected a string");
-      return Optional.empty();
-    }
-    return Optional.of(value.asString());
-  }
-
-  private static int count(
-      JsonNode raw, String key, String name, int min, int fallback, Problems problems) {
-    JsonNode value = raw.get(key);
-    if (value == null) {
-      return fallback;
-    }
-    if (!value.isInt() || value.asInt() < min) {
-      problems.add(
-          "/agents/" + name + "/" + key,
-          "wrong value for 'agents."
-              + name
-              + "."
-              + key
-              + "': expected an integer of "
-              + min
-              + " or more");
-      return fallback;
-    }
-    return value.asInt();
-  }
-
-  /** Problems found so far, each with its place in the file. */
-  private static final class Problems {
-    private final String fileName;
-    private final Map<String, TokenStreamLocation> at;
-    private final List<String> found = new ArrayList<>();
-
-    Problems(String fileName, Map<String, TokenStreamLocation> at) {
-      this.fileName = fileName;
-      this.at = at;
-    }
-
-    void add(String pointer, String problem) {
-      found.add(where(at.getOrDefault(pointer, at.get(pointer + "#key"))) + problem);
-    }
-
-    void addKey(String pointer, String problem) {
-      found.add(where(at.getOrDefault(pointer + "#key", at.get(pointer))) + problem);
-    }
-
-    int count() {
-      return found.size();
-    }
-
-    void throwIfAny() {
-      if (!found.isEmpty()) {
-        throw new ConfigException(String.join("\n", found));
+                + ".timeout' is '"
+                + text
+                + "' (expected a positive duration, such as 500ms, 30s, 2m, 1h or PT1M)");
+        return Optional.empty();
       }
     }
 
-    private String where(TokenStreamLocation location) {
-      return location == null
-          ? fileName + ": "
-          : fileName
-              + " line "
-              + location.getLineNr()
-              + ", column "
-              + location.getColumnNr()
-              + ": ";
+    /** The value as text (a number reads as its digits), or empty when null or of another type. */
+    private Optional<String> text(String key, JsonNode value) {
+      if (value.isNull()) {
+        return Optional.empty();
+      }
+      if (!value.isString() && !value.isNumber()) {
+        problems.atValue(
+            pointer(key),
+            "wrong type for 'agents."
+                + name
+                + "."
+                + key
+                + "': expected a string, got "
+                + ConfigProblems.describe(value));
+        return Optional.empty();
+      }
+      return Optional.of(value.asString());
+    }
+
+    private Optional<Integer> count(String key, JsonNode value, int min) {
+      if (!value.isInt() || value.asInt() < min) {
+        problems.atValue(
+            pointer(key),
+            "wrong value for 'agents."
+                + name
+                + "."
+                + key
+                + "': expected an integer of "
+                + min
+                + " or more, got "
+                + ConfigProblems.describe(value));
+        return Optional.empty();
+      }
+      return Optional.of(value.asInt());
+    }
+
+    private String pointer(String key) {
+      return at.appendProperty(key).toString();
+    }
+
+    private static String keys() {
+      return String.join(", ", KEYS);
     }
   }
 }

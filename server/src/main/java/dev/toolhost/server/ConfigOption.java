@@ -28,12 +28,14 @@ final class ConfigOption {
   }
 
   /**
-   * The tool services of the config file, or none without one.
+   * The config and the tool services of the file, read once, or the embedded defaults and no tool
+   * services without one.
    *
-   * @throws ConfigException when the file's {@code tool_services} section or a file it lists is
-   *     invalid
+   * @throws ConfigException when the file is missing or invalid, its tool services included
    */
-  ToolServicesConfig toolServices() {
-    return file.map(ToolServicesConfig::load).orElseGet(ToolServicesConfig::none);
+  ConfigReader.Reading reading() {
+    return file.map(path -> new ConfigReader().reading(path))
+        .orElseGet(
+            () -> new ConfigReader.Reading(HostConfig.defaults(), ToolServicesConfig.none()));
   }
 }

@@ -1,6 +1,8 @@
 package dev.toolhost.server;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import dev.toolhost.core.ToolProfile;
+import dev.toolhost.core.ToolProfiles;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -31,6 +33,7 @@ import tools.jackson.core.TokenStreamLocation;
 import tools.jackson.core.exc.InputCoercionException;
 import tools.jackson.core.exc.StreamReadException;
 import tools.jackson.databind.DeserializationFeature;
+import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.PropertyNamingStrategies;
 import tools.jackson.databind.exc.MismatchedInputException;
 import tools.jackson.databind.exc.UnrecognizedPropertyException;
@@ -42,8 +45,10 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
  *
  * <p>It reads in three passes: a token pass that checks the YAML and notes where every key and
  * value sits, a binding pass (Jackson, unknown keys refused) into the file's raw shape, and a check
- * of what binding cannot see (ranges, profile names, {@code extends}). Locations are the YAML
- * parser's token locations, found by the JSON pointer of the key or value at fault.
+ * of what binding cannot see (ranges, profile names, {@code extends}, and the {@code mcp}, {@code
+ * memory}, {@code tool_services} and {@code agents} sections by their own readers), which collects
+ * every problem of the file into one {@link ConfigProblems} before refusing it. Locations are the
+ * YAML parser's token locations, found by the JSON pointer of the key or value at fault.
  */
 final class ConfigReader {
 
@@ -61,6 +66,14 @@ final class ConfigReader {
 
   /** Reads and checks the given file. */
   HostConfig read(Path file) {
+    return reading(file).host();
+  }
+
+  /**
+   * Reads and checks the given file: the host's config and the tool services it describes, whose
+   * relative {@code files} are resolved against the file's directory.
+   */
+  Reading reading(Path file) {
     String text;
     try {
       text = Files.readString(file);
@@ -76,14 +89,27 @@ final class ConfigReader {
     } catch (IOException e) {
       throw new ConfigException(file + ": cannot read the config file (" + e.getMessage() + ")");
     }
-    return parse(text, file.toString());
+    Path directory = file.toAbsolutePath().getParent();
+    return reading(text, file.toString(), directory == null ? Path.of("") : directory);
   }
 
-  /** Reads and checks the given YAML text, calling it {@code fileName} in messages. */
+  /**
+   * Reads and checks the given YAML text, calling it {@code fileName} in messages; relative tool
+   * service {@code files} are resolved against the working directory.
+   */
   HostConfig parse(String text, String fileName) {
+    return reading(text, fileName, Path.of("")).host();
+  }
+
+  /**
+   * Reads and checks the given YAML text, calling it {@code fileName} in messages and resolving
+   * relative tool service {@code files} against {@code directory} (the working directory when it is
+   * the empty path).
+   */
+  Reading reading(String text, String fileName, Path directory) {
     Locations locations = locate(text, fileName);
     if (locations.empty()) {
-      return HostConfig.defaults();
+      return new Reading(HostConfig.defaults(), ToolServicesConfig.none());
     }
     checkListEntries(locations, fileName);
     RawConfig raw;
@@ -92,11 +118,14 @@ final class ConfigReader {
     } catch (JacksonException e) {
       throw bindingError(e, fileName, locations);
     }
-    HostConfig config = build(raw, fileName, locations);
-    // The agents section last: an agent's profile must be one of the host's.
-    return config.withAgents(
-        AgentsConfig.parse(text, fileName, config.toolProfiles().names()).agents());
+    return build(raw, fileName, locations, directory);
   }
+
+  /**
+   * A reading is what one config file holds: the host's config, and the tool services, which are
+   * registered apart from the host once a bus is attached.
+   */
+  record Reading(HostConfig host, ToolServicesConfig toolServices) {}
 
   // ---- pass 1: tokens and their locations ----
 
@@ -293,8 +322,14 @@ final class ConfigReader {
 
   // ---- pass 3: what binding cannot check ----
 
-  private static HostConfig build(RawConfig raw, String fileName, Locations locations) {
+  private static Reading build(
+      RawConfig raw, String fileName, Locations locations, Path directory) {
     List<String> problems = new ArrayList<>();
+    ConfigProblems placed =
+        new ConfigProblems(
+            problems,
+            pointer -> place(fileName, locations.near(pointer, false)),
+            pointer -> place(fileName, locations.near(pointer, true)));
     HostConfig.Http http = http(raw.http(), fileName, locations, problems);
     List<HostConfig.Profile> profiles = new ArrayList<>();
     if (raw.profiles() != null) {
@@ -302,6 +337,11 @@ final class ConfigReader {
           .forEach(
               (name, profile) ->
                   profile(name, profile, fileName, locations, problems).ifPresent(profiles::add));
+      // How the profiles extend each other, once each reads well (a dropped one would look
+      // unknown).
+      if (profiles.size() == raw.profiles().size()) {
+        profileProblems(profiles, fileName, locations, problems);
+      }
     }
     RawBuiltins rawBuiltins =
         raw.builtins() == null ? new RawBuiltins(null, null, null) : raw.builtins();
@@ -310,30 +350,53 @@ final class ConfigReader {
             !Boolean.FALSE.equals(rawBuiltins.guides()),
             !Boolean.FALSE.equals(rawBuiltins.memory()),
             !Boolean.FALSE.equals(rawBuiltins.search()));
-    ConfigProblems placed =
-        new ConfigProblems(
-            problems,
-            (pointer, problem) -> at(fileName, locations.value(pointer), problem),
-            (pointer, problem) -> at(fileName, locations.key(pointer), problem));
     HostConfig.Telemetry telemetry = telemetry(raw.telemetry(), placed);
     McpConfig mcp = new McpConfigReader(placed).read(raw.mcp());
     MemoryConfig memory = new MemoryConfigReader(placed).read(raw.memory());
-    if (problems.isEmpty()) {
-      HostConfig config = new HostConfig(http, builtins, telemetry, profiles, mcp, memory);
-      for (HostConfig.ProfileProblem problem : config.profileProblems()) {
-        JsonPointer profile = JsonPointer.empty().appendProperty("profiles");
-        profile = profile.appendProperty(problem.profile());
-        Optional<Position> position =
-            problem.inExtends()
-                ? locations.value(profile.appendProperty("extends").toString())
-                : locations.key(profile.toString());
-        problems.add(at(fileName, position, problem.message()));
-      }
-      if (problems.isEmpty()) {
-        return config;
-      }
+    ToolServicesConfig toolServices =
+        ToolServicesConfig.read(raw.toolServices(), directory, placed);
+    // An agent's profile must be one of the host's, the file's own included.
+    AgentsConfig agents = AgentsConfig.read(raw.agents(), profileNames(raw.profiles()), placed);
+    if (!problems.isEmpty()) {
+      throw new ConfigException(String.join("\n", problems));
     }
-    throw new ConfigException(String.join("\n", problems));
+    return new Reading(
+        new HostConfig(http, builtins, telemetry, profiles, mcp, memory, agents.agents()),
+        toolServices);
+  }
+
+  private static void profileProblems(
+      List<HostConfig.Profile> profiles,
+      String fileName,
+      Locations locations,
+      List<String> problems) {
+    for (HostConfig.ProfileProblem problem :
+        HostConfig.defaults().withProfiles(profiles).profileProblems()) {
+      JsonPointer profile = JsonPointer.empty().appendProperty("profiles");
+      profile = profile.appendProperty(problem.profile());
+      Optional<Position> position =
+          problem.inExtends()
+              ? locations.value(profile.appendProperty("extends").toString())
+              : locations.key(profile.toString());
+      problems.add(at(fileName, position, problem.message()));
+    }
+  }
+
+  /**
+   * The names an agent's profile may take, as {@link ToolProfiles#names()} lists them: the built-in
+   * profiles', then the file's in name order (one with a problem of its own included, so that an
+   * agent naming it is not refused too).
+   */
+  private static List<String> profileNames(Map<String, RawProfile> profiles) {
+    List<String> names =
+        new ArrayList<>(ToolProfiles.BUILT_IN.stream().map(ToolProfile::name).toList());
+    if (profiles != null) {
+      profiles.keySet().stream()
+          .filter(name -> !name.isBlank() && !names.contains(name))
+          .sorted()
+          .forEach(names::add);
+    }
+    return names;
   }
 
   private static HostConfig.Http http(
@@ -514,7 +577,13 @@ final class ConfigReader {
   }
 
   private static String at(String fileName, Optional<Position> position, String problem) {
-    return position.map(found -> at(fileName, found, problem)).orElse(fileName + ": " + problem);
+    return place(fileName, position) + ": " + problem;
+  }
+
+  private static String place(String fileName, Optional<Position> position) {
+    return position
+        .map(found -> fileName + " line " + found.line() + ", column " + found.column())
+        .orElse(fileName);
   }
 
   private static String pointer(List<JacksonException.Reference> path) {
@@ -635,6 +704,23 @@ final class ConfigReader {
     Optional<Position> value(String pointer) {
       return Optional.ofNullable(values.get(pointer));
     }
+
+    /**
+     * The key at the pointer, or its value (the other way round when {@code key} is false), or
+     * failing both the nearest enclosing one: an entry of a list has no key, and a problem may be
+     * about a key that is not there.
+     */
+    Optional<Position> near(String pointer, boolean key) {
+      for (String at = pointer; ; at = at.substring(0, at.lastIndexOf('/'))) {
+        Optional<Position> found = key ? key(at) : value(at);
+        if (found.isEmpty()) {
+          found = key ? value(at) : key(at);
+        }
+        if (found.isPresent() || at.isEmpty()) {
+          return found;
+        }
+      }
+    }
   }
 
   // ---- the file's raw shape: every key optional, so every field may be null ----
@@ -646,10 +732,10 @@ final class ConfigReader {
       LinkedHashMap<String, RawProfile> profiles,
       McpConfigReader.RawMcp mcp,
       MemoryConfigReader.RawMemory memory,
-      // Read and checked by ToolServicesConfig, which needs the bus.
-      tools.jackson.databind.JsonNode toolServices,
-      // Read by AgentsConfig; tolerated here so that one file configures both.
-      tools.jackson.databind.JsonNode agents) {}
+      // Bound as trees, checked by ToolServicesConfig and AgentsConfig: descriptors and parameter
+      // schemas are open shapes.
+      JsonNode toolServices,
+      JsonNode agents) {}
 
   record RawHttp(String host, Integer port, String token, String tokenEnv) {}
 

@@ -81,7 +81,9 @@ public record HostConfig(
   }
 
   /**
-   * Reads a config file.
+   * Reads a config file, checking every section (the {@code tool_services} section and the files it
+   * lists included, though the host registers tool services apart, once it has a bus) and reporting
+   * every problem at once.
    *
    * @throws ConfigException naming the file, and the line and column where there is one, when the
    *     file is missing or unreadable, is not YAML, or holds anything but a valid config
@@ -91,7 +93,8 @@ public record HostConfig(
   }
 
   /**
-   * Reads a config from YAML text.
+   * Reads a config from YAML text; relative tool service {@code files} are resolved against the
+   * working directory.
    *
    * @param fileName what error messages call the text, such as {@code config.yaml}
    * @throws ConfigException as {@link #load(Path)} does

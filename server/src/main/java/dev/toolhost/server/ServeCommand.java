@@ -44,8 +44,9 @@ final class ServeCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws InterruptedException {
-    HostConfig loaded = config.load();
-    ToolServicesConfig toolServices = config.toolServices();
+    ConfigReader.Reading reading = config.reading();
+    HostConfig loaded = reading.host();
+    ToolServicesConfig toolServices = reading.toolServices();
     HostConfig.Http http = loaded.http();
     if (host.isPresent()) {
       if (host.get().isBlank()) {

@@ -5,13 +5,13 @@ import dev.toolhost.bus.ToolServiceDescriptor;
 import dev.toolhost.bus.ToolServices;
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Stream;
 import tools.jackson.core.JacksonException;
@@ -21,7 +21,7 @@ import tools.jackson.core.TokenStreamLocation;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.json.JsonMapper;
-import tools.jackson.dataformat.yaml.YAMLMapper;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * A tool services config is the {@code tool_services} section of a host's YAML config: the tool
@@ -41,9 +41,13 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
  * <p>A JSON file holds one descriptor, a list of them, or an object with {@code tool-service} and
  * {@code tool} sections (or {@code services} and {@code tools}); a descriptor with a {@code
  * service} or a {@code type} is a tool, any other a service. Relative paths are resolved against
- * the config file's directory. Reading is all-or-nothing: every problem is reported at once, in a
- * {@link ConfigException} naming the file, line and column; and {@link #applyTo} changes nothing
- * when the tools cannot all be registered, so a bad reload keeps the tools of the last good one.
+ * the config file's directory.
+ *
+ * <p>The section is read in the host's one reading of the file ({@link ConfigReader}), so every
+ * problem of the file, in this section, the files it lists or any other, is reported at once in a
+ * {@link ConfigException} naming the file, line and column. The tools are registered apart, once a
+ * bus is attached: {@link #applyTo} changes nothing when they cannot all be registered, so a bad
+ * reload keeps the tools of the last good one.
  *
  * @param services the service descriptors, in file order
  * @param tools the tool descriptors, in file order
@@ -53,7 +57,6 @@ public record ToolServicesConfig(List<ToolServiceDescriptor> services, List<Tool
   /** The key of the section in the host's config. */
   static final String KEY = "tool_services";
 
-  private static final YAMLMapper YAML = YAMLMapper.builder().build();
   private static final Set<String> SECTION_KEYS = Set.of("services", "tools", "files");
 
   public ToolServicesConfig {
@@ -67,30 +70,40 @@ public record ToolServicesConfig(List<ToolServiceDescriptor> services, List<Tool
   }
 
   /**
-   * Reads the section from a host config file.
+   * Reads the section from a host config file, checking the whole file as {@link HostConfig#load}
+   * does.
    *
-   * @throws ConfigException naming the file, line and column of every problem
+   * @throws ConfigException naming the file, line and column of every problem of the file
    */
   public static ToolServicesConfig load(Path configFile) {
-    String text = readText(configFile, "config file");
-    Path directory = configFile.toAbsolutePath().getParent();
-    return parse(text, configFile.toString(), directory);
+    return new ConfigReader().reading(configFile).toolServices();
   }
 
   /**
-   * Reads the section from YAML text of a host config.
+   * Reads the section from YAML text of a host config, checking the whole text as {@link
+   * HostConfig#parse} does.
    *
    * @param fileName what messages call the text
    * @param directory the directory relative {@code files} are resolved against
-   * @throws ConfigException naming the file, line and column of every problem
+   * @throws ConfigException naming the file, line and column of every problem of the text
    */
   public static ToolServicesConfig parse(String yaml, String fileName, Path directory) {
-    Reader reader = new Reader();
-    Source config = Source.read(YAML, yaml, fileName);
-    JsonNode section = config.tree().path(KEY);
-    if (!section.isMissingNode() && !section.isNull()) {
-      reader.section(config, section, "/" + KEY, directory);
+    return new ConfigReader().reading(yaml, fileName, directory).toolServices();
+  }
+
+  /**
+   * Reads the section as bound from the host's config, adding its problems, and those of the files
+   * it lists, to the reading's; the result is only meaningful when none was added.
+   *
+   * @param section the section, or null when the file has none
+   * @param directory the directory relative {@code files} are resolved against
+   */
+  static ToolServicesConfig read(JsonNode section, Path directory, ConfigProblems problems) {
+    if (section == null || section.isMissingNode() || section.isNull()) {
+      return none();
     }
+    Reader reader = new Reader(problems);
+    reader.section(section, directory);
     return reader.result();
   }
 
@@ -107,22 +120,24 @@ public record ToolServicesConfig(List<ToolServiceDescriptor> services, List<Tool
     }
   }
 
-  private static String readText(Path file, String what) {
-    try {
-      return Files.readString(file);
-    } catch (NoSuchFileException e) {
-      throw new ConfigException(file + ": no such " + what);
-    } catch (IOException e) {
-      throw new ConfigException(file + ": cannot read the " + what + " (" + e + ")");
-    }
-  }
+  /** A descriptor file: its tree, and where each value starts, by JSON pointer. */
+  private record DescriptorFile(Path path, JsonNode tree, Map<String, TokenStreamLocation> starts) {
 
-  /** A parsed text with where each value starts, by JSON pointer. */
-  private record Source(String name, JsonNode tree, Map<String, TokenStreamLocation> starts) {
-
-    static Source read(ObjectMapper mapper, String text, String name) {
+    /**
+     * Reads the file, or adds why it cannot be read (at its place in the file, when it is not JSON)
+     * to the problems, saying where in the config it is listed.
+     */
+    static Optional<DescriptorFile> read(Path path, ConfigProblems listing, String pointer) {
+      String text;
+      try {
+        text = Files.readString(path);
+      } catch (IOException e) {
+        listing.atValue(pointer, "cannot read the descriptor file " + path + " (" + e + ")");
+        return Optional.empty();
+      }
       Map<String, TokenStreamLocation> starts = new LinkedHashMap<>();
       JsonNode tree;
+      ObjectMapper mapper = JsonMapper.shared();
       try {
         tree = mapper.readTree(text);
         try (JsonParser parser = mapper.createParser(text)) {
@@ -138,116 +153,151 @@ public record ToolServicesConfig(List<ToolServiceDescriptor> services, List<Tool
         }
       } catch (JacksonException e) {
         TokenStreamLocation at = e.getLocation();
-        throw new ConfigException(
-            name
-                + (at == null ? "" : " line " + at.getLineNr() + ", column " + at.getColumnNr())
-                + ": not valid "
-                + (mapper instanceof YAMLMapper ? "YAML" : "JSON")
-                + " ("
-                + e.getOriginalMessage().lines().findFirst().orElse("")
-                + ")");
+        String place =
+            path + (at == null ? "" : " line " + at.getLineNr() + ", column " + at.getColumnNr());
+        // Placed in the descriptor file, as any problem inside it is; the listing says why it was
+        // read.
+        listing
+            .in(any -> place, any -> place)
+            .atValue(
+                "",
+                "not valid JSON ("
+                    + e.getOriginalMessage().lines().findFirst().orElse("")
+                    + ") (listed at "
+                    + listing.whereValue(pointer)
+                    + ")");
+        return Optional.empty();
       }
-      return new Source(name, tree == null ? JsonMapper.shared().nullNode() : tree, starts);
+      return Optional.of(
+          new DescriptorFile(
+              path, tree == null ? JsonMapper.shared().nullNode() : tree, Map.copyOf(starts)));
     }
 
-    String at(String pointer) {
+    /** The problems of this file, added to those of the reading. */
+    ConfigProblems problems(ConfigProblems reading) {
+      return reading.in(this::at, this::at);
+    }
+
+    private String at(String pointer) {
       // The nearest enclosing value that has a location, up to the document itself.
       for (String at = pointer; ; at = at.substring(0, Math.max(0, at.lastIndexOf('/')))) {
         TokenStreamLocation location = starts.get(at);
         if (location != null) {
-          return name + " line " + location.getLineNr() + ", column " + location.getColumnNr();
+          return path + " line " + location.getLineNr() + ", column " + location.getColumnNr();
         }
         if (at.isEmpty()) {
-          return name;
+          return path.toString();
         }
       }
     }
   }
 
-  /** Collects descriptors and problems over the section and its files. */
+  /** Where a descriptor was read: the problems of its file, and its pointer there. */
+  private record Place(ConfigProblems problems, String pointer) {}
+
+  /** Collects descriptors over the section and its files, adding problems to the reading's. */
   private static final class Reader {
-    private final List<String> problems = new ArrayList<>();
+    private final ConfigProblems problems;
     private final Map<String, ToolServiceDescriptor> services = new LinkedHashMap<>();
     private final Map<String, String> serviceAt = new LinkedHashMap<>();
     private final List<ToolDescriptor> tools = new ArrayList<>();
-    private final List<String> toolAt = new ArrayList<>();
+    private final List<Place> toolAt = new ArrayList<>();
 
-    void section(Source source, JsonNode section, String pointer, Path directory) {
+    Reader(ConfigProblems problems) {
+      this.problems = problems;
+    }
+
+    void section(JsonNode section, Path directory) {
+      String pointer = "/" + KEY;
       if (!section.isObject()) {
-        problems.add(
-            source.at(pointer)
-                + ": '"
+        problems.atValue(
+            pointer,
+            "wrong type for '"
                 + KEY
-                + "' must be a mapping with keys: files, services, tools");
+                + "': expected a mapping with keys: files, services, tools, got "
+                + ConfigProblems.describe(section));
         return;
       }
       for (Map.Entry<String, JsonNode> entry : section.properties()) {
         if (!SECTION_KEYS.contains(entry.getKey())) {
-          problems.add(
-              source.at(pointer + "/" + entry.getKey())
-                  + ": unknown key '"
+          problems.atKey(
+              pointer + "/" + escape(entry.getKey()),
+              "unknown key '"
                   + entry.getKey()
                   + "' under '"
                   + KEY
                   + "' (expected one of: files, services, tools)");
         }
       }
-      descriptors(source, section.path("services"), pointer + "/services", "id", false);
-      descriptors(source, section.path("tools"), pointer + "/tools", "name", true);
+      descriptors(problems, section.path("services"), pointer + "/services", "id", false);
+      descriptors(problems, section.path("tools"), pointer + "/tools", "name", true);
       JsonNode files = section.path("files");
       if (files.isString()) {
-        file(source, pointer + "/files", files.asString(), directory);
+        file(pointer + "/files", KEY + ".files", files, directory);
       } else if (files.isArray()) {
         for (int i = 0; i < files.size(); i++) {
-          if (files.get(i).isString() && !files.get(i).asString().isBlank()) {
-            file(source, pointer + "/files/" + i, files.get(i).asString(), directory);
-          } else {
-            problems.add(
-                source.at(pointer + "/files/" + i)
-                    + ": '"
-                    + KEY
-                    + ".files["
-                    + i
-                    + "]' must be a path to a JSON file or a directory");
-          }
+          file(pointer + "/files/" + i, KEY + ".files[" + i + "]", files.get(i), directory);
         }
       } else if (!files.isMissingNode() && !files.isNull()) {
-        problems.add(
-            source.at(pointer + "/files")
-                + ": '"
+        problems.atValue(
+            pointer + "/files",
+            "wrong type for '"
                 + KEY
-                + ".files' must be a list of paths to JSON files or directories");
+                + ".files': expected a list of paths to JSON files or directories, got "
+                + ConfigProblems.describe(files));
       }
     }
 
-    private void file(Source from, String pointer, String name, Path directory) {
-      Path path = directory == null ? Path.of(name) : directory.resolve(name);
+    private void file(String pointer, String dotted, JsonNode value, Path directory) {
+      if (!value.isString()) {
+        problems.atValue(
+            pointer,
+            "wrong type for '"
+                + dotted
+                + "': expected a path to a JSON file or a directory, got "
+                + ConfigProblems.describe(value));
+        return;
+      }
+      String name = value.asString();
+      if (name.isBlank()) {
+        problems.atValue(
+            pointer, "'" + dotted + "' is empty (expected a path to a JSON file or a directory)");
+        return;
+      }
+      Path path = directory.resolve(name);
       if (Files.isDirectory(path)) {
         try (Stream<Path> listed = Files.list(path)) {
           listed
               .filter(each -> each.getFileName().toString().endsWith(".json"))
               .sorted()
-              .forEach(each -> jsonFile(from, pointer, each));
+              .forEach(each -> jsonFile(pointer, each));
         } catch (IOException e) {
-          problems.add(from.at(pointer) + ": cannot list directory " + path + " (" + e + ")");
+          problems.atValue(
+              pointer,
+              "'" + dotted + "' is '" + name + "', a directory that cannot be listed (" + e + ")");
         }
       } else if (Files.isRegularFile(path)) {
-        jsonFile(from, pointer, path);
+        jsonFile(pointer, path);
       } else {
-        problems.add(from.at(pointer) + ": no such file or directory: " + path);
+        problems.atValue(
+            pointer,
+            "'"
+                + dotted
+                + "' is '"
+                + name
+                + "' (expected a JSON file or a directory of them; there is none at "
+                + path
+                + ")");
       }
     }
 
-    private void jsonFile(Source from, String pointer, Path path) {
-      Source source;
-      try {
-        source =
-            Source.read(JsonMapper.shared(), readText(path, "descriptor file"), path.toString());
-      } catch (ConfigException e) {
-        problems.add(e.getMessage() + " (listed at " + from.at(pointer) + ")");
+    private void jsonFile(String pointer, Path path) {
+      Optional<DescriptorFile> read = DescriptorFile.read(path, problems, pointer);
+      if (read.isEmpty()) {
         return;
       }
-      JsonNode tree = source.tree();
+      ConfigProblems in = read.get().problems(problems);
+      JsonNode tree = read.get().tree();
       boolean sections =
           tree.isObject()
               && (tree.has("tool-service")
@@ -256,15 +306,14 @@ public record ToolServicesConfig(List<ToolServiceDescriptor> services, List<Tool
                   || tree.has("tools"));
       if (sections) {
         for (Map.Entry<String, JsonNode> entry : tree.properties()) {
+          String at = "/" + escape(entry.getKey());
           switch (entry.getKey()) {
-            case "tool-service", "services" ->
-                descriptors(source, entry.getValue(), "/" + entry.getKey(), "id", false);
-            case "tool", "tools" ->
-                descriptors(source, entry.getValue(), "/" + entry.getKey(), "name", true);
+            case "tool-service", "services" -> descriptors(in, entry.getValue(), at, "id", false);
+            case "tool", "tools" -> descriptors(in, entry.getValue(), at, "name", true);
             default ->
-                problems.add(
-                    source.at("/" + entry.getKey())
-                        + ": unknown key '"
+                in.atKey(
+                    at,
+                    "unknown key '"
                         + entry.getKey()
                         + "' (expected tool-service, tool, services or tools)");
           }
@@ -272,10 +321,10 @@ public record ToolServicesConfig(List<ToolServiceDescriptor> services, List<Tool
       } else if (tree.isArray()) {
         for (int i = 0; i < tree.size(); i++) {
           JsonNode each = tree.get(i);
-          descriptor(source, each, "/" + i, isTool(each));
+          descriptor(in, each, "/" + i, isTool(each));
         }
       } else {
-        descriptor(source, tree, "", isTool(tree));
+        descriptor(in, tree, "", isTool(tree));
       }
     }
 
@@ -285,49 +334,50 @@ public record ToolServicesConfig(List<ToolServiceDescriptor> services, List<Tool
 
     /** A descriptor, a list of them, or a mapping of keys to them. */
     private void descriptors(
-        Source source, JsonNode node, String pointer, String key, boolean tool) {
+        ConfigProblems in, JsonNode node, String pointer, String key, boolean tool) {
       if (node.isMissingNode() || node.isNull()) {
         return;
       }
       if (node.isArray()) {
         for (int i = 0; i < node.size(); i++) {
-          descriptor(source, node.get(i), pointer + "/" + i, tool);
+          descriptor(in, node.get(i), pointer + "/" + i, tool);
         }
       } else if (node.isObject() && node.has(key)) {
-        descriptor(source, node, pointer, tool);
+        descriptor(in, node, pointer, tool);
       } else if (node.isObject()) {
         for (Map.Entry<String, JsonNode> entry : node.properties()) {
           JsonNode value = entry.getValue();
           if (value.isObject() && !value.has(key)) {
-            value =
-                ((tools.jackson.databind.node.ObjectNode) value.deepCopy())
-                    .put(key, entry.getKey());
+            value = ((ObjectNode) value.deepCopy()).put(key, entry.getKey());
           }
-          descriptor(source, value, pointer + "/" + escape(entry.getKey()), tool);
+          descriptor(in, value, pointer + "/" + escape(entry.getKey()), tool);
         }
       } else {
-        problems.add(
-            source.at(pointer)
-                + ": expected a mapping of "
+        in.atValue(
+            pointer,
+            "wrong type for '"
+                + dotted(pointer)
+                + "': expected a mapping of "
                 + (tool ? "tool names to tool" : "service ids to service")
-                + " descriptors, or a list of them");
+                + " descriptors, or a list of them, got "
+                + ConfigProblems.describe(node));
       }
     }
 
-    private void descriptor(Source source, JsonNode node, String pointer, boolean tool) {
+    private void descriptor(ConfigProblems in, JsonNode node, String pointer, boolean tool) {
       try {
         if (tool) {
           ToolDescriptor descriptor = ToolDescriptor.fromJson(node);
           tools.add(descriptor);
-          toolAt.add(source.at(pointer));
+          toolAt.add(new Place(in, pointer));
         } else {
           ToolServiceDescriptor descriptor = ToolServiceDescriptor.fromJson(node);
-          String where = source.at(pointer);
+          String where = in.whereKey(pointer);
           String before = serviceAt.putIfAbsent(descriptor.id(), where);
           if (before != null) {
-            problems.add(
-                where
-                    + ": tool service '"
+            in.atKey(
+                pointer,
+                "tool service '"
                     + descriptor.id()
                     + "' is described twice (first at "
                     + before
@@ -337,7 +387,7 @@ public record ToolServicesConfig(List<ToolServiceDescriptor> services, List<Tool
           }
         }
       } catch (IllegalArgumentException e) {
-        problems.add(source.at(pointer) + ": " + e.getMessage());
+        in.atKey(pointer, e.getMessage());
       }
     }
 
@@ -346,22 +396,25 @@ public record ToolServicesConfig(List<ToolServiceDescriptor> services, List<Tool
       Set<String> names = new HashSet<>();
       for (int i = 0; i < tools.size(); i++) {
         ToolDescriptor tool = tools.get(i);
+        Place at = toolAt.get(i);
         if (!names.add(tool.name())) {
-          problems.add(toolAt.get(i) + ": tool '" + tool.name() + "' is described twice");
+          at.problems().atKey(at.pointer(), "tool '" + tool.name() + "' is described twice");
           continue;
         }
         for (String problem : ToolServices.problems(known, List.of(tool))) {
-          problems.add(toolAt.get(i) + ": " + problem);
+          at.problems().atKey(at.pointer(), problem);
         }
-      }
-      if (!problems.isEmpty()) {
-        throw new ConfigException(String.join("\n", problems));
       }
       return new ToolServicesConfig(known, tools);
     }
 
     private static String escape(String key) {
       return key.replace("~", "~0").replace("/", "~1");
+    }
+
+    /** The dotted path of a pointer, as messages name keys ({@code tool_services.tools}). */
+    private static String dotted(String pointer) {
+      return pointer.substring(1).replace('/', '.').replace("~1", "/").replace("~0", "~");
     }
   }
 }

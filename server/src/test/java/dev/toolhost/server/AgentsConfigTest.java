@@ -1,0 +1,134 @@
+package dev.toolhost.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * The {@code agents:} section, read in the host's one reading of the file: its problems are
+ * reported with those of every other section, each at its line.
+ */
+class AgentsConfigTest {
+
+  private static final String KEYS =
+      "api_key_env, base_url, description, enabled, instructions, max_steps, max_tool_calls,"
+          + " model, parameters, profile, timeout";
+
+  private static HostConfig parse(String yaml) {
+    return HostConfig.parse(yaml, "agents.yaml");
+  }
+
+  @Test
+  void everyProblemOfTheSectionIsReportedWithItsLineInFileOrder() {
+    assertThatThrownBy(
+            () ->
+                parse(
+                    """
+                    agents:
+                      writer:
+                        model: ""
+                        base_url: ftp://models.example
+                        colour: blue
+                      reader:
+                        model: small
+                        enabled: sometimes
+                        max_steps: 0
+                        timeout: soon
+                        parameters: [query]
+                        profile: writers
+                      idle:
+                    """))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage(
+            """
+            agents.yaml line 3, column 12: 'agents.writer.model' is empty (expected a model name, such as gpt-4o-mini)
+            agents.yaml line 4, column 15: 'agents.writer.base_url' is 'ftp://models.example' (expected an http or https URL, such as https://api.openai.com/v1)
+            agents.yaml line 5, column 5: unknown key 'colour' under 'agents.writer' (expected one of: %s)
+            agents.yaml line 8, column 14: wrong type for 'agents.reader.enabled': expected true or false, got 'sometimes'
+            agents.yaml line 9, column 16: wrong value for 'agents.reader.max_steps': expected an integer of 1 or more, got the number 0
+            agents.yaml line 10, column 14: 'agents.reader.timeout' is 'soon' (expected a positive duration, such as 500ms, 30s, 2m, 1h or PT1M)
+            agents.yaml line 11, column 17: wrong type for 'agents.reader.parameters': expected a JSON Schema mapping, got a list
+            agents.yaml line 12, column 14: agent 'reader' names an unknown profile 'writers' (known profiles: main, subagent, scheduled, a2a_synthesis)
+            agents.yaml line 13, column 3: 'agents.idle' is empty (expected a mapping with keys: %s)\
+            """
+                .formatted(KEYS, KEYS));
+  }
+
+  @Test
+  void agentProblemsAreReportedWithTheProblemsOfEveryOtherSection() {
+    assertThatThrownBy(
+            () ->
+                parse(
+                    """
+                    http:
+                      port: 70000
+                    profiles:
+                      readers:
+                        extends: nobody
+                    mcp:
+                      connect_timeout: never
+                    memory:
+                      store: postgres
+                    agents:
+                      helper:
+                        model: small
+                        max_tool_calls: many
+                        profile: writers
+                      scribe:
+                        max_steps: 3
+                    """))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage(
+            """
+            agents.yaml line 2, column 9: 'http.port' is 70000, out of range (expected 0 to 65535; 0 picks a free port)
+            agents.yaml line 5, column 14: profile 'readers' extends 'nobody', which is not a profile (expected one of: main, subagent, scheduled, a2a_synthesis, readers)
+            agents.yaml line 7, column 20: 'mcp.connect_timeout' is 'never' (expected a positive duration, such as 30s, 2m or 500ms)
+            agents.yaml line 9, column 10: 'memory.store' is 'postgres' (expected one of: memory, redis)
+            agents.yaml line 13, column 21: wrong value for 'agents.helper.max_tool_calls': expected an integer of 0 or more, got 'many'
+            agents.yaml line 14, column 14: agent 'helper' names an unknown profile 'writers' (known profiles: main, subagent, scheduled, a2a_synthesis, readers)
+            agents.yaml line 15, column 3: agent 'scribe' needs a 'model' (such as gpt-4o-mini)\
+            """);
+  }
+
+  @Test
+  void anAgentNamingAProfileWithAProblemOfItsOwnIsNotRefusedToo() {
+    assertThatThrownBy(
+            () ->
+                parse(
+                    """
+                    profiles:
+                      readers:
+                        allow_tools: ['']
+                    agents:
+                      helper:
+                        model: small
+                        profile: readers
+                    """))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage(
+            "agents.yaml line 3, column 19: 'profiles.readers.allow_tools[0]' is empty (expected a"
+                + " tool name)");
+  }
+
+  @Test
+  void aMisspeltModelKeyIsReportedOnce() {
+    assertThatThrownBy(() -> parse("agents:\n  helper:\n    modle: small\n"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage(
+            "agents.yaml line 3, column 5: unknown key 'modle' under 'agents.helper' (expected one"
+                + " of: "
+                + KEYS
+                + ")");
+  }
+
+  @Test
+  void theSectionIsAMappingOfAgentsOrNothing() {
+    assertThatThrownBy(() -> parse("agents: [helper]\n"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage(
+            "agents.yaml line 1, column 9: wrong type for 'agents': expected a mapping of agent"
+                + " names to agents, got a list");
+    assertThat(parse("agents:\n").agents()).isEmpty();
+  }
+}
