@@ -6,6 +6,12 @@ import dev.toolhost.core.ToolProfiles;
 import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSet;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.context.Context;
+import io.opentelemetry.sdk.trace.ReadWriteSpan;
+import io.opentelemetry.sdk.trace.ReadableSpan;
+import io.opentelemetry.sdk.trace.SdkTracerProvider;
+import io.opentelemetry.sdk.trace.SpanProcessor;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -112,6 +118,64 @@ public class DispatchBenchmark {
   @Threads(64)
   public ToolResult fullPathInlineUntraced64() {
     return fullPathInlineUntraced();
+  }
+
+  /**
+   * A caller whose thread has a span of this process current, as the agent loop's tool calls run
+   * inside their run's {@code invoke_agent} span: the tool's span is then a child, and takes its
+   * trace id and its clock anchor from the parent instead of making them. The run's span comes from
+   * a tracer provider of its own, so that the call counts still match at teardown.
+   */
+  @State(Scope.Thread)
+  public static class InsideARun {
+    private SdkTracerProvider runs;
+    private Span run;
+    private io.opentelemetry.context.Scope current;
+
+    @Setup(Level.Trial)
+    public void enter() {
+      runs =
+          SdkTracerProvider.builder()
+              // With no processor at all the SDK hands out a no-op tracer, whose spans are not
+              // spans of this process.
+              .addSpanProcessor(
+                  new SpanProcessor() {
+                    @Override
+                    public void onStart(Context parentContext, ReadWriteSpan span) {}
+
+                    @Override
+                    public boolean isStartRequired() {
+                      return false;
+                    }
+
+                    @Override
+                    public void onEnd(ReadableSpan span) {}
+
+                    @Override
+                    public boolean isEndRequired() {
+                      return false;
+                    }
+                  })
+              .build();
+      run = runs.get("benchmark").spanBuilder("invoke_agent benchmark").startSpan();
+      current = run.makeCurrent();
+    }
+
+    @TearDown(Level.Trial)
+    public void leave() {
+      current.close();
+      run.end();
+      runs.close();
+    }
+  }
+
+  /**
+   * {@link #fullPathInline} from inside a run's span, as the agent loop calls. Not the target (that
+   * is the worst case, a root span); it shows what a traced agent's tool call costs.
+   */
+  @Benchmark
+  public ToolResult fullPathInlineInsideARun(InsideARun caller) {
+    return fullPathInline();
   }
 
   /** {@link #fullPathInline} with 64 concurrent callers. */

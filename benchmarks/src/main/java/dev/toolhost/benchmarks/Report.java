@@ -126,6 +126,11 @@ public final class Report {
         out, "64 (inline tool)", byName.get("fullPathInline64"), byName.get("rawBaseline64"));
     printRatio(
         out,
+        "1 (inline tool, inside a run's span, as the agent loop calls; not the target)",
+        byName.get("fullPathInlineInsideARun"),
+        byName.get("rawBaseline"));
+    printRatio(
+        out,
         "1 (inline tool, no-op telemetry; not the target)",
         byName.get("fullPathInlineUntraced"),
         byName.get("rawBaseline"));
