@@ -1,6 +1,7 @@
 package dev.toolhost.mcp;
 
 import dev.toolhost.core.ErrorCode;
+import dev.toolhost.core.ToolProgress;
 import dev.toolhost.core.ToolResult;
 import io.modelcontextprotocol.client.McpAsyncClient;
 import io.modelcontextprotocol.client.McpClient;
@@ -24,8 +25,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -73,6 +76,8 @@ final class McpConnection implements AutoCloseable {
   private final McpServerConfig config;
   private final Duration connectTimeout;
   private final Listener listener;
+  // The callers that listen to the progress of their calls, by the progress token sent with each.
+  private final Map<String, ToolProgress.Listener> progressByToken = new ConcurrentHashMap<>();
   private final Object lock = new Object();
 
   // Guarded by lock.
@@ -151,8 +156,7 @@ final class McpConnection implements AutoCloseable {
             .requestTimeout(config.timeout().plus(SDK_TIMEOUT_MARGIN))
             .initializationTimeout(connectTimeout)
             .toolsChangeConsumer(ignored -> Mono.fromRunnable(this::relistInBackground))
-            .progressConsumer(
-                progress -> Mono.fromRunnable(() -> listener.progress(this, progress)))
+            .progressConsumer(progress -> Mono.fromRunnable(() -> progressed(progress)))
             .build();
     long myGeneration;
     try {
@@ -415,11 +419,28 @@ final class McpConnection implements AutoCloseable {
     if (wait.isNegative() || wait.isZero()) {
       return new Attempt.Done(timeout(shownName, config.timeout()));
     }
+    String token = UUID.randomUUID().toString();
     McpSchema.CallToolRequest request =
-        McpSchema.CallToolRequest.builder(tool)
-            .arguments(arguments)
-            .progressToken(UUID.randomUUID().toString())
-            .build();
+        McpSchema.CallToolRequest.builder(tool).arguments(arguments).progressToken(token).build();
+    // The caller's listener, carried to this thread by the dispatch path, hears this call's
+    // progress notifications until it ends.
+    ToolProgress.current().ifPresent(caller -> progressByToken.put(token, caller));
+    try {
+      return answer(current, request, lostSignal, myGeneration, wait, shownName);
+    } finally {
+      progressByToken.remove(token);
+    }
+  }
+
+  /** Sends the request and waits for its answer, the connection's loss, or the wait's end. */
+  private Attempt answer(
+      McpAsyncClient current,
+      McpSchema.CallToolRequest request,
+      CompletableFuture<Void> lostSignal,
+      long myGeneration,
+      Duration wait,
+      String shownName)
+      throws InterruptedException {
     CompletableFuture<McpSchema.CallToolResult> answer = current.callTool(request).toFuture();
     try {
       CompletableFuture.anyOf(answer, lostSignal).get(wait.toNanos(), TimeUnit.NANOSECONDS);
@@ -449,6 +470,20 @@ final class McpConnection implements AutoCloseable {
       // Anything else is the transport: the session is gone.
       broken(myGeneration, cause);
       return new Attempt.Lost(describe(cause));
+    }
+  }
+
+  /**
+   * A progress notification: to the bridge's listener, and to the caller of its call if it listens.
+   */
+  private void progressed(McpSchema.ProgressNotification progress) {
+    listener.progress(this, progress);
+    ToolProgress.Listener caller = progressByToken.get(String.valueOf(progress.progressToken()));
+    if (caller != null && progress.progress() != null) {
+      caller.progress(
+          progress.progress(),
+          Optional.ofNullable(progress.total()),
+          Optional.ofNullable(progress.message()));
     }
   }
 

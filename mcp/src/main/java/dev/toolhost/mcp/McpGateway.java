@@ -2,7 +2,9 @@ package dev.toolhost.mcp;
 
 import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolDispatcher;
+import dev.toolhost.core.ToolProgress;
 import dev.toolhost.core.ToolRegistry;
+import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSet;
 import dev.toolhost.core.ToolSpec;
 import io.modelcontextprotocol.server.McpAsyncServer;
@@ -13,6 +15,7 @@ import io.modelcontextprotocol.server.transport.DefaultServerTransportSecurityVa
 import io.modelcontextprotocol.server.transport.HttpServletStreamableServerTransportProvider;
 import io.modelcontextprotocol.server.transport.StdioServerTransportProvider;
 import io.modelcontextprotocol.spec.McpSchema;
+import io.opentelemetry.context.Scope;
 import jakarta.servlet.http.HttpServlet;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -22,8 +25,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
@@ -177,9 +184,66 @@ public final class McpGateway implements AutoCloseable {
               if (exchange.sessionId() != null) {
                 call = call.withSessionId(exchange.sessionId());
               }
-              return McpResults.toCallToolResult(dispatcher.dispatch(tools, call));
+              Object token = request.progressToken();
+              if (token == null) {
+                return McpResults.toCallToolResult(dispatcher.dispatch(tools, call));
+              }
+              ProgressRelay relay = new ProgressRelay(exchange, token);
+              ToolResult result;
+              try (Scope ignored = ToolProgress.listen(relay)) {
+                result = dispatcher.dispatch(tools, call);
+              }
+              // Every notification goes out before the result that ends the request.
+              relay.flush();
+              return McpResults.toCallToolResult(result);
             })
         .subscribeOn(scheduler);
+  }
+
+  /**
+   * A progress relay sends a call's progress to the MCP client that asked for it with a progress
+   * token, in order, without blocking the reporting thread (the bridge reports on its client's
+   * event loop).
+   */
+  private static final class ProgressRelay implements ToolProgress.Listener {
+    private static final Duration FLUSH_WAIT = Duration.ofSeconds(5);
+
+    private final McpAsyncServerExchange exchange;
+    private final Object token;
+    private CompletableFuture<Void> sent = CompletableFuture.completedFuture(null);
+
+    ProgressRelay(McpAsyncServerExchange exchange, Object token) {
+      this.exchange = exchange;
+      this.token = token;
+    }
+
+    @Override
+    public synchronized void progress(
+        double progress, Optional<Double> total, Optional<String> message) {
+      McpSchema.ProgressNotification notification =
+          McpSchema.ProgressNotification.builder(token, progress)
+              .total(total.orElse(null))
+              .message(message.orElse(null))
+              .build();
+      sent =
+          sent.handle((ignored, failure) -> null)
+              .thenCompose(ignored -> exchange.progressNotification(notification).toFuture());
+    }
+
+    /** Waits, a few seconds at most, for the notifications sent so far to go out. */
+    void flush() {
+      CompletableFuture<Void> last;
+      synchronized (this) {
+        last = sent;
+      }
+      try {
+        last.get(FLUSH_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } catch (ExecutionException | TimeoutException e) {
+        LOG.debug("MCP gateway: a progress notification did not go out: {}", e.getMessage());
+      }
+    }
   }
 
   /** Makes the served list match the tool set; the SDK notifies clients of each change. */

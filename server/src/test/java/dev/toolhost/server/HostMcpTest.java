@@ -2,9 +2,18 @@ package dev.toolhost.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.toolhost.core.ToolCall;
+import dev.toolhost.core.ToolDispatcher;
+import dev.toolhost.core.ToolProfiles;
+import dev.toolhost.core.ToolProgress;
+import dev.toolhost.core.ToolRegistry;
+import dev.toolhost.core.ToolResult;
+import dev.toolhost.core.ToolSet;
 import dev.toolhost.mcp.McpBridge;
+import dev.toolhost.mcp.McpServerConfig;
 import dev.toolhost.mcp.NpmPackages;
 import dev.toolhost.mcp.TestProcesses;
+import io.opentelemetry.context.Scope;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -15,6 +24,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -103,6 +114,43 @@ class HostMcpTest {
       }
     }
     throw new AssertionError("no tool " + name);
+  }
+
+  @Test
+  void aBridgedToolsProgressReachesTheMcpClientThatAskedForIt() throws Exception {
+    host = Host.builder(HostConfig.load(config())).environment(Map.of()).build();
+    host.start();
+    ToolRegistry client = new ToolRegistry();
+    List<String> heard = new CopyOnWriteArrayList<>();
+
+    // The client is this process's own bridge, through the gateway to the host, which bridges the
+    // reference server: progress goes server -> host's bridge -> gateway -> client's bridge.
+    ToolResult result;
+    try (McpBridge bridge =
+        McpBridge.builder(client).startTimeout(Duration.ofSeconds(30)).build()) {
+      bridge.start(
+          List.of(
+              new McpServerConfig(
+                  "host",
+                  new McpServerConfig.StreamableHttp(host.uri().resolve("mcp"), Map.of()),
+                  Optional.empty(),
+                  Duration.ofSeconds(60))));
+      try (Scope ignored =
+          ToolProgress.listen(
+              (progress, total, message) -> heard.add(progress + "/" + total.orElse(-1.0)))) {
+        result =
+            ToolDispatcher.create()
+                .dispatch(
+                    ToolSet.of(client, ToolProfiles.MAIN),
+                    ToolCall.of(
+                        "host_everything_trigger-long-running-operation",
+                        "{\"duration\": 1, \"steps\": 3}"));
+      }
+    }
+
+    assertThat(result.isError()).as(result.text()).isFalse();
+    assertThat(result.text()).contains("Steps: 3");
+    assertThat(heard).containsExactly("1.0/3.0", "2.0/3.0", "3.0/3.0");
   }
 
   @Test
