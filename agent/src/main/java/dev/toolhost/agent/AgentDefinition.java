@@ -21,6 +21,9 @@ import tools.jackson.databind.node.ObjectNode;
  * @param enabled whether it is offered as a tool; a disabled agent answers calls saying so
  * @param parameters the JSON Schema of its tool's arguments; {@code {message}} when empty
  * @param limits the guards on each of its runs
+ * @param toolSearch when present, the agent starts with the host's own tools and {@code
+ *     search_tools}, which adds up to this many of the other tools its profile allows per call;
+ *     when empty, it sees every tool its profile allows from the start
  */
 public record AgentDefinition(
     String name,
@@ -30,7 +33,11 @@ public record AgentDefinition(
     String profile,
     boolean enabled,
     Optional<ObjectNode> parameters,
-    RunLimits limits) {
+    RunLimits limits,
+    Optional<Integer> toolSearch) {
+
+  /** The most tools one {@code search_tools} call may add. */
+  public static final int MAX_TOOL_SEARCH_PICKS = 20;
 
   public AgentDefinition {
     Objects.requireNonNull(name, "name");
@@ -40,6 +47,17 @@ public record AgentDefinition(
     Objects.requireNonNull(profile, "profile");
     Objects.requireNonNull(parameters, "parameters");
     Objects.requireNonNull(limits, "limits");
+    Objects.requireNonNull(toolSearch, "toolSearch");
+    if (toolSearch.filter(picks -> picks < 1 || picks > MAX_TOOL_SEARCH_PICKS).isPresent()) {
+      throw new IllegalArgumentException(
+          "Agent '"
+              + name
+              + "' adds "
+              + toolSearch.get()
+              + " tools per search; it must be 1 to "
+              + MAX_TOOL_SEARCH_PICKS
+              + ".");
+    }
     if (!ToolSpec.isValidName(name)) {
       throw new IllegalArgumentException(
           "Agent name '"
@@ -48,6 +66,28 @@ public record AgentDefinition(
               + " letters, digits, '_', '-' and '.'.");
     }
     parameters = parameters.map(ObjectNode::deepCopy);
+  }
+
+  /** An agent that sees every tool its profile allows from the start. */
+  public AgentDefinition(
+      String name,
+      String description,
+      String instructions,
+      ModelEndpoint endpoint,
+      String profile,
+      boolean enabled,
+      Optional<ObjectNode> parameters,
+      RunLimits limits) {
+    this(
+        name,
+        description,
+        instructions,
+        endpoint,
+        profile,
+        enabled,
+        parameters,
+        limits,
+        Optional.empty());
   }
 
   /** An enabled agent with the {@code main} profile, no instructions and the default limits. */
@@ -66,25 +106,57 @@ public record AgentDefinition(
   /** This agent with another description. */
   public AgentDefinition withDescription(String description) {
     return new AgentDefinition(
-        name, description, instructions, endpoint, profile, enabled, parameters, limits);
+        name,
+        description,
+        instructions,
+        endpoint,
+        profile,
+        enabled,
+        parameters,
+        limits,
+        toolSearch);
   }
 
   /** This agent with other instructions. */
   public AgentDefinition withInstructions(String instructions) {
     return new AgentDefinition(
-        name, description, instructions, endpoint, profile, enabled, parameters, limits);
+        name,
+        description,
+        instructions,
+        endpoint,
+        profile,
+        enabled,
+        parameters,
+        limits,
+        toolSearch);
   }
 
   /** This agent scoped by another profile. */
   public AgentDefinition withProfile(String profile) {
     return new AgentDefinition(
-        name, description, instructions, endpoint, profile, enabled, parameters, limits);
+        name,
+        description,
+        instructions,
+        endpoint,
+        profile,
+        enabled,
+        parameters,
+        limits,
+        toolSearch);
   }
 
   /** This agent enabled or disabled. */
   public AgentDefinition withEnabled(boolean enabled) {
     return new AgentDefinition(
-        name, description, instructions, endpoint, profile, enabled, parameters, limits);
+        name,
+        description,
+        instructions,
+        endpoint,
+        profile,
+        enabled,
+        parameters,
+        limits,
+        toolSearch);
   }
 
   /** This agent taking the given arguments schema as a tool. */
@@ -97,12 +169,40 @@ public record AgentDefinition(
         profile,
         enabled,
         Optional.of(parameters),
-        limits);
+        limits,
+        toolSearch);
   }
 
   /** This agent with other limits. */
   public AgentDefinition withLimits(RunLimits limits) {
     return new AgentDefinition(
-        name, description, instructions, endpoint, profile, enabled, parameters, limits);
+        name,
+        description,
+        instructions,
+        endpoint,
+        profile,
+        enabled,
+        parameters,
+        limits,
+        toolSearch);
+  }
+
+  /**
+   * This agent starting with the host's own tools and {@code search_tools}, which adds up to {@code
+   * picks} of the other tools its profile allows per call.
+   *
+   * @throws IllegalArgumentException when picks is not 1 to {@link #MAX_TOOL_SEARCH_PICKS}
+   */
+  public AgentDefinition withToolSearch(int picks) {
+    return new AgentDefinition(
+        name,
+        description,
+        instructions,
+        endpoint,
+        profile,
+        enabled,
+        parameters,
+        limits,
+        Optional.of(picks));
   }
 }

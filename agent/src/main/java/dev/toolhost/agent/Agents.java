@@ -10,14 +10,17 @@ import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSet;
 import dev.toolhost.core.ToolSpec;
+import dev.toolhost.search.ToolSearch;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
@@ -49,6 +52,8 @@ public final class Agents implements AutoCloseable {
   private final List<ModelClient> clients = new ArrayList<>();
   private final List<String> registered = new ArrayList<>();
   private final Subagents subagents;
+  // Over the registry when some agent finds its tools by searching; follows the registry's changes.
+  private final Optional<ToolSearch> search;
   private volatile Function<String, Optional<String>> hints = message -> Optional.empty();
 
   private Agents(
@@ -73,6 +78,10 @@ public final class Agents implements AutoCloseable {
       enabled.put(definition.name(), definition.enabled());
     }
     this.subagents = new Subagents(this);
+    this.search =
+        definitions.stream().anyMatch(definition -> definition.toolSearch().isPresent())
+            ? Optional.of(ToolSearch.over(registry))
+            : Optional.empty();
     try {
       for (Agent agent : agents.values()) {
         registry.register(agentTool(agent.definition()));
@@ -168,10 +177,42 @@ public final class Agents implements AutoCloseable {
     return enabled.getOrDefault(spec.source().substring(SOURCE_PREFIX.length()), true);
   }
 
-  /** The tool set an agent runs with under the named profile: never itself. */
+  /**
+   * The tool set an agent runs with under the named profile: never itself. An agent that searches
+   * for its tools starts with the host's own tools its profile allows and {@code search_tools},
+   * which finds the rest of what the profile allows.
+   */
   ToolSet toolSet(AgentDefinition definition, String profileName) {
     ToolProfile profile = profiles.get(profileName);
-    return ToolSet.of(registry, profile.withoutNames(definition.name()).named(profile.name()));
+    ToolProfile scoped = profile.withoutNames(definition.name()).named(profile.name());
+    if (definition.toolSearch().isEmpty()) {
+      return ToolSet.of(registry, scoped);
+    }
+    ToolSet set = ToolSet.of(registry, startingWith(scoped));
+    search.orElseThrow().bind(set, scoped, definition.toolSearch().get());
+    return set;
+  }
+
+  /** The sources of the host's own tools: what an agent that searches for its tools starts with. */
+  static final List<String> STARTING_SOURCES =
+      List.of("builtin:guides", "builtin:memory", "builtin:search", Subagents.SOURCE);
+
+  /**
+   * The profile's rule narrowed to the host's own sources: never more than the profile allows. A
+   * tool the profile allows by name alone is left to search.
+   */
+  static ToolProfile startingWith(ToolProfile profile) {
+    Set<String> sources = new LinkedHashSet<>();
+    for (String source : STARTING_SOURCES) {
+      boolean allowed =
+          profile.allowedSources().contains(ToolProfile.ANY_SOURCE)
+              || profile.allowedSources().contains(source);
+      if (allowed && !profile.deniedSources().contains(source)) {
+        sources.add(source);
+      }
+    }
+    return new ToolProfile(
+        profile.name(), sources, profile.deniedSources(), Set.of(), profile.deniedNames());
   }
 
   /** How much longer than its run an agent called as a tool may take to answer. */
@@ -263,6 +304,7 @@ public final class Agents implements AutoCloseable {
   @Override
   public void close() {
     subagents.close();
+    search.ifPresent(ToolSearch::close);
     registered.forEach(registry::unregister);
     registered.clear();
     clients.forEach(ModelClient::close);

@@ -159,6 +159,43 @@ class AgentsTest {
   }
 
   @Test
+  void anAgentThatSearchesStartsWithTheHostsOwnToolsAndFindsTheRest() {
+    agents(AgentDefinition.of("assistant", endpoint("m")).withToolSearch(2));
+    server.enqueue(
+        ScriptedReply.toolCalls(
+            ScriptedReply.call("call_1", "search_tools", "{\"query\": \"launch codes\"}")));
+    server.enqueue(ScriptedReply.toolCalls(ScriptedReply.call("call_2", "launch_codes", "{}")));
+    server.enqueue(ScriptedReply.answer("The codes are 0000."));
+    Conversation conversation = agents.conversation("assistant");
+
+    RunResult result = agents.agent("assistant").run(conversation, "Codes?", RunListener.NONE);
+
+    assertThat(result.text()).isEqualTo("The codes are 0000.");
+    JsonNode first = server.takeRequest().json();
+    assertThat(names(first))
+        .contains("search_tools", "list_tool_guides", "spawn_subagent")
+        .doesNotContain("launch_codes");
+    JsonNode second = server.takeRequest().json();
+    assertThat(names(second)).contains("launch_codes");
+    JsonNode messages = server.takeRequest().json().get("messages");
+    assertThat(messages.get(messages.size() - 1).get("content").asString()).isEqualTo("0000");
+    // Found for the rest of the conversation, after the tools it started with.
+    assertThat(conversation.tools().names()).endsWith("launch_codes");
+  }
+
+  @Test
+  void anAgentThatSearchesNeverStartsWithMoreThanItsProfileAllows() {
+    ToolProfile guidesOnly =
+        ToolProfile.none("guides_only").withSources("builtin:guides", "builtin:secret");
+
+    ToolProfile starting = Agents.startingWith(guidesOnly);
+
+    assertThat(starting.allowedSources()).containsExactly("builtin:guides");
+    assertThat(Agents.startingWith(ToolProfiles.SUBAGENT).allowedSources())
+        .containsExactlyInAnyOrder("builtin:guides", "builtin:memory", "builtin:search");
+  }
+
+  @Test
   void aDisabledAgentIsNotOfferedAndACallToItSaysItIsDisabled() {
     agents(
         AgentDefinition.of("assistant", endpoint("m")),

@@ -45,7 +45,8 @@ record AgentsConfig(List<AgentDefinition> agents) {
               "parameters",
               "max_steps",
               "max_tool_calls",
-              "timeout"));
+              "timeout",
+              "tool_search"));
 
   AgentsConfig {
     agents = List.copyOf(agents);
@@ -134,6 +135,7 @@ record AgentsConfig(List<AgentDefinition> agents) {
       int maxSteps = defaults.maxSteps();
       int maxToolCalls = defaults.maxToolCalls();
       Duration timeout = defaults.timeout();
+      Optional<Integer> toolSearch = Optional.empty();
       // Key by key in file order, so that the problems come in file order too.
       for (Map.Entry<String, JsonNode> entry : raw.properties()) {
         String key = entry.getKey();
@@ -194,6 +196,20 @@ record AgentsConfig(List<AgentDefinition> agents) {
           case "max_steps" -> maxSteps = count(key, value, 1).orElse(maxSteps);
           case "max_tool_calls" -> maxToolCalls = count(key, value, 0).orElse(maxToolCalls);
           case "timeout" -> timeout = text(key, value).flatMap(this::timeout).orElse(timeout);
+          case "tool_search" -> {
+            toolSearch = count(key, value, 1);
+            if (toolSearch.filter(n -> n > AgentDefinition.MAX_TOOL_SEARCH_PICKS).isPresent()) {
+              problems.atValue(
+                  pointer(key),
+                  "'agents."
+                      + name
+                      + ".tool_search' is "
+                      + toolSearch.get()
+                      + " (expected how many tools one search adds, 1 to "
+                      + AgentDefinition.MAX_TOOL_SEARCH_PICKS
+                      + ")");
+            }
+          }
           default ->
               problems.atKey(
                   pointer(key),
@@ -219,7 +235,8 @@ record AgentsConfig(List<AgentDefinition> agents) {
                 profile,
                 enabled,
                 parameters,
-                new RunLimits(maxSteps, maxToolCalls, timeout)));
+                new RunLimits(maxSteps, maxToolCalls, timeout),
+                toolSearch));
       } catch (IllegalArgumentException e) {
         problems.atKey(at.toString(), e.getMessage());
         return Optional.empty();

@@ -13,7 +13,7 @@ class AgentsConfigTest {
 
   private static final String KEYS =
       "api_key_env, base_url, description, enabled, instructions, max_steps, max_tool_calls,"
-          + " model, parameters, profile, timeout";
+          + " model, parameters, profile, timeout, tool_search";
 
   private static HostConfig parse(String yaml) {
     return HostConfig.parse(yaml, "agents.yaml");
@@ -53,6 +53,42 @@ class AgentsConfigTest {
             agents.yaml line 13, column 3: 'agents.idle' is empty (expected a mapping with keys: %s)\
             """
                 .formatted(KEYS, KEYS));
+  }
+
+  @Test
+  void toolSearchIsHowManyToolsOneSearchAdds() {
+    HostConfig config =
+        parse(
+            """
+            agents:
+              finder:
+                model: small
+                tool_search: 3
+              plain:
+                model: small
+            """);
+
+    assertThat(config.agents())
+        .extracting(agent -> agent.name() + " " + agent.toolSearch())
+        .containsExactly("finder Optional[3]", "plain Optional.empty");
+    assertThatThrownBy(
+            () ->
+                parse(
+                    """
+                    agents:
+                      greedy:
+                        model: small
+                        tool_search: 50
+                      shy:
+                        model: small
+                        tool_search: 0
+                    """))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage(
+            "agents.yaml line 4, column 18: 'agents.greedy.tool_search' is 50 (expected how many"
+                + " tools one search adds, 1 to 20)\n"
+                + "agents.yaml line 7, column 18: wrong value for 'agents.shy.tool_search': expected"
+                + " an integer of 1 or more, got the number 0");
   }
 
   @Test
