@@ -188,7 +188,7 @@ public final class Agents implements AutoCloseable {
     if (definition.toolSearch().isEmpty()) {
       return ToolSet.of(registry, scoped);
     }
-    ToolSet set = ToolSet.of(registry, startingWith(scoped));
+    ToolSet set = ToolSet.of(registry, startingProfile(scoped));
     search.orElseThrow().bind(set, scoped, definition.toolSearch().get());
     return set;
   }
@@ -201,7 +201,7 @@ public final class Agents implements AutoCloseable {
    * The profile's rule narrowed to the host's own sources: never more than the profile allows. A
    * tool the profile allows by name alone is left to search.
    */
-  static ToolProfile startingWith(ToolProfile profile) {
+  static ToolProfile startingProfile(ToolProfile profile) {
     Set<String> sources = new LinkedHashSet<>();
     for (String source : STARTING_SOURCES) {
       boolean allowed =

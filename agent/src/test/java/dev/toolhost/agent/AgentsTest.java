@@ -188,10 +188,10 @@ class AgentsTest {
     ToolProfile guidesOnly =
         ToolProfile.none("guides_only").withSources("builtin:guides", "builtin:secret");
 
-    ToolProfile starting = Agents.startingWith(guidesOnly);
+    ToolProfile starting = Agents.startingProfile(guidesOnly);
 
     assertThat(starting.allowedSources()).containsExactly("builtin:guides");
-    assertThat(Agents.startingWith(ToolProfiles.SUBAGENT).allowedSources())
+    assertThat(Agents.startingProfile(ToolProfiles.SUBAGENT).allowedSources())
         .containsExactlyInAnyOrder("builtin:guides", "builtin:memory", "builtin:search");
   }
 

@@ -7,11 +7,7 @@ import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSet;
 import io.opentelemetry.api.trace.Span;
-import io.opentelemetry.context.Context;
-import io.opentelemetry.sdk.trace.ReadWriteSpan;
-import io.opentelemetry.sdk.trace.ReadableSpan;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
-import io.opentelemetry.sdk.trace.SpanProcessor;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -138,24 +134,7 @@ public class DispatchBenchmark {
           SdkTracerProvider.builder()
               // With no processor at all the SDK hands out a no-op tracer, whose spans are not
               // spans of this process.
-              .addSpanProcessor(
-                  new SpanProcessor() {
-                    @Override
-                    public void onStart(Context parentContext, ReadWriteSpan span) {}
-
-                    @Override
-                    public boolean isStartRequired() {
-                      return false;
-                    }
-
-                    @Override
-                    public void onEnd(ReadableSpan span) {}
-
-                    @Override
-                    public boolean isEndRequired() {
-                      return false;
-                    }
-                  })
+              .addSpanProcessor(new SdkTelemetry.CountingSpanProcessor())
               .build();
       run = runs.get("benchmark").spanBuilder("invoke_agent benchmark").startSpan();
       current = run.makeCurrent();

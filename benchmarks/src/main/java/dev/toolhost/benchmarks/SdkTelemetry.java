@@ -140,7 +140,7 @@ final class SdkTelemetry implements AutoCloseable {
   }
 
   /** Drops every span, counting those that ended. */
-  private static final class CountingSpanProcessor implements SpanProcessor {
+  static final class CountingSpanProcessor implements SpanProcessor {
     final LongAdder ended = new LongAdder();
 
     @Override
