@@ -432,7 +432,8 @@ public final class Host implements AutoCloseable {
 
     /**
      * The environment the token variable and the {@code OTEL_*} variables are read from; this
-     * process's by default.
+     * process's by default. The OpenTelemetry SDK also reads this process's own {@code OTEL_*}
+     * variables; those of the given environment win over them.
      */
     public Builder environment(Map<String, String> environment) {
       this.environment = Map.copyOf(environment);
