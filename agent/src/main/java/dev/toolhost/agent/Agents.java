@@ -198,8 +198,9 @@ public final class Agents implements AutoCloseable {
       List.of("builtin:guides", "builtin:memory", "builtin:search", Subagents.SOURCE);
 
   /**
-   * The profile's rule narrowed to the host's own sources: never more than the profile allows. A
-   * tool the profile allows by name alone is left to search.
+   * The profile's rule narrowed to the host's own sources and the tools it names: never more than
+   * the profile allows. A tool the profile names is one its operator chose, so it is there from the
+   * start.
    */
   static ToolProfile startingProfile(ToolProfile profile) {
     Set<String> sources = new LinkedHashSet<>();
@@ -212,7 +213,11 @@ public final class Agents implements AutoCloseable {
       }
     }
     return new ToolProfile(
-        profile.name(), sources, profile.deniedSources(), Set.of(), profile.deniedNames());
+        profile.name(),
+        sources,
+        profile.deniedSources(),
+        profile.allowedNames(),
+        profile.deniedNames());
   }
 
   /** How much longer than its run an agent called as a tool may take to answer. */

@@ -186,11 +186,18 @@ class AgentsTest {
   @Test
   void anAgentThatSearchesNeverStartsWithMoreThanItsProfileAllows() {
     ToolProfile guidesOnly =
-        ToolProfile.none("guides_only").withSources("builtin:guides", "builtin:secret");
+        ToolProfile.none("guides_only")
+            .withSources("builtin:guides", "builtin:secret")
+            .withNames("launch_codes")
+            .withoutNames("get_tool_guide");
 
     ToolProfile starting = Agents.startingProfile(guidesOnly);
 
     assertThat(starting.allowedSources()).containsExactly("builtin:guides");
+    // The tools the profile names are its operator's choice: there from the start.
+    assertThat(starting.allowedNames()).containsExactly("launch_codes");
+    assertThat(starting.allows("get_tool_guide", "builtin:guides")).isFalse();
+    assertThat(starting.allows("anything_else", "builtin:secret")).isFalse();
     assertThat(Agents.startingProfile(ToolProfiles.SUBAGENT).allowedSources())
         .containsExactlyInAnyOrder("builtin:guides", "builtin:memory", "builtin:search");
   }
