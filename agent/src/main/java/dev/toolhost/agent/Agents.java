@@ -4,12 +4,14 @@ import dev.toolhost.core.ErrorCode;
 import dev.toolhost.core.ExecutableTool;
 import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolDispatcher;
+import dev.toolhost.core.ToolGuides;
 import dev.toolhost.core.ToolProfile;
 import dev.toolhost.core.ToolProfiles;
 import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSet;
 import dev.toolhost.core.ToolSpec;
+import dev.toolhost.search.ServiceIndex;
 import dev.toolhost.search.ToolSearch;
 import java.time.Duration;
 import java.time.Instant;
@@ -195,7 +197,12 @@ public final class Agents implements AutoCloseable {
 
   /** The sources of the host's own tools: what an agent that searches for its tools starts with. */
   static final List<String> STARTING_SOURCES =
-      List.of("builtin:guides", "builtin:memory", "builtin:search", Subagents.SOURCE);
+      List.of(
+          ToolGuides.SOURCE,
+          // WorkingMemoryTools.SOURCE: the memory module is not a dependency of this one.
+          "builtin:memory",
+          ServiceIndex.SOURCE,
+          Subagents.SOURCE);
 
   /**
    * The profile's rule narrowed to the host's own sources and the tools it names: never more than

@@ -2,6 +2,7 @@ package dev.toolhost.server;
 
 import java.util.List;
 import java.util.function.Function;
+import tools.jackson.core.JsonToken;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -67,24 +68,23 @@ final class ConfigProblems {
 
   /** A value read from the file as messages show it after "got": {@code 'text'}, a list, ... */
   static String describe(JsonNode value) {
-    if (value == null || value.isMissingNode() || value.isNull()) {
+    if (value == null || value.isMissingNode()) {
       return "nothing";
     }
-    if (value.isObject()) {
-      return "a mapping";
-    }
-    if (value.isArray()) {
-      return "a list";
-    }
-    if (value.isString()) {
-      return "'" + value.asString() + "'";
-    }
-    if (value.isNumber()) {
-      return "the number " + value.asString();
-    }
-    if (value.isBoolean()) {
-      return String.valueOf(value.asBoolean());
-    }
-    return "something else";
+    return describe(value.asToken(), value.isValueNode() ? value.asString() : "");
+  }
+
+  /** A token of the file, with its text when it is a scalar, as messages show it after "got". */
+  static String describe(JsonToken token, String text) {
+    return switch (token) {
+      case START_OBJECT -> "a mapping";
+      case START_ARRAY -> "a list";
+      case VALUE_STRING -> "'" + text + "'";
+      case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> "the number " + text;
+      case VALUE_TRUE -> "true";
+      case VALUE_FALSE -> "false";
+      case VALUE_NULL -> "nothing";
+      default -> "something else";
+    };
   }
 }

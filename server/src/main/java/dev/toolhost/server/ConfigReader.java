@@ -612,7 +612,8 @@ final class ConfigReader {
     return text.toString();
   }
 
-  private static String dotted(String pointer) {
+  /** The dotted path of a JSON pointer, as messages name keys ({@code tool_services.files[2]}). */
+  static String dotted(String pointer) {
     StringBuilder text = new StringBuilder();
     for (JsonPointer at = JsonPointer.compile(pointer); !at.matches(); at = at.tail()) {
       if (at.mayMatchElement()) {
@@ -681,16 +682,7 @@ final class ConfigReader {
     }
 
     String describe() {
-      return switch (token.orElse(JsonToken.NOT_AVAILABLE)) {
-        case START_OBJECT -> "a mapping";
-        case START_ARRAY -> "a list";
-        case VALUE_STRING -> "'" + text + "'";
-        case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> "the number " + text;
-        case VALUE_TRUE -> "true";
-        case VALUE_FALSE -> "false";
-        case VALUE_NULL -> "nothing";
-        default -> "something else";
-      };
+      return ConfigProblems.describe(token.orElse(JsonToken.NOT_AVAILABLE), text);
     }
   }
 

@@ -16,6 +16,7 @@ import java.util.Set;
 import java.util.stream.Stream;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonParser;
+import tools.jackson.core.JsonPointer;
 import tools.jackson.core.JsonToken;
 import tools.jackson.core.TokenStreamLocation;
 import tools.jackson.databind.JsonNode;
@@ -221,7 +222,7 @@ public record ToolServicesConfig(List<ToolServiceDescriptor> services, List<Tool
       for (Map.Entry<String, JsonNode> entry : section.properties()) {
         if (!SECTION_KEYS.contains(entry.getKey())) {
           problems.atKey(
-              pointer + "/" + escape(entry.getKey()),
+              JsonPointer.compile(pointer).appendProperty(entry.getKey()).toString(),
               "unknown key '"
                   + entry.getKey()
                   + "' under '"
@@ -306,7 +307,7 @@ public record ToolServicesConfig(List<ToolServiceDescriptor> services, List<Tool
                   || tree.has("tools"));
       if (sections) {
         for (Map.Entry<String, JsonNode> entry : tree.properties()) {
-          String at = "/" + escape(entry.getKey());
+          String at = JsonPointer.empty().appendProperty(entry.getKey()).toString();
           switch (entry.getKey()) {
             case "tool-service", "services" -> descriptors(in, entry.getValue(), at, "id", false);
             case "tool", "tools" -> descriptors(in, entry.getValue(), at, "name", true);
@@ -350,13 +351,17 @@ public record ToolServicesConfig(List<ToolServiceDescriptor> services, List<Tool
           if (value.isObject() && !value.has(key)) {
             value = ((ObjectNode) value.deepCopy()).put(key, entry.getKey());
           }
-          descriptor(in, value, pointer + "/" + escape(entry.getKey()), tool);
+          descriptor(
+              in,
+              value,
+              JsonPointer.compile(pointer).appendProperty(entry.getKey()).toString(),
+              tool);
         }
       } else {
         in.atValue(
             pointer,
             "wrong type for '"
-                + dotted(pointer)
+                + ConfigReader.dotted(pointer)
                 + "': expected a mapping of "
                 + (tool ? "tool names to tool" : "service ids to service")
                 + " descriptors, or a list of them, got "
@@ -406,15 +411,6 @@ public record ToolServicesConfig(List<ToolServiceDescriptor> services, List<Tool
         }
       }
       return new ToolServicesConfig(known, tools);
-    }
-
-    private static String escape(String key) {
-      return key.replace("~", "~0").replace("/", "~1");
-    }
-
-    /** The dotted path of a pointer, as messages name keys ({@code tool_services.tools}). */
-    private static String dotted(String pointer) {
-      return pointer.substring(1).replace('/', '.').replace("~1", "/").replace("~0", "~");
     }
   }
 }
