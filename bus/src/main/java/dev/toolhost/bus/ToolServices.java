@@ -235,10 +235,15 @@ public final class ToolServices {
             e.getMessage());
         continue;
       }
-      if (ours) {
-        registry.unregister(tool.name());
-      }
-      if (!registry.registerIfAbsent(executable)) {
+      // A changed tool of ours is replaced in one step, so that a call meanwhile still finds it.
+      boolean replaced =
+          ours
+              && registry
+                  .find(tool.name())
+                  .filter(current -> current.spec().source().equals(executable.spec().source()))
+                  .map(current -> registry.replace(current, executable))
+                  .orElse(false);
+      if (!replaced && !registry.registerIfAbsent(executable)) {
         LOG.warn(
             "Tool '{}' announced by tool service '{}' is not registered: the name is taken",
             tool.name(),

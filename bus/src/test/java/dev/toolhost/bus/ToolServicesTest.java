@@ -3,9 +3,14 @@ package dev.toolhost.bus;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.toolhost.core.ExecutableTool;
 import dev.toolhost.core.ToolRegistry;
+import dev.toolhost.core.ToolSpec;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 class ToolServicesTest {
 
@@ -62,5 +67,53 @@ class ToolServicesTest {
         .hasMessageContaining("tool 'worse' references unknown service 'nope'");
     assertThat(registry.find("q")).isPresent();
     assertThat(registry.find("bad")).isEmpty();
+  }
+
+  @Test
+  void aToolServiceThatAnnouncesAChangedToolHasItReplacedInOneStep() {
+    ToolRegistry registry = new ToolRegistry();
+    ToolServices services = new ToolServices(new InMemoryBus(), registry);
+    services.heard(announcement("Query the customer knowledge base"));
+    ExecutableTool first = registry.find("query-customers").orElseThrow();
+    List<String> heard = new ArrayList<>();
+    registry.addListener(
+        new ToolRegistry.Listener() {
+          @Override
+          public void registered(ToolSpec spec) {
+            heard.add("+" + spec.name());
+          }
+
+          @Override
+          public void unregistered(ToolSpec spec) {
+            heard.add("-" + spec.name());
+          }
+
+          @Override
+          public void replaced(ToolSpec before, ToolSpec after) {
+            heard.add("~" + after.name());
+          }
+        });
+
+    services.heard(announcement("Query the customer knowledge base"));
+    services.heard(announcement("Query customers, orders included"));
+
+    assertThat(heard).containsExactly("~query-customers");
+    assertThat(registry.find("query-customers").orElseThrow())
+        .isNotSameAs(first)
+        .extracting(tool -> tool.spec().description())
+        .isEqualTo("Query customers, orders included");
+  }
+
+  private static JsonNode announcement(String description) {
+    return JsonMapper.shared()
+        .readTree(
+            "{\"type\": \"announce\", \"worker_id\": \"w1\", \"heartbeat_ms\": 60000,"
+                + " \"service\": {\"id\": \"custom-rag\", \"topic\": \"custom-rag-request\","
+                + " \"config-params\": [{\"name\": \"collection\", \"required\": true}]},"
+                + " \"tools\": [{\"type\": \"tool-service\", \"name\": \"query-customers\","
+                + " \"description\": \""
+                + description
+                + "\", \"service\": \"custom-rag\", \"collection\": \"customers\","
+                + " \"arguments\": []}]}");
   }
 }

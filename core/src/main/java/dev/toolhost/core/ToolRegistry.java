@@ -36,6 +36,16 @@ public final class ToolRegistry {
 
     /** Called after a tool was unregistered. */
     default void unregistered(ToolSpec spec) {}
+
+    /**
+     * Called after a tool was replaced by another of the same name, in one step (see {@link
+     * ToolRegistry#replace}). By default, the listener hears the old tool unregistered and the new
+     * one registered; a listener that can update in place overrides this.
+     */
+    default void replaced(ToolSpec before, ToolSpec after) {
+      unregistered(before);
+      registered(after);
+    }
   }
 
   /**
@@ -110,6 +120,46 @@ public final class ToolRegistry {
         listener.unregistered(removed.spec());
       } catch (RuntimeException e) {
         LOG.warn("A registry listener failed on unregistering '{}'", name, e);
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Replaces a registered tool with another of the same name, in one step: a lookup at any moment
+   * finds one or the other, never neither, so a call arriving meanwhile is not answered {@code
+   * tool_not_found}. For sources whose tools change while they stay registered (an MCP server's
+   * changed tool list, a tool service's new announcement). A call that already found the old tool
+   * finishes with it.
+   *
+   * @param current the tool the caller registered and expects to be registered now
+   * @param replacement the tool to put in its place, under the same name
+   * @return whether the tool was replaced; false, with nothing changed, when {@code current} is no
+   *     longer the registered tool of that name (it was unregistered or replaced meanwhile)
+   * @throws IllegalArgumentException when the two tools have different names
+   */
+  public boolean replace(ExecutableTool current, ExecutableTool replacement) {
+    if (!current.name().equals(replacement.name())) {
+      throw new IllegalArgumentException(
+          "Tool '"
+              + current.name()
+              + "' cannot be replaced by tool '"
+              + replacement.name()
+              + "': a replacement keeps the name.");
+    }
+    synchronized (writeLock) {
+      // The very tool, not an equal one: a caller replaces only what it registered itself.
+      if (tools.get(current.name()) != current) {
+        return false;
+      }
+      tools.put(current.name(), replacement);
+      snapshot = sorted();
+    }
+    for (Listener listener : listeners) {
+      try {
+        listener.replaced(current.spec(), replacement.spec());
+      } catch (RuntimeException e) {
+        LOG.warn("A registry listener failed on replacing '{}'", current.name(), e);
       }
     }
     return true;

@@ -11,6 +11,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -132,6 +134,122 @@ class ToolRegistryTest {
     registry.unregister("missing");
 
     assertThat(heard).containsExactly("+a", "+b", "-a");
+  }
+
+  @Test
+  void replaceSwapsTheToolInOneStepAndListenersHearOneChange() {
+    ExecutableTool first = registry.register(Schemas.spec("search", "mcp:web"), OK);
+    ExecutableTool second =
+        ExecutableTool.of(
+            Schemas.spec("search", "mcp:web"), (call, arguments) -> ToolResult.success("new"));
+    List<String> heard = new ArrayList<>();
+    registry.addListener(
+        new ToolRegistry.Listener() {
+          @Override
+          public void registered(ToolSpec spec) {
+            heard.add("+" + spec.name());
+          }
+
+          @Override
+          public void replaced(ToolSpec before, ToolSpec after) {
+            heard.add("~" + after.name());
+          }
+        });
+
+    assertThat(registry.replace(first, second)).isTrue();
+
+    assertThat(registry.find("search")).containsSame(second);
+    assertThat(registry.tools()).containsExactly(second);
+    assertThat(heard).containsExactly("~search");
+  }
+
+  @Test
+  void aListenerThatKnowsNothingOfReplacingHearsARemovalThenARegistration() {
+    ExecutableTool first = registry.register(Schemas.spec("search", "mcp:web"), OK);
+    List<String> heard = new ArrayList<>();
+    registry.addListener(
+        new ToolRegistry.Listener() {
+          @Override
+          public void registered(ToolSpec spec) {
+            heard.add("+" + spec.name());
+          }
+
+          @Override
+          public void unregistered(ToolSpec spec) {
+            heard.add("-" + spec.name());
+          }
+        });
+
+    registry.replace(first, ExecutableTool.of(Schemas.spec("search", "mcp:web"), OK));
+
+    assertThat(heard).containsExactly("-search", "+search");
+  }
+
+  @Test
+  void replaceChangesNothingWhenTheExpectedToolIsNoLongerRegistered() {
+    ExecutableTool first = registry.register(Schemas.spec("search", "mcp:web"), OK);
+    registry.unregister("search");
+    ExecutableTool other = registry.register(Schemas.spec("search", "builtin:web"), OK);
+
+    boolean replaced =
+        registry.replace(first, ExecutableTool.of(Schemas.spec("search", "mcp:web"), OK));
+
+    assertThat(replaced).isFalse();
+    assertThat(registry.find("search")).containsSame(other);
+    assertThat(registry.replace(first, first)).isFalse();
+  }
+
+  @Test
+  void replaceRefusesAToolOfAnotherName() {
+    ExecutableTool first = registry.register(Schemas.spec("search", "mcp:web"), OK);
+
+    assertThatThrownBy(
+            () -> registry.replace(first, ExecutableTool.of(Schemas.spec("find", "mcp:web"), OK)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "Tool 'search' cannot be replaced by tool 'find': a replacement keeps the name.");
+    assertThat(registry.find("search")).containsSame(first);
+  }
+
+  @Test
+  @Timeout(30)
+  void aToolBeingReplacedOverAndOverIsAlwaysFound() throws Exception {
+    ExecutableTool current = registry.register(Schemas.spec("flaky", "mcp:web"), OK);
+    AtomicBoolean done = new AtomicBoolean();
+    AtomicInteger missed = new AtomicInteger();
+    AtomicInteger looks = new AtomicInteger();
+    // Platform threads: readers that spin would starve a virtual-thread replacer of carriers.
+    List<Thread> readers = new ArrayList<>();
+    for (int r = 0; r < 2; r++) {
+      readers.add(
+          Thread.ofPlatform()
+              .start(
+                  () -> {
+                    while (!done.get()) {
+                      looks.incrementAndGet();
+                      if (registry.find("flaky").isEmpty()
+                          || registry.tools().stream().noneMatch(t -> t.name().equals("flaky"))) {
+                        missed.incrementAndGet();
+                      }
+                    }
+                  }));
+    }
+    try {
+      for (int i = 0; i < 20_000; i++) {
+        ExecutableTool next = ExecutableTool.of(Schemas.spec("flaky", "mcp:web"), OK);
+        assertThat(registry.replace(current, next)).isTrue();
+        current = next;
+      }
+    } finally {
+      done.set(true);
+      for (Thread reader : readers) {
+        reader.join();
+      }
+    }
+
+    assertThat(looks.get()).isPositive();
+    assertThat(missed.get()).isZero();
+    assertThat(registry.find("flaky")).containsSame(current);
   }
 
   @Test

@@ -354,15 +354,12 @@ public final class McpBridge implements AutoCloseable {
         if (same) {
           continue;
         }
-        if (old != null && old.status() == ToolStatus.AVAILABLE) {
-          registry.unregister(registeredName);
-        }
         try {
           McpConnection connection = served.connection;
           String mcpName = tool.name();
           // The connection bounds every wait by the call's deadline and stops when interrupted,
           // so the call runs on the caller's thread, without the deadline step's thread hop.
-          registry.register(
+          ExecutableTool executable =
               ExecutableTool.of(
                       spec,
                       (ToolCall call, JsonNode arguments) ->
@@ -373,7 +370,16 @@ public final class McpBridge implements AutoCloseable {
                               call.toolName()))
                   .runInline()
                   // A caller that names no deadline waits as long as the server's call timeout.
-                  .withTimeout(served.config.timeout()));
+                  .withTimeout(served.config.timeout());
+          // A changed tool is replaced in one step, so that a call meanwhile still finds it.
+          boolean ours =
+              old != null
+                  && old.status() == ToolStatus.AVAILABLE
+                  && current.isPresent()
+                  && current.get().spec().source().equals(spec.source());
+          if (!ours || !registry.replace(current.get(), executable)) {
+            registry.register(executable);
+          }
         } catch (IllegalArgumentException e) {
           LOG.warn(
               "MCP server '{}' tool '{}' cannot be registered: {}",

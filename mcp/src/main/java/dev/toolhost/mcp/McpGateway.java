@@ -90,6 +90,11 @@ public final class McpGateway implements AutoCloseable {
           public void unregistered(ToolSpec spec) {
             refresh();
           }
+
+          @Override
+          public void replaced(ToolSpec before, ToolSpec after) {
+            refresh();
+          }
         };
   }
 
@@ -256,13 +261,15 @@ public final class McpGateway implements AutoCloseable {
       Map<String, ToolSpec> now = new HashMap<>();
       tools.specs().forEach(spec -> now.put(spec.name(), spec));
       for (String name : List.copyOf(served.keySet())) {
-        if (!now.containsKey(name) || !now.get(name).equals(served.get(name))) {
+        if (!now.containsKey(name)) {
           served.remove(name);
           block(current.removeTool(name), "removing tool " + name);
         }
       }
       for (ToolSpec spec : now.values()) {
-        if (!served.containsKey(spec.name())) {
+        // A changed tool is added over the old one: the SDK replaces it in place and tells
+        // clients once, where removing it first would tell them twice.
+        if (!spec.equals(served.get(spec.name()))) {
           served.put(spec.name(), spec);
           block(current.addTool(specification(spec)), "adding tool " + spec.name());
         }

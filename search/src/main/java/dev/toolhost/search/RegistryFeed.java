@@ -80,6 +80,23 @@ public final class RegistryFeed implements ToolRegistry.Listener, AutoCloseable 
                             .filter(service -> !service.capabilities().isEmpty())));
   }
 
+  /**
+   * Updates the replaced tool's capability in place, so that an entry whose only tool changed keeps
+   * its summary (a feeder's, say) instead of going and coming back. An agent's entry, which its one
+   * tool describes, is rebuilt from the new tool.
+   */
+  @Override
+  public void replaced(ToolSpec before, ToolSpec after) {
+    Optional<Owner> owner = owner(after.source());
+    if (owner.isEmpty()
+        || !owner.equals(owner(before.source()))
+        || owner.get().kind() == ServiceKind.AGENT) {
+      ToolRegistry.Listener.super.replaced(before, after);
+      return;
+    }
+    add(owner.get(), after);
+  }
+
   /** Stops following the registry; the entries stay in the index. */
   @Override
   public void close() {

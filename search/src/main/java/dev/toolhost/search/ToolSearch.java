@@ -82,6 +82,12 @@ public final class ToolSearch implements ToolRegistry.Listener, AutoCloseable {
     }
   }
 
+  @Override
+  public void replaced(ToolSpec before, ToolSpec after) {
+    // The index replaces an entry of the same name in place.
+    registered(after);
+  }
+
   /** Stops following the registry. */
   @Override
   public void close() {

@@ -2,6 +2,7 @@ package dev.toolhost.search;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.toolhost.core.ExecutableTool;
 import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSpec;
@@ -70,6 +71,37 @@ class RegistryFeedTest {
 
       registry.unregister("get_alerts");
       assertThat(services.find(ServiceKind.MCP_SERVER, "weather")).isEmpty();
+    }
+  }
+
+  @Test
+  void aReplacedToolChangesItsCapabilityInPlaceAndTheEntryKeepsItsSummary() {
+    services.put(
+        new KnownService(
+            "weather",
+            ServiceKind.MCP_SERVER,
+            "Forecasts and alerts from the national weather service.",
+            List.of()));
+    try (RegistryFeed feed = RegistryFeed.attach(registry, services)) {
+      register("get_forecast", "Weather forecast for a city.", "mcp:weather");
+      ExecutableTool forecast = registry.find("get_forecast").orElseThrow();
+
+      registry.replace(
+          forecast,
+          ExecutableTool.of(
+              new ToolSpec(
+                  "get_forecast",
+                  "Hourly weather forecast for a city.",
+                  (ObjectNode) JsonMapper.shared().readTree("{\"type\": \"object\"}"),
+                  "mcp:weather"),
+              (c, a) -> ToolResult.success("")));
+
+      KnownService weather = services.find(ServiceKind.MCP_SERVER, "weather").orElseThrow();
+      assertThat(weather.summary())
+          .isEqualTo("Forecasts and alerts from the national weather service.");
+      assertThat(weather.capabilities())
+          .extracting(KnownService.Capability::description)
+          .containsExactly("Hourly weather forecast for a city.");
     }
   }
 

@@ -2,27 +2,36 @@ package dev.toolhost.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.toolhost.core.ExecutableTool;
 import dev.toolhost.core.MethodTools;
 import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolDispatcher;
+import dev.toolhost.core.ToolExecutor;
 import dev.toolhost.core.ToolProfiles;
 import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSet;
+import dev.toolhost.core.ToolSpec;
 import dev.toolhost.mcp.McpBridge;
 import dev.toolhost.mcp.McpServerConfig;
 import dev.toolhost.mcp.NpmPackages;
 import dev.toolhost.mcp.TestProcesses;
+import io.modelcontextprotocol.client.McpClient;
+import io.modelcontextprotocol.client.McpSyncClient;
+import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
+import io.modelcontextprotocol.json.jackson3.JacksonMcpJsonMapper;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import tools.jackson.databind.json.JsonMapper;
 
 /** The MCP gateway driven by clients nobody here wrote, and by the bridge over stdio. */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
@@ -93,6 +102,67 @@ class McpGatewayTest {
               "name=no-such-guide");
       assertThat(invalid).contains("\"isError\": true").contains("no-such-guide");
     }
+  }
+
+  @Test
+  void aReplacedToolReachesAnMcpClientAsOneListChangeAndIsNeverMissing() throws Exception {
+    HostConfig config = HostConfig.defaults().withHttp(HostConfig.Http.defaults().withPort(0));
+    try (Host host = new Host(config)) {
+      ExecutableTool first = host.registry().register(probe("probe", "The first definition."), OK);
+      String base = host.start().toString();
+      List<List<String>> lists = new CopyOnWriteArrayList<>();
+      McpSyncClient client =
+          McpClient.sync(
+                  HttpClientStreamableHttpTransport.builder(base)
+                      .endpoint("/mcp")
+                      .jsonMapper(new JacksonMcpJsonMapper(JsonMapper.shared()))
+                      .build())
+              .requestTimeout(Duration.ofSeconds(30))
+              .toolsChangeConsumer(
+                  tools ->
+                      lists.add(
+                          tools.stream()
+                              .filter(
+                                  tool ->
+                                      tool.name().equals("probe") || tool.name().equals("marker"))
+                              .map(tool -> tool.name() + ": " + tool.description())
+                              .sorted()
+                              .toList()))
+              .build();
+      try {
+        client.initialize();
+        assertThat(client.listTools().tools())
+            .anyMatch(tool -> "The first definition.".equals(tool.description()));
+
+        host.registry()
+            .replace(first, ExecutableTool.of(probe("probe", "The second definition."), OK));
+        // A change after it, so that the test knows when the replacement's notices are all in.
+        host.registry().register(probe("marker", "Registered last."), OK);
+
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (lists.size() < 2
+            || lists.stream().noneMatch(list -> list.contains("marker: Registered last."))) {
+          assertThat(System.nanoTime()).as("waited 30 s; heard %s", lists).isLessThan(deadline);
+          Thread.sleep(50);
+        }
+        assertThat(lists)
+            .as("one notice for the replacement, one for the marker")
+            .hasSize(2)
+            .allSatisfy(list -> assertThat(list).contains("probe: The second definition."));
+      } finally {
+        client.closeGracefully();
+      }
+    }
+  }
+
+  private static final ToolExecutor OK = (call, arguments) -> ToolResult.success("ok");
+
+  private static ToolSpec probe(String name, String description) {
+    return new ToolSpec(
+        name,
+        description,
+        JsonMapper.shared().createObjectNode().put("type", "object"),
+        "builtin:probe");
   }
 
   @Test
