@@ -255,6 +255,8 @@ public final class Agent {
     private int steps;
     private int toolCalls;
     private String lastText = "";
+    // The sum over this run's model requests whose server reported usage.
+    private Optional<TokenUsage> usage = Optional.empty();
 
     Turn(
         Conversation conversation,
@@ -286,7 +288,7 @@ public final class Agent {
           ModelReply reply = step(mustAnswer);
           reply.content().ifPresent(text -> lastText = text);
           if (reply.toolCalls().isEmpty()) {
-            return new RunResult(lastText, RunResult.Stop.COMPLETED, steps, toolCalls);
+            return new RunResult(lastText, RunResult.Stop.COMPLETED, steps, toolCalls, usage);
           }
           for (ModelToolCall call : reply.toolCalls()) {
             FutureTask<ToolResult> task = running.get(call);
@@ -295,7 +297,7 @@ public final class Agent {
           }
           running.clear();
         }
-        return new RunResult(lastText, RunResult.Stop.MAX_STEPS, steps, toolCalls);
+        return new RunResult(lastText, RunResult.Stop.MAX_STEPS, steps, toolCalls, usage);
       } catch (InterruptedException | CancellationException e) {
         return stopped();
       } catch (ExecutionException e) {
@@ -352,7 +354,12 @@ public final class Agent {
         telemetry.fail(chat, e);
         throw e;
       }
-      telemetry.endChat(chat, reply);
+      telemetry.endChat(chat, definition.endpoint(), reply);
+      if (reply.usage().isPresent()) {
+        TokenUsage used = reply.usage().get();
+        usage = Optional.of(usage.map(used::plus).orElse(used));
+        telemetry.runUsage(Span.fromContext(context), usage.get());
+      }
       added.add(reply.toMessage());
       return reply;
     }
@@ -428,7 +435,7 @@ public final class Agent {
           }
         }
       }
-      return new RunResult(lastText, stop.get(), steps, toolCalls);
+      return new RunResult(lastText, stop.get(), steps, toolCalls, usage);
     }
   }
 }

@@ -2,6 +2,8 @@ package dev.toolhost.agent;
 
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.common.Attributes;
+import io.opentelemetry.api.metrics.LongHistogram;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanBuilder;
 import io.opentelemetry.api.trace.SpanKind;
@@ -17,6 +19,12 @@ import java.util.Locale;
  * request inside it. The tool calls of a run are children of its run span, beside the model
  * requests; their {@code execute_tool} spans come from the dispatcher.
  *
+ * <p>When the model's server reports token usage, a chat span carries its request's counts ({@code
+ * gen_ai.usage.input_tokens}, {@code gen_ai.usage.output_tokens}), the run span the sum over the
+ * run's requests that reported one, and each count is recorded on the {@code
+ * gen_ai.client.token.usage} histogram, tagged with its {@code gen_ai.token.type}. A request whose
+ * server reports none leaves its counts out, and adds nothing to the histogram.
+ *
  * <p>Messages, prompts and tool arguments are never recorded: they may hold secrets. A run that
  * does not complete records why ({@code timeout}, {@code max_steps}, {@code cancelled}) as {@code
  * error.type}; a model request that fails records the HTTP status, or the exception's class.
@@ -29,6 +37,18 @@ final class AgentTelemetry {
 
   /** The provider of every model the agent loop talks to: the OpenAI chat completions API. */
   static final String PROVIDER = "openai";
+
+  /** The histogram of the tokens each model request took, one record per token type. */
+  static final String TOKEN_USAGE_METRIC = "gen_ai.client.token.usage";
+
+  /**
+   * The token usage histogram's bucket boundaries, those the GenAI conventions advise: powers of 4
+   * from 1 to 4^13.
+   */
+  static final List<Long> TOKEN_USAGE_BUCKETS =
+      List.of(
+          1L, 4L, 16L, 64L, 256L, 1024L, 4096L, 16384L, 65536L, 262144L, 1048576L, 4194304L,
+          16777216L, 67108864L);
 
   private static final AttributeKey<String> OPERATION =
       AttributeKey.stringKey("gen_ai.operation.name");
@@ -48,11 +68,27 @@ final class AgentTelemetry {
       AttributeKey.stringKey("server.address");
   private static final AttributeKey<Long> SERVER_PORT = AttributeKey.longKey("server.port");
   private static final AttributeKey<String> ERROR_TYPE = AttributeKey.stringKey("error.type");
+  private static final AttributeKey<Long> INPUT_TOKENS =
+      AttributeKey.longKey("gen_ai.usage.input_tokens");
+  private static final AttributeKey<Long> OUTPUT_TOKENS =
+      AttributeKey.longKey("gen_ai.usage.output_tokens");
+  private static final AttributeKey<String> TOKEN_TYPE =
+      AttributeKey.stringKey("gen_ai.token.type");
 
   private final Tracer tracer;
+  private final LongHistogram tokenUsage;
 
   AgentTelemetry(OpenTelemetry openTelemetry) {
     this.tracer = openTelemetry.getTracer(SCOPE);
+    this.tokenUsage =
+        openTelemetry
+            .getMeter(SCOPE)
+            .histogramBuilder(TOKEN_USAGE_METRIC)
+            .ofLongs()
+            .setDescription("Number of input and output tokens used")
+            .setUnit("{token}")
+            .setExplicitBucketBoundariesAdvice(TOKEN_USAGE_BUCKETS)
+            .build();
   }
 
   /** Starts the span of one run, a child of the caller's current context. */
@@ -103,10 +139,48 @@ final class AgentTelemetry {
     return span.startSpan();
   }
 
-  /** Ends a model request's span with the model's reply. */
-  void endChat(Span span, ModelReply reply) {
+  /**
+   * Ends a model request's span with the model's reply, and records the tokens it took, when its
+   * server said.
+   */
+  void endChat(Span span, ModelEndpoint endpoint, ModelReply reply) {
     span.setAttribute(FINISH_REASONS, List.of(reply.finishReason()));
+    reply
+        .usage()
+        .ifPresent(
+            usage -> {
+              setUsage(span, usage);
+              record(endpoint, "input", usage.inputTokens());
+              record(endpoint, "output", usage.outputTokens());
+            });
     span.end();
+  }
+
+  /**
+   * Sets a run's token usage so far on its span: the sum over its model requests that reported one.
+   * Called after each such request, so that a run that fails later keeps what it took.
+   */
+  void runUsage(Span span, TokenUsage total) {
+    setUsage(span, total);
+  }
+
+  private static void setUsage(Span span, TokenUsage usage) {
+    span.setAttribute(INPUT_TOKENS, usage.inputTokens());
+    span.setAttribute(OUTPUT_TOKENS, usage.outputTokens());
+  }
+
+  private void record(ModelEndpoint endpoint, String tokenType, long tokens) {
+    tokenUsage.record(
+        tokens,
+        Attributes.of(
+            OPERATION,
+            "chat",
+            PROVIDER_NAME,
+            PROVIDER,
+            REQUEST_MODEL,
+            endpoint.model(),
+            TOKEN_TYPE,
+            tokenType));
   }
 
   /** Ends a model request's span, and a run's, with what went wrong. */

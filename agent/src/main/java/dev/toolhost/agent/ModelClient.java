@@ -34,7 +34,13 @@ import tools.jackson.databind.node.ObjectNode;
  * <p>Streamed tool calls are accumulated by {@code index} and each is handed to the listener as
  * soon as it has finished streaming; text deltas are handed on as they come. The answer ends at
  * {@code [DONE]}, or at the end of the stream once a {@code finish_reason} was seen. Fields it does
- * not know (reasoning, usage, provider extras) are ignored.
+ * not know (reasoning, provider extras) are ignored.
+ *
+ * <p>The token usage the server reports (asked for with {@code stream_options.include_usage}) comes
+ * with the reply: from the chunk with {@code "choices": []} that OpenAI sends last, or from {@code
+ * usage} on any other chunk, the last one winning. A server that reports none leaves it empty; a
+ * usage that is not two counts (a count that is not a whole number, or is negative) is ignored and
+ * logged at DEBUG, never failing the reply.
  *
  * <p>Failures are {@link ModelException}s with a clear message: a 401 names the key's environment
  * variable, a 404 names the model, a 429 is retried after {@code Retry-After} (or a backoff), a 5xx
@@ -188,6 +194,7 @@ public final class ModelClient implements AutoCloseable {
     StringBuilder content = new StringBuilder();
     ToolCallAccumulator calls = new ToolCallAccumulator(listener::onToolCall);
     String finishReason = null;
+    Optional<TokenUsage> usage = Optional.empty();
     String line;
     while ((line = lines.readLine()) != null) {
       interruptedCheck();
@@ -198,7 +205,7 @@ public final class ModelClient implements AutoCloseable {
       String data = line.substring(5).strip();
       if (data.equals("[DONE]")) {
         calls.finish();
-        return reply(content, calls, finishReason == null ? "stop" : finishReason);
+        return reply(content, calls, finishReason == null ? "stop" : finishReason, usage);
       }
       JsonNode chunk;
       try {
@@ -210,6 +217,10 @@ public final class ModelClient implements AutoCloseable {
       if (chunk.has("error")) {
         throw new ModelException(
             "The model failed while streaming: " + errorMessage(chunk.get("error"), data), 0);
+      }
+      Optional<TokenUsage> reported = usage(chunk);
+      if (reported.isPresent()) {
+        usage = reported;
       }
       JsonNode choice = chunk.path("choices").path(0);
       if (choice.isMissingNode()) {
@@ -239,7 +250,7 @@ public final class ModelClient implements AutoCloseable {
               + content.length()
               + " characters of text");
     }
-    return reply(content, calls, finishReason);
+    return reply(content, calls, finishReason, usage);
   }
 
   private ModelReply readCompletion(InputStream body, ModelListener listener) throws IOException {
@@ -274,15 +285,45 @@ public final class ModelClient implements AutoCloseable {
       calls.add(indexed, text);
     }
     calls.finish();
-    return reply(content, calls, choice.path("finish_reason").asString("stop"));
+    return reply(content, calls, choice.path("finish_reason").asString("stop"), usage(completion));
   }
 
   private static ModelReply reply(
-      StringBuilder content, ToolCallAccumulator calls, String finishReason) {
+      StringBuilder content,
+      ToolCallAccumulator calls,
+      String finishReason,
+      Optional<TokenUsage> usage) {
     return new ModelReply(
         content.isEmpty() ? Optional.empty() : Optional.of(content.toString()),
         calls.calls(),
-        finishReason);
+        finishReason,
+        usage);
+  }
+
+  /**
+   * Reads the {@code usage} of a chunk or a completion: empty when there is none ({@code "usage":
+   * null} is on every ordinary chunk of some servers) or when it is not two token counts. A count
+   * is only bookkeeping: one that cannot be read is logged and dropped, and the answer stands.
+   */
+  private Optional<TokenUsage> usage(JsonNode holder) {
+    JsonNode usage = holder.path("usage");
+    if (usage.isMissingNode() || usage.isNull()) {
+      return Optional.empty();
+    }
+    JsonNode input = usage.path("prompt_tokens");
+    JsonNode output = usage.path("completion_tokens");
+    if (isCount(input) && isCount(output)) {
+      return Optional.of(new TokenUsage(input.longValue(), output.longValue()));
+    }
+    LOG.debug(
+        "The model at {} reported a usage that is not two token counts; ignoring it: {}",
+        endpoint.baseUrl(),
+        quote(usage.toString()));
+    return Optional.empty();
+  }
+
+  private static boolean isCount(JsonNode node) {
+    return node.isIntegralNumber() && node.canConvertToLong() && node.longValue() >= 0;
   }
 
   private ModelException failure(int status, String body, int retries) {

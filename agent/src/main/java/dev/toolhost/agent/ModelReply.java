@@ -5,18 +5,25 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * A model reply is one whole answer of the model: its text, its tool calls, and why it stopped.
+ * A model reply is one whole answer of the model: its text, its tool calls, why it stopped, and the
+ * tokens it took when the server said.
  *
  * @param content the text, when there is any
  * @param toolCalls the tool calls, in index order
  * @param finishReason the {@code finish_reason}, such as {@code stop} or {@code tool_calls}
+ * @param usage the tokens the request took, when the server reported them (a server may ignore
+ *     {@code stream_options.include_usage}, or send a count that cannot be read)
  */
 public record ModelReply(
-    Optional<String> content, List<ModelToolCall> toolCalls, String finishReason) {
+    Optional<String> content,
+    List<ModelToolCall> toolCalls,
+    String finishReason,
+    Optional<TokenUsage> usage) {
   public ModelReply {
     Objects.requireNonNull(content, "content");
     toolCalls = List.copyOf(toolCalls);
     Objects.requireNonNull(finishReason, "finishReason");
+    Objects.requireNonNull(usage, "usage");
   }
 
   /** This reply as the assistant message the history keeps. */

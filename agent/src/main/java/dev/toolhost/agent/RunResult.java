@@ -1,6 +1,7 @@
 package dev.toolhost.agent;
 
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * A run result is how one run of the agent loop ended: the final text, why it stopped, and what it
@@ -10,12 +11,17 @@ import java.util.Objects;
  * @param stop why the run stopped
  * @param steps how many model requests it made
  * @param toolCalls how many tool calls it executed
+ * @param usage the tokens its model requests took, summed over those whose server reported them;
+ *     empty when none did. Runs of other agents it called (agents as tools, subagents) are not
+ *     included: each is a run of its own.
  */
-public record RunResult(String text, Stop stop, int steps, int toolCalls) {
+public record RunResult(
+    String text, Stop stop, int steps, int toolCalls, Optional<TokenUsage> usage) {
 
   public RunResult {
     Objects.requireNonNull(text, "text");
     Objects.requireNonNull(stop, "stop");
+    Objects.requireNonNull(usage, "usage");
   }
 
   /** Why a run stopped. */

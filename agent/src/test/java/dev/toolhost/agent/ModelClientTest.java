@@ -14,6 +14,8 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
@@ -45,7 +47,7 @@ class ModelClientTest {
   }
 
   @Test
-  void streamedTextArrivesAsDeltasAndReasoningAndUsageAreIgnored() throws Exception {
+  void streamedTextArrivesAsDeltasAndReasoningIsIgnored() throws Exception {
     server.enqueue(ScriptedReply.answer("Hello there, Paris is sunny."));
     List<String> deltas = new ArrayList<>();
 
@@ -155,6 +157,90 @@ class ModelClientTest {
     assertThat(reply.toolCalls())
         .containsExactly(new ModelToolCall("call_a", "get_weather", "{\"city\":\"Oslo\"}"));
     assertThat(reply.finishReason()).isEqualTo("tool_calls");
+    assertThat(reply.usage()).contains(new TokenUsage(20, 15));
+  }
+
+  @Test
+  void theUsageChunkAfterTheFinishComesWithTheReply() throws Exception {
+    server.enqueue(
+        ScriptedReply.stream().text("Sunny.").finish("stop").usage(1234, 56).done().build());
+
+    ModelReply reply = client.complete(request(true), ModelListener.NONE);
+
+    assertThat(server.takeRequest().json().get("stream_options").get("include_usage").asBoolean())
+        .isTrue();
+    assertThat(reply.content()).contains("Sunny.");
+    assertThat(reply.usage()).contains(new TokenUsage(1234, 56));
+  }
+
+  @Test
+  void usageOnTheLastChunkWithChoicesCountsAndNullUsageOnTheOthersIsIgnored() throws Exception {
+    server.enqueue(
+        ScriptedReply.stream()
+            .raw(
+                "data: {\"object\": \"chat.completion.chunk\", \"choices\": [{\"index\": 0,"
+                    + " \"delta\": {\"content\": \"Sunny.\"}, \"finish_reason\": null}],"
+                    + " \"usage\": null}")
+            .raw(
+                "data: {\"object\": \"chat.completion.chunk\", \"choices\": [{\"index\": 0,"
+                    + " \"delta\": {}, \"finish_reason\": \"stop\"}], \"usage\":"
+                    + " {\"prompt_tokens\": 40, \"completion_tokens\": 2, \"total_tokens\": 42}}")
+            .done()
+            .build());
+
+    ModelReply reply = client.complete(request(true), ModelListener.NONE);
+
+    assertThat(reply.content()).contains("Sunny.");
+    assertThat(reply.finishReason()).isEqualTo("stop");
+    assertThat(reply.usage()).contains(new TokenUsage(40, 2));
+  }
+
+  @Test
+  void theLastUsageOfAStreamWins() throws Exception {
+    server.enqueue(
+        ScriptedReply.stream()
+            .text("Sunny.")
+            .usage(1, 1)
+            .finish("stop")
+            .usage(90, 3)
+            .done()
+            .build());
+
+    ModelReply reply = client.complete(request(true), ModelListener.NONE);
+
+    assertThat(reply.usage()).contains(new TokenUsage(90, 3));
+  }
+
+  @Test
+  void aServerThatReportsNoUsageGivesAReplyWithoutIt() throws Exception {
+    server.enqueue(ScriptedReply.stream().text("Sunny.").finish("stop").done().build());
+
+    ModelReply reply = client.complete(request(true), ModelListener.NONE);
+
+    assertThat(reply.content()).contains("Sunny.");
+    assertThat(reply.usage()).isEmpty();
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"\"many\"", "-5", "1.5", "null", "{}", "99999999999999999999999"})
+  void aUsageThatIsNotATokenCountIsIgnoredAndTheAnswerStands(String promptTokens) throws Exception {
+    server.enqueue(
+        ScriptedReply.stream()
+            .text("Sunny.")
+            .finish("stop")
+            .raw(
+                "data: {\"object\": \"chat.completion.chunk\", \"choices\": [], \"usage\":"
+                    + " {\"prompt_tokens\": "
+                    + promptTokens
+                    + ", \"completion_tokens\": 3, \"total_tokens\": 3}}")
+            .done()
+            .build());
+
+    ModelReply reply = client.complete(request(true), ModelListener.NONE);
+
+    assertThat(reply.content()).contains("Sunny.");
+    assertThat(reply.finishReason()).isEqualTo("stop");
+    assertThat(reply.usage()).isEmpty();
   }
 
   @Test

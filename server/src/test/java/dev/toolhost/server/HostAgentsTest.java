@@ -127,6 +127,19 @@ class HostAgentsTest {
       JsonNode request = server.takeRequest().json();
       assertThat(request.get("model").asString()).isEqualTo("helper-model");
       assertThat(request.at("/messages/0/content").asString()).isEqualTo("Hi");
+      // The scripted answer reports 12 prompt tokens; the host serves them as the GenAI metric.
+      String metrics =
+          http.send(
+                  HttpRequest.newBuilder(base.resolve("metrics")).build(),
+                  HttpResponse.BodyHandlers.ofString())
+              .body();
+      assertThat(metrics.lines())
+          .anyMatch(
+              line ->
+                  line.startsWith("gen_ai_client_token_usage_sum{")
+                      && line.contains("gen_ai_request_model=\"helper-model\"")
+                      && line.contains("gen_ai_token_type=\"input\"")
+                      && line.endsWith(" 12.0"));
     }
   }
 

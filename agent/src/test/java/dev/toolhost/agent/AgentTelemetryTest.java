@@ -1,0 +1,282 @@
+package dev.toolhost.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
+
+import dev.toolhost.core.MethodTools;
+import dev.toolhost.core.ToolDispatcher;
+import dev.toolhost.core.ToolProfiles;
+import dev.toolhost.core.ToolRegistry;
+import dev.toolhost.core.ToolSet;
+import dev.toolhost.testing.ScriptedModelServer;
+import dev.toolhost.testing.ScriptedReply;
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.common.Attributes;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
+import io.opentelemetry.sdk.metrics.SdkMeterProvider;
+import io.opentelemetry.sdk.metrics.data.HistogramPointData;
+import io.opentelemetry.sdk.metrics.data.MetricData;
+import io.opentelemetry.sdk.testing.exporter.InMemoryMetricReader;
+import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
+import io.opentelemetry.sdk.trace.SdkTracerProvider;
+import io.opentelemetry.sdk.trace.data.SpanData;
+import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The token usage the agent loop records, on a real OpenTelemetry SDK, against a model server that
+ * answers in the OpenAI streaming format with the usage chunk {@code stream_options.include_usage}
+ * asks for.
+ */
+@Timeout(30)
+class AgentTelemetryTest {
+
+  private static final AttributeKey<Long> INPUT_TOKENS =
+      AttributeKey.longKey("gen_ai.usage.input_tokens");
+  private static final AttributeKey<Long> OUTPUT_TOKENS =
+      AttributeKey.longKey("gen_ai.usage.output_tokens");
+
+  private final ScriptedModelServer server = ScriptedModelServer.start();
+  private final InMemorySpanExporter spans = InMemorySpanExporter.create();
+  private final InMemoryMetricReader metrics = InMemoryMetricReader.create();
+  private final OpenTelemetrySdk openTelemetry =
+      OpenTelemetrySdk.builder()
+          .setTracerProvider(
+              SdkTracerProvider.builder()
+                  .addSpanProcessor(SimpleSpanProcessor.create(spans))
+                  .build())
+          .setMeterProvider(SdkMeterProvider.builder().registerMetricReader(metrics).build())
+          .build();
+  private final ToolRegistry registry = new ToolRegistry();
+  private final ModelClient client =
+      ModelClient.builder(new ModelEndpoint(server.baseUrl(), "gpt-counted", "KEY"))
+          .environment(Map.of())
+          .build();
+  private final ToolDispatcher dispatcher =
+      ToolDispatcher.builder().openTelemetry(openTelemetry).build();
+
+  AgentTelemetryTest() {
+    registry.registerAll(MethodTools.of(new AgentLoopTest.Weather(), "builtin:weather"));
+  }
+
+  @AfterEach
+  void close() {
+    client.close();
+    server.close();
+    openTelemetry.close();
+  }
+
+  private RunResult run(String message) {
+    return new Agent(AgentDefinition.of("assistant", client.endpoint()), client, dispatcher)
+        .run(
+            Conversation.of("session-9", ToolSet.of(registry, ToolProfiles.MAIN)),
+            message,
+            RunListener.NONE);
+  }
+
+  // A tool call, then an answer, each with its own usage.
+  private void enqueueTwoSteps() {
+    server.enqueue(
+        ScriptedReply.stream()
+            .toolCallStart(0, "call_1", "get_weather")
+            .toolCallArguments(0, "{\"city\":\"Oslo\"}")
+            .finish("tool_calls")
+            .usage(100, 7)
+            .done()
+            .build());
+    server.enqueue(
+        ScriptedReply.stream().text("Sunny in Oslo.").finish("stop").usage(130, 9).done().build());
+  }
+
+  private SpanData run() {
+    return spans.getFinishedSpanItems().stream()
+        .filter(span -> span.getName().equals("invoke_agent assistant"))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no run span in " + spans));
+  }
+
+  private List<SpanData> chats() {
+    return spans.getFinishedSpanItems().stream()
+        .filter(span -> span.getName().equals("chat gpt-counted"))
+        .toList();
+  }
+
+  private List<HistogramPointData> tokenUsagePoints() {
+    return metrics.collectAllMetrics().stream()
+        .filter(metric -> metric.getName().equals("gen_ai.client.token.usage"))
+        .flatMap(metric -> metric.getHistogramData().getPoints().stream())
+        .toList();
+  }
+
+  private static Attributes tokenTags(String tokenType) {
+    return Attributes.builder()
+        .put("gen_ai.operation.name", "chat")
+        .put("gen_ai.provider.name", "openai")
+        .put("gen_ai.request.model", "gpt-counted")
+        .put("gen_ai.token.type", tokenType)
+        .build();
+  }
+
+  @Test
+  void aChatSpanCarriesTheInputAndOutputTokenCountsTheServerReported() {
+    server.enqueue(
+        ScriptedReply.stream().text("Sunny in Oslo.").finish("stop").usage(321, 12).done().build());
+
+    RunResult result = run("Weather?");
+
+    assertThat(result.stop()).isEqualTo(RunResult.Stop.COMPLETED);
+    SpanData chat = chats().getFirst();
+    assertThat(chat.getAttributes().get(INPUT_TOKENS)).isEqualTo(321L);
+    assertThat(chat.getAttributes().get(OUTPUT_TOKENS)).isEqualTo(12L);
+    assertThat(
+            chat.getAttributes().get(AttributeKey.stringArrayKey("gen_ai.response.finish_reasons")))
+        .containsExactly("stop");
+  }
+
+  @Test
+  void aRunSpanCarriesTheSumOverItsModelRequestsAndSoDoesItsResult() {
+    enqueueTwoSteps();
+
+    RunResult result = run("Weather in Oslo?");
+
+    assertThat(result.stop()).isEqualTo(RunResult.Stop.COMPLETED);
+    assertThat(result.steps()).isEqualTo(2);
+    assertThat(result.usage()).contains(new TokenUsage(230, 16));
+    assertThat(chats())
+        .extracting(
+            chat -> chat.getAttributes().get(INPUT_TOKENS),
+            chat -> chat.getAttributes().get(OUTPUT_TOKENS))
+        .containsExactly(tuple(100L, 7L), tuple(130L, 9L));
+    assertThat(run().getAttributes().get(INPUT_TOKENS)).isEqualTo(230L);
+    assertThat(run().getAttributes().get(OUTPUT_TOKENS)).isEqualTo(16L);
+  }
+
+  @Test
+  void theTokenUsageHistogramRecordsInputAndOutputTaggedWithTheOperationProviderAndModel() {
+    enqueueTwoSteps();
+
+    run("Weather in Oslo?");
+
+    MetricData metric =
+        metrics.collectAllMetrics().stream()
+            .filter(data -> data.getName().equals("gen_ai.client.token.usage"))
+            .findFirst()
+            .orElseThrow(() -> new AssertionError("no token usage metric"));
+    assertThat(metric.getUnit()).isEqualTo("{token}");
+    assertThat(metric.getInstrumentationScopeInfo().getName()).isEqualTo("dev.toolhost.agent");
+    List<HistogramPointData> points = List.copyOf(metric.getHistogramData().getPoints());
+    assertThat(points).hasSize(2);
+    HistogramPointData input =
+        points.stream()
+            .filter(point -> point.getAttributes().equals(tokenTags("input")))
+            .findFirst()
+            .orElseThrow(() -> new AssertionError("no input point in " + points));
+    HistogramPointData output =
+        points.stream()
+            .filter(point -> point.getAttributes().equals(tokenTags("output")))
+            .findFirst()
+            .orElseThrow(() -> new AssertionError("no output point in " + points));
+    // One record per model request: two requests, two records of each type.
+    assertThat(input.getCount()).isEqualTo(2);
+    assertThat(input.getSum()).isEqualTo(230.0);
+    assertThat(input.getMin()).isEqualTo(100.0);
+    assertThat(input.getMax()).isEqualTo(130.0);
+    assertThat(output.getCount()).isEqualTo(2);
+    assertThat(output.getSum()).isEqualTo(16.0);
+    // The buckets are the ones the GenAI conventions advise.
+    assertThat(input.getBoundaries())
+        .containsExactly(
+            1.0,
+            4.0,
+            16.0,
+            64.0,
+            256.0,
+            1024.0,
+            4096.0,
+            16384.0,
+            65536.0,
+            262144.0,
+            1048576.0,
+            4194304.0,
+            16777216.0,
+            67108864.0);
+    // Nothing the user, the model or a tool said is on a metric.
+    assertThat(points.toString())
+        .doesNotContain("Weather")
+        .doesNotContain("Oslo")
+        .doesNotContain("Sunny");
+  }
+
+  @Test
+  void aServerThatSendsNoUsageLeavesTheCountsOutAndTheRunStillSucceeds() {
+    server.enqueue(
+        ScriptedReply.stream()
+            .toolCallStart(0, "call_1", "get_weather")
+            .toolCallArguments(0, "{\"city\":\"Oslo\"}")
+            .finish("tool_calls")
+            .done()
+            .build());
+    server.enqueue(ScriptedReply.stream().text("Sunny in Oslo.").finish("stop").done().build());
+
+    RunResult result = run("Weather in Oslo?");
+
+    assertThat(result.stop()).isEqualTo(RunResult.Stop.COMPLETED);
+    assertThat(result.text()).isEqualTo("Sunny in Oslo.");
+    assertThat(result.usage()).isEmpty();
+    assertThat(chats()).hasSize(2);
+    assertThat(spans.getFinishedSpanItems())
+        .allSatisfy(
+            span ->
+                assertThat(span.getAttributes().asMap())
+                    .doesNotContainKeys(INPUT_TOKENS, OUTPUT_TOKENS));
+    assertThat(tokenUsagePoints()).isEmpty();
+  }
+
+  @Test
+  void aRunSpanSumsOnlyTheModelRequestsThatReportedUsage() {
+    server.enqueue(
+        ScriptedReply.stream()
+            .toolCallStart(0, "call_1", "get_weather")
+            .toolCallArguments(0, "{\"city\":\"Oslo\"}")
+            .finish("tool_calls")
+            .done()
+            .build());
+    server.enqueue(
+        ScriptedReply.stream().text("Sunny in Oslo.").finish("stop").usage(130, 9).done().build());
+
+    RunResult result = run("Weather in Oslo?");
+
+    assertThat(result.usage()).contains(new TokenUsage(130, 9));
+    assertThat(chats().getFirst().getAttributes().asMap())
+        .doesNotContainKeys(INPUT_TOKENS, OUTPUT_TOKENS);
+    assertThat(run().getAttributes().get(INPUT_TOKENS)).isEqualTo(130L);
+    assertThat(run().getAttributes().get(OUTPUT_TOKENS)).isEqualTo(9L);
+  }
+
+  @Test
+  void aUsageChunkWithAMalformedCountDoesNotFailTheRunAndIsLeftOut() {
+    server.enqueue(
+        ScriptedReply.stream()
+            .text("Sunny in Oslo.")
+            .finish("stop")
+            .raw(
+                "data: {\"object\": \"chat.completion.chunk\", \"choices\": [], \"usage\":"
+                    + " {\"prompt_tokens\": \"many\", \"completion_tokens\": 9,"
+                    + " \"total_tokens\": 9}}")
+            .done()
+            .build());
+
+    RunResult result = run("Weather?");
+
+    assertThat(result.stop()).isEqualTo(RunResult.Stop.COMPLETED);
+    assertThat(result.text()).isEqualTo("Sunny in Oslo.");
+    assertThat(result.usage()).isEmpty();
+    assertThat(chats().getFirst().getAttributes().asMap())
+        .doesNotContainKeys(INPUT_TOKENS, OUTPUT_TOKENS);
+    assertThat(tokenUsagePoints()).isEmpty();
+  }
+}
