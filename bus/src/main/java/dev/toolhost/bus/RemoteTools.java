@@ -25,10 +25,11 @@ import tools.jackson.databind.node.ObjectNode;
  *
  * <p>It listens on {@value ToolWorker#ANNOUNCE_TOPIC}. A worker's announcement registers its tools
  * with source {@code remote:{group}} and a {@link RemoteToolExecutor}; two workers of one group
- * announcing the same tool are one tool. A tool is unregistered when the last worker hosting it
- * says goodbye or misses three heartbeats. A tool whose name is taken by another source is not
- * registered, with a warning. Tool-service announcements go to the {@link ToolServices} given, if
- * any. Thread-safe.
+ * announcing the same tool are one tool; when they announce different definitions of it, the
+ * definition of the worker that joined last is the one registered (replaced in one step, see {@link
+ * ToolRegistry#replace}). A tool is unregistered when the last worker hosting it says goodbye or
+ * misses three heartbeats. A tool whose name is taken by another source is not registered, with a
+ * warning. Tool-service announcements go to the {@link ToolServices} given, if any. Thread-safe.
  */
 public final class RemoteTools implements AutoCloseable {
 
@@ -159,20 +160,11 @@ public final class RemoteTools implements AutoCloseable {
     for (ToolSpec spec : specs.values()) {
       Set<String> hosts = hostsOf.get(spec.name());
       if (hosts == null) {
-        ExecutableTool tool;
-        try {
-          // The remote executor bounds every wait by the call's deadline: no thread hop needed.
-          tool = ExecutableTool.of(spec, new RemoteToolExecutor(bus, group)).runInline();
-          Duration timeout = timeouts.get(spec.name());
-          if (timeout != null) {
-            tool = tool.withTimeout(timeout);
-          }
-        } catch (IllegalArgumentException e) {
-          LOG.warn(
-              "Tool '{}' of group '{}' is not registered: {}", spec.name(), group, e.getMessage());
+        Optional<ExecutableTool> tool = executable(spec, group, timeouts.get(spec.name()));
+        if (tool.isEmpty()) {
           continue;
         }
-        if (!registry.registerIfAbsent(tool)) {
+        if (!registry.registerIfAbsent(tool.get())) {
           if (before == null || !before.tools().contains(spec.name())) {
             LOG.warn(
                 "Tool '{}' announced by worker {} of group '{}' is not registered: the name is taken by {}",
@@ -186,12 +178,17 @@ public final class RemoteTools implements AutoCloseable {
         hosts = new HashSet<>();
         hostsOf.put(spec.name(), hosts);
         LOG.info("Registered remote tool '{}' of group '{}'", spec.name(), group);
-      } else if (!registry
-          .find(spec.name())
-          .map(t -> t.spec().source())
-          .orElse("")
-          .equals(RemoteToolExecutor.source(group))) {
-        continue;
+      } else {
+        Optional<ExecutableTool> registered =
+            registry
+                .find(spec.name())
+                .filter(t -> t.spec().source().equals(RemoteToolExecutor.source(group)));
+        if (registered.isEmpty()) {
+          continue;
+        }
+        if (before == null) {
+          adopt(workerId, group, registered.get(), spec, timeouts.get(spec.name()));
+        }
       }
       hosts.add(workerId);
       hosted.add(spec.name());
@@ -209,6 +206,39 @@ public final class RemoteTools implements AutoCloseable {
             group,
             hosted,
             System.nanoTime() + Duration.ofMillis(interval * MISSED_HEARTBEATS).toNanos()));
+  }
+
+  private Optional<ExecutableTool> executable(ToolSpec spec, String group, Duration timeout) {
+    try {
+      // The remote executor bounds every wait by the call's deadline: no thread hop needed.
+      ExecutableTool tool = ExecutableTool.of(spec, new RemoteToolExecutor(bus, group)).runInline();
+      return Optional.of(timeout == null ? tool : tool.withTimeout(timeout));
+    } catch (IllegalArgumentException e) {
+      LOG.warn("Tool '{}' of group '{}' is not registered: {}", spec.name(), group, e.getMessage());
+      return Optional.empty();
+    }
+  }
+
+  /**
+   * Takes the definition a newly joined worker announces for a tool its group already hosts, when
+   * it differs: in a rolling deploy the first new worker brings the new definition in, and the
+   * heartbeats of the workers already known do not take it back.
+   */
+  private void adopt(
+      String workerId, String group, ExecutableTool registered, ToolSpec spec, Duration timeout) {
+    if (registered.spec().equals(spec)
+        && registered.timeout().equals(Optional.ofNullable(timeout))) {
+      return;
+    }
+    Optional<ExecutableTool> changed = executable(spec, group, timeout);
+    if (changed.isPresent() && registry.replace(registered, changed.get())) {
+      LOG.info(
+          "Remote tool '{}' of group '{}' changed: worker {}, newly joined, announced a new"
+              + " definition",
+          spec.name(),
+          group,
+          workerId);
+    }
   }
 
   private synchronized void gone(String workerId, String why) {

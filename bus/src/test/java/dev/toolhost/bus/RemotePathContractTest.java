@@ -13,11 +13,13 @@ import dev.toolhost.core.ToolProfiles;
 import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSet;
+import dev.toolhost.core.ToolSpec;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -253,6 +255,70 @@ public abstract class RemotePathContractTest {
                 + "\"parameters\":{\"type\":\"object\"}}]}"));
     waitFor(() -> registry.find("ghostly").isPresent());
     waitFor(() -> registry.find("ghostly").isEmpty());
+  }
+
+  @Test
+  void aNewlyJoinedWorkersDefinitionReplacesItsGroupsToolAndOldHeartbeatsDoNotTakeItBack() {
+    List<String> heard = new CopyOnWriteArrayList<>();
+    registry.addListener(
+        new ToolRegistry.Listener() {
+          @Override
+          public void registered(ToolSpec spec) {
+            heard.add("+" + spec.name());
+          }
+
+          @Override
+          public void unregistered(ToolSpec spec) {
+            heard.add("-" + spec.name());
+          }
+
+          @Override
+          public void replaced(ToolSpec before, ToolSpec after) {
+            heard.add("~" + after.name());
+          }
+        });
+    announce("old", "Looks up a word.", "lookup");
+    waitFor(() -> registry.find("lookup").isPresent());
+
+    announce("new", "Looks up a word, with its etymology.", "lookup");
+    waitFor(
+        () ->
+            registry
+                .find("lookup")
+                .map(t -> t.spec().description().endsWith("etymology."))
+                .orElse(false));
+    // The old worker's heartbeat, then a marker: announcements are handled in order.
+    announce("old", "Looks up a word.", "lookup");
+    announce("new", "Looks up a word, with its etymology.", "lookup", "marker");
+    waitFor(() -> registry.find("marker").isPresent());
+
+    assertThat(registry.find("lookup").orElseThrow().spec().description())
+        .isEqualTo("Looks up a word, with its etymology.");
+    assertThat(heard).containsExactly("+lookup", "~lookup", "+marker");
+  }
+
+  private void announce(String worker, String description, String... tools) {
+    StringBuilder list = new StringBuilder();
+    for (String tool : tools) {
+      list.append(list.isEmpty() ? "" : ",")
+          .append("{\"name\":\"")
+          .append(tool)
+          .append("\",\"description\":\"")
+          .append(description)
+          .append("\",\"parameters\":{\"type\":\"object\"}}");
+    }
+    host.publish(
+        ToolWorker.ANNOUNCE_TOPIC,
+        Message.of(
+            "{\"type\":\"announce\",\"worker_id\":\""
+                + worker
+                + "-"
+                + group
+                + "\",\"group\":\""
+                + group
+                + "\",\"heartbeat_ms\":60000,\"tools\":["
+                + list
+                + "]}"));
   }
 
   @Test
