@@ -22,6 +22,45 @@ class ToolRegistryTest {
 
   private final ToolRegistry registry = new ToolRegistry();
 
+  /** A listener that writes down each change: "+name", "-name", and "~name" for a replacement. */
+  private static final class Heard implements ToolRegistry.Listener {
+    private final List<String> changes = new CopyOnWriteArrayList<>();
+    private final boolean replacements;
+
+    private Heard(boolean replacements) {
+      this.replacements = replacements;
+    }
+
+    /**
+     * The changes of the registry from now on; without {@code replacements}, the listener keeps the
+     * default, which hears a replacement as a removal and a registration.
+     */
+    static List<String> on(ToolRegistry registry, boolean replacements) {
+      Heard heard = new Heard(replacements);
+      registry.addListener(heard);
+      return heard.changes;
+    }
+
+    @Override
+    public void registered(ToolSpec spec) {
+      changes.add("+" + spec.name());
+    }
+
+    @Override
+    public void unregistered(ToolSpec spec) {
+      changes.add("-" + spec.name());
+    }
+
+    @Override
+    public void replaced(ToolSpec before, ToolSpec after) {
+      if (replacements) {
+        changes.add("~" + after.name());
+      } else {
+        ToolRegistry.Listener.super.replaced(before, after);
+      }
+    }
+  }
+
   @Test
   void duplicateNameIsRefused() {
     registry.register(Schemas.spec("search", "builtin:web"), OK);
@@ -114,19 +153,7 @@ class ToolRegistryTest {
 
   @Test
   void listenersHearEveryChange() {
-    List<String> heard = new ArrayList<>();
-    registry.addListener(
-        new ToolRegistry.Listener() {
-          @Override
-          public void registered(ToolSpec spec) {
-            heard.add("+" + spec.name());
-          }
-
-          @Override
-          public void unregistered(ToolSpec spec) {
-            heard.add("-" + spec.name());
-          }
-        });
+    List<String> heard = Heard.on(registry, false);
 
     registry.register(Schemas.spec("a", "x:y"), OK);
     registry.register(Schemas.spec("b", "x:y"), OK);
@@ -142,19 +169,7 @@ class ToolRegistryTest {
     ExecutableTool second =
         ExecutableTool.of(
             Schemas.spec("search", "mcp:web"), (call, arguments) -> ToolResult.success("new"));
-    List<String> heard = new ArrayList<>();
-    registry.addListener(
-        new ToolRegistry.Listener() {
-          @Override
-          public void registered(ToolSpec spec) {
-            heard.add("+" + spec.name());
-          }
-
-          @Override
-          public void replaced(ToolSpec before, ToolSpec after) {
-            heard.add("~" + after.name());
-          }
-        });
+    List<String> heard = Heard.on(registry, true);
 
     assertThat(registry.replace(first, second)).isTrue();
 
@@ -166,19 +181,7 @@ class ToolRegistryTest {
   @Test
   void aListenerThatKnowsNothingOfReplacingHearsARemovalThenARegistration() {
     ExecutableTool first = registry.register(Schemas.spec("search", "mcp:web"), OK);
-    List<String> heard = new ArrayList<>();
-    registry.addListener(
-        new ToolRegistry.Listener() {
-          @Override
-          public void registered(ToolSpec spec) {
-            heard.add("+" + spec.name());
-          }
-
-          @Override
-          public void unregistered(ToolSpec spec) {
-            heard.add("-" + spec.name());
-          }
-        });
+    List<String> heard = Heard.on(registry, false);
 
     registry.replace(first, ExecutableTool.of(Schemas.spec("search", "mcp:web"), OK));
 
@@ -273,19 +276,7 @@ class ToolRegistryTest {
     int threads = 16;
     int perThread = 200;
     CountDownLatch start = new CountDownLatch(1);
-    List<String> events = new CopyOnWriteArrayList<>();
-    registry.addListener(
-        new ToolRegistry.Listener() {
-          @Override
-          public void registered(ToolSpec spec) {
-            events.add("+" + spec.name());
-          }
-
-          @Override
-          public void unregistered(ToolSpec spec) {
-            events.add("-" + spec.name());
-          }
-        });
+    List<String> events = Heard.on(registry, false);
     try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
       List<Future<?>> futures = new ArrayList<>();
       for (int t = 0; t < threads; t++) {
