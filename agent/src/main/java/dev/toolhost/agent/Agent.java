@@ -166,7 +166,7 @@ public final class Agent {
     try {
       result = runWithDeadline(conversation, message, listener, Context.current().with(span));
     } catch (RuntimeException | Error e) {
-      telemetry.fail(span, e);
+      AgentTelemetry.fail(span, e);
       throw e;
     }
     telemetry.endRun(span, result);
@@ -333,7 +333,7 @@ public final class Agent {
               aliases.wireTools(),
               mustAnswer ? ModelRequest.ToolChoice.NONE : ModelRequest.ToolChoice.AUTO,
               true);
-      Span chat = telemetry.startChat(definition.endpoint());
+      AgentTelemetry.Chat chat = telemetry.startChat(definition.endpoint());
       ModelReply reply;
       try {
         reply =
@@ -351,10 +351,10 @@ public final class Agent {
                   }
                 });
       } catch (InterruptedException | RuntimeException | Error e) {
-        telemetry.fail(chat, e);
+        chat.fail(e);
         throw e;
       }
-      telemetry.endChat(chat, definition.endpoint(), reply);
+      chat.end(reply);
       if (reply.usage().isPresent()) {
         TokenUsage used = reply.usage().get();
         usage = Optional.of(usage.map(used::plus).orElse(used));

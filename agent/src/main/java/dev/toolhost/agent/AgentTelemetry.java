@@ -3,6 +3,8 @@ package dev.toolhost.agent;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
+import io.opentelemetry.api.common.AttributesBuilder;
+import io.opentelemetry.api.metrics.DoubleHistogram;
 import io.opentelemetry.api.metrics.LongHistogram;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanBuilder;
@@ -50,6 +52,17 @@ final class AgentTelemetry {
           1L, 4L, 16L, 64L, 256L, 1024L, 4096L, 16384L, 65536L, 262144L, 1048576L, 4194304L,
           16777216L, 67108864L);
 
+  /** The histogram of how long each model request took, in seconds, failed ones included. */
+  static final String OPERATION_DURATION_METRIC = "gen_ai.client.operation.duration";
+
+  /**
+   * The operation duration histogram's bucket boundaries, those the GenAI conventions advise: 10 ms
+   * doubling up to 82 s.
+   */
+  static final List<Double> OPERATION_DURATION_BUCKETS =
+      List.of(
+          0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92);
+
   private static final AttributeKey<String> OPERATION =
       AttributeKey.stringKey("gen_ai.operation.name");
   private static final AttributeKey<String> PROVIDER_NAME =
@@ -62,6 +75,10 @@ final class AgentTelemetry {
       AttributeKey.stringKey("gen_ai.conversation.id");
   private static final AttributeKey<String> REQUEST_MODEL =
       AttributeKey.stringKey("gen_ai.request.model");
+  private static final AttributeKey<String> RESPONSE_ID =
+      AttributeKey.stringKey("gen_ai.response.id");
+  private static final AttributeKey<String> RESPONSE_MODEL =
+      AttributeKey.stringKey("gen_ai.response.model");
   private static final AttributeKey<List<String>> FINISH_REASONS =
       AttributeKey.stringArrayKey("gen_ai.response.finish_reasons");
   private static final AttributeKey<String> SERVER_ADDRESS =
@@ -77,6 +94,7 @@ final class AgentTelemetry {
 
   private final Tracer tracer;
   private final LongHistogram tokenUsage;
+  private final DoubleHistogram operationDuration;
 
   AgentTelemetry(OpenTelemetry openTelemetry) {
     this.tracer = openTelemetry.getTracer(SCOPE);
@@ -88,6 +106,14 @@ final class AgentTelemetry {
             .setDescription("Number of input and output tokens used")
             .setUnit("{token}")
             .setExplicitBucketBoundariesAdvice(TOKEN_USAGE_BUCKETS)
+            .build();
+    this.operationDuration =
+        openTelemetry
+            .getMeter(SCOPE)
+            .histogramBuilder(OPERATION_DURATION_METRIC)
+            .setDescription("Duration of model requests")
+            .setUnit("s")
+            .setExplicitBucketBoundariesAdvice(OPERATION_DURATION_BUCKETS)
             .build();
   }
 
@@ -118,42 +144,85 @@ final class AgentTelemetry {
     span.end();
   }
 
-  /** Starts the span of one model request, a child of the current context (the run's span). */
-  Span startChat(ModelEndpoint endpoint) {
+  /**
+   * Starts tracing and timing one model request: its span is a child of the current context (the
+   * run's span).
+   */
+  Chat startChat(ModelEndpoint endpoint) {
+    long startNanos = System.nanoTime();
+    AttributesBuilder common =
+        Attributes.builder()
+            .put(OPERATION, "chat")
+            .put(PROVIDER_NAME, PROVIDER)
+            .put(REQUEST_MODEL, endpoint.model());
     URI url = endpoint.baseUrl();
-    SpanBuilder span =
-        tracer
-            .spanBuilder("chat " + endpoint.model())
-            .setSpanKind(SpanKind.CLIENT)
-            .setAttribute(OPERATION, "chat")
-            .setAttribute(PROVIDER_NAME, PROVIDER)
-            .setAttribute(REQUEST_MODEL, endpoint.model());
     if (url.getHost() != null) {
-      span.setAttribute(SERVER_ADDRESS, url.getHost());
       int port =
           url.getPort() != -1
               ? url.getPort()
               : "https".equalsIgnoreCase(url.getScheme()) ? 443 : 80;
-      span.setAttribute(SERVER_PORT, (long) port);
+      common.put(SERVER_ADDRESS, url.getHost()).put(SERVER_PORT, (long) port);
     }
-    return span.startSpan();
+    Attributes attributes = common.build();
+    Span span =
+        tracer
+            .spanBuilder("chat " + endpoint.model())
+            .setSpanKind(SpanKind.CLIENT)
+            .setAllAttributes(attributes)
+            .startSpan();
+    return new Chat(span, attributes, startNanos);
   }
 
   /**
-   * Ends a model request's span with the model's reply, and records the tokens it took, when its
-   * server said.
+   * A chat is one model request being traced and timed: its span, and the attributes its
+   * measurements share with it.
    */
-  void endChat(Span span, ModelEndpoint endpoint, ModelReply reply) {
-    span.setAttribute(FINISH_REASONS, List.of(reply.finishReason()));
-    reply
-        .usage()
-        .ifPresent(
-            usage -> {
-              setUsage(span, usage);
-              record(endpoint, "input", usage.inputTokens());
-              record(endpoint, "output", usage.outputTokens());
-            });
-    span.end();
+  final class Chat {
+    private final Span span;
+    private final Attributes attributes;
+    private final long startNanos;
+
+    private Chat(Span span, Attributes attributes, long startNanos) {
+      this.span = span;
+      this.attributes = attributes;
+      this.startNanos = startNanos;
+    }
+
+    /**
+     * Ends the request with the model's reply: records which completion of which model answered,
+     * why it stopped, how long it took, and the tokens it took when its server said.
+     */
+    void end(ModelReply reply) {
+      AttributesBuilder measured = attributes.toBuilder();
+      reply.responseModel().ifPresent(model -> measured.put(RESPONSE_MODEL, model));
+      Attributes tags = measured.build();
+      reply.responseId().ifPresent(id -> span.setAttribute(RESPONSE_ID, id));
+      reply.responseModel().ifPresent(model -> span.setAttribute(RESPONSE_MODEL, model));
+      span.setAttribute(FINISH_REASONS, List.of(reply.finishReason()));
+      reply
+          .usage()
+          .ifPresent(
+              usage -> {
+                setUsage(span, usage);
+                tokenUsage.record(
+                    usage.inputTokens(), tags.toBuilder().put(TOKEN_TYPE, "input").build());
+                tokenUsage.record(
+                    usage.outputTokens(), tags.toBuilder().put(TOKEN_TYPE, "output").build());
+              });
+      operationDuration.record(seconds(), tags);
+      span.end();
+    }
+
+    /** Ends the request with what went wrong; it is timed too, tagged with the error type. */
+    void fail(Throwable failure) {
+      operationDuration.record(
+          seconds(), attributes.toBuilder().put(ERROR_TYPE, errorType(failure)).build());
+      AgentTelemetry.fail(span, failure);
+    }
+
+    private double seconds() {
+      return (System.nanoTime() - startNanos) / 1e9;
+    }
   }
 
   /**
@@ -169,31 +238,20 @@ final class AgentTelemetry {
     span.setAttribute(OUTPUT_TOKENS, usage.outputTokens());
   }
 
-  private void record(ModelEndpoint endpoint, String tokenType, long tokens) {
-    tokenUsage.record(
-        tokens,
-        Attributes.of(
-            OPERATION,
-            "chat",
-            PROVIDER_NAME,
-            PROVIDER,
-            REQUEST_MODEL,
-            endpoint.model(),
-            TOKEN_TYPE,
-            tokenType));
-  }
-
-  /** Ends a model request's span, and a run's, with what went wrong. */
-  void fail(Span span, Throwable failure) {
-    String type =
-        switch (failure) {
-          case ModelException model when model.status() != 0 -> Integer.toString(model.status());
-          case InterruptedException interrupted -> "cancelled";
-          default -> failure.getClass().getName();
-        };
+  /** Ends a run's span, or a model request's, with what went wrong. */
+  static void fail(Span span, Throwable failure) {
+    String type = errorType(failure);
     span.setAttribute(ERROR_TYPE, type);
     // Not the message: a malformed reply is quoted in it, and a reply may echo a secret.
     span.setStatus(StatusCode.ERROR, "failed: " + type);
     span.end();
+  }
+
+  private static String errorType(Throwable failure) {
+    return switch (failure) {
+      case ModelException model when model.status() != 0 -> Integer.toString(model.status());
+      case InterruptedException interrupted -> "cancelled";
+      default -> failure.getClass().getName();
+    };
   }
 }

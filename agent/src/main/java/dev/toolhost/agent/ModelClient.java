@@ -195,6 +195,8 @@ public final class ModelClient implements AutoCloseable {
     ToolCallAccumulator calls = new ToolCallAccumulator(listener::onToolCall);
     String finishReason = null;
     Optional<TokenUsage> usage = Optional.empty();
+    Optional<String> responseId = Optional.empty();
+    Optional<String> responseModel = Optional.empty();
     String line;
     while ((line = lines.readLine()) != null) {
       interruptedCheck();
@@ -205,7 +207,13 @@ public final class ModelClient implements AutoCloseable {
       String data = line.substring(5).strip();
       if (data.equals("[DONE]")) {
         calls.finish();
-        return reply(content, calls, finishReason == null ? "stop" : finishReason, usage);
+        return reply(
+            content,
+            calls,
+            finishReason == null ? "stop" : finishReason,
+            usage,
+            responseId,
+            responseModel);
       }
       JsonNode chunk;
       try {
@@ -222,6 +230,9 @@ public final class ModelClient implements AutoCloseable {
       if (reported.isPresent()) {
         usage = reported;
       }
+      // Every chunk repeats the completion's id and model: the first says it.
+      responseId = responseId.or(() -> text(chunk, "id"));
+      responseModel = responseModel.or(() -> text(chunk, "model"));
       JsonNode choice = chunk.path("choices").path(0);
       if (choice.isMissingNode()) {
         continue; // A usage chunk, or a provider's extra.
@@ -250,7 +261,7 @@ public final class ModelClient implements AutoCloseable {
               + content.length()
               + " characters of text");
     }
-    return reply(content, calls, finishReason, usage);
+    return reply(content, calls, finishReason, usage, responseId, responseModel);
   }
 
   private ModelReply readCompletion(InputStream body, ModelListener listener) throws IOException {
@@ -285,19 +296,37 @@ public final class ModelClient implements AutoCloseable {
       calls.add(indexed, text);
     }
     calls.finish();
-    return reply(content, calls, choice.path("finish_reason").asString("stop"), usage(completion));
+    return reply(
+        content,
+        calls,
+        choice.path("finish_reason").asString("stop"),
+        usage(completion),
+        text(completion, "id"),
+        text(completion, "model"));
   }
 
   private static ModelReply reply(
       StringBuilder content,
       ToolCallAccumulator calls,
       String finishReason,
-      Optional<TokenUsage> usage) {
+      Optional<TokenUsage> usage,
+      Optional<String> responseId,
+      Optional<String> responseModel) {
     return new ModelReply(
         content.isEmpty() ? Optional.empty() : Optional.of(content.toString()),
         calls.calls(),
         finishReason,
-        usage);
+        usage,
+        responseId,
+        responseModel);
+  }
+
+  /** A field's text, when it is a string that is not blank. */
+  private static Optional<String> text(JsonNode holder, String field) {
+    JsonNode value = holder.path(field);
+    return value.isString() && !value.asString().isBlank()
+        ? Optional.of(value.asString())
+        : Optional.empty();
   }
 
   /**

@@ -115,13 +115,30 @@ class AgentTelemetryTest {
         .toList();
   }
 
-  private static Attributes tokenTags(String tokenType) {
+  // What every measurement of a model request is tagged with; the scripted server answers as the
+  // model asked for.
+  private Attributes requestTags() {
     return Attributes.builder()
         .put("gen_ai.operation.name", "chat")
         .put("gen_ai.provider.name", "openai")
         .put("gen_ai.request.model", "gpt-observed")
+        .put("server.address", server.baseUrl().getHost())
+        .put("server.port", (long) server.baseUrl().getPort())
+        .build();
+  }
+
+  private Attributes tokenTags(String tokenType) {
+    return requestTags().toBuilder()
+        .put("gen_ai.response.model", "gpt-observed")
         .put("gen_ai.token.type", tokenType)
         .build();
+  }
+
+  private List<HistogramPointData> durationPoints() {
+    return metrics.collectAllMetrics().stream()
+        .filter(metric -> metric.getName().equals("gen_ai.client.operation.duration"))
+        .flatMap(metric -> metric.getHistogramData().getPoints().stream())
+        .toList();
   }
 
   @Test
@@ -159,7 +176,7 @@ class AgentTelemetryTest {
   }
 
   @Test
-  void theTokenUsageHistogramRecordsInputAndOutputTaggedWithTheOperationProviderAndModel() {
+  void theTokenUsageHistogramRecordsInputAndOutputTaggedWithTheRequestAndTheModelThatAnswered() {
     enqueueTwoSteps();
 
     run("Weather in Oslo?");
@@ -212,6 +229,62 @@ class AgentTelemetryTest {
         .doesNotContain("Weather")
         .doesNotContain("Oslo")
         .doesNotContain("Sunny");
+  }
+
+  @Test
+  void aChatSpanNamesTheCompletionAndTheModelThatAnswered() {
+    server.answerAs("gpt-observed-2026-01-01");
+    server.enqueue(ScriptedReply.answer("Sunny."));
+
+    run("Weather?");
+
+    assertThat(chats().getFirst().getAttributes().asMap())
+        .containsEntry(AttributeKey.stringKey("gen_ai.response.id"), "chatcmpl-scripted")
+        .containsEntry(AttributeKey.stringKey("gen_ai.response.model"), "gpt-observed-2026-01-01")
+        .containsEntry(AttributeKey.stringKey("gen_ai.request.model"), "gpt-observed");
+  }
+
+  @Test
+  void eachModelRequestIsTimedOnTheOperationDurationHistogramInSeconds() {
+    enqueueTwoSteps();
+
+    run("Weather in Oslo?");
+
+    MetricData metric =
+        metrics.collectAllMetrics().stream()
+            .filter(data -> data.getName().equals("gen_ai.client.operation.duration"))
+            .findFirst()
+            .orElseThrow(() -> new AssertionError("no operation duration metric"));
+    assertThat(metric.getUnit()).isEqualTo("s");
+    HistogramPointData point = metric.getHistogramData().getPoints().iterator().next();
+    assertThat(metric.getHistogramData().getPoints()).hasSize(1);
+    assertThat(point.getAttributes())
+        .isEqualTo(requestTags().toBuilder().put("gen_ai.response.model", "gpt-observed").build());
+    assertThat(point.getCount()).isEqualTo(2);
+    // Two requests to a local server: more than nothing, far less than a minute.
+    assertThat(point.getSum()).isPositive().isLessThan(60.0);
+    assertThat(point.getBoundaries()).startsWith(0.01, 0.02, 0.04).endsWith(40.96, 81.92);
+  }
+
+  @Test
+  void aModelRequestThatFailsIsTimedTooTaggedWithItsErrorType() {
+    server.enqueue(ScriptedReply.status(404, "{\"error\": {\"message\": \"no such model\"}}"));
+
+    try {
+      run("Hello?");
+    } catch (ModelException expected) {
+      // The run fails with the model's refusal; the request is still measured.
+    }
+
+    assertThat(durationPoints())
+        .singleElement()
+        .satisfies(
+            point -> {
+              assertThat(point.getAttributes())
+                  .isEqualTo(requestTags().toBuilder().put("error.type", "404").build());
+              assertThat(point.getCount()).isEqualTo(1);
+            });
+    assertThat(tokenUsagePoints()).isEmpty();
   }
 
   @Test

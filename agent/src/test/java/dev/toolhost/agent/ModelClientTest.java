@@ -158,6 +158,8 @@ class ModelClientTest {
         .containsExactly(new ModelToolCall("call_a", "get_weather", "{\"city\":\"Oslo\"}"));
     assertThat(reply.finishReason()).isEqualTo("tool_calls");
     assertThat(reply.usage()).contains(new TokenUsage(20, 15));
+    assertThat(reply.responseId()).contains("chatcmpl-scripted");
+    assertThat(reply.responseModel()).contains(client.endpoint().model());
   }
 
   @Test

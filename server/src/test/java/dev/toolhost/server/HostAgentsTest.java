@@ -140,6 +140,12 @@ class HostAgentsTest {
                       && line.contains("gen_ai_request_model=\"helper-model\"")
                       && line.contains("gen_ai_token_type=\"input\"")
                       && line.endsWith(" 12.0"));
+      assertThat(metrics.lines())
+          .anyMatch(
+              line ->
+                  line.startsWith("gen_ai_client_operation_duration_seconds_count{")
+                      && line.contains("gen_ai_request_model=\"helper-model\"")
+                      && line.endsWith(" 1"));
     }
   }
 

@@ -61,6 +61,7 @@ public final class ScriptedModelServer implements AutoCloseable {
   private final BlockingQueue<RecordedRequest> requests = new LinkedBlockingQueue<>();
   private final AtomicInteger served = new AtomicInteger();
   private volatile Optional<Function<RecordedRequest, ScriptedReply>> fallback = Optional.empty();
+  private volatile Optional<String> answeringModel = Optional.empty();
 
   private ScriptedModelServer(InetSocketAddress address) {
     try {
@@ -91,6 +92,15 @@ public final class ScriptedModelServer implements AutoCloseable {
   /** Queues the reply to the next request that finds the queue non-empty. */
   public ScriptedModelServer enqueue(ScriptedReply reply) {
     replies.add(Objects.requireNonNull(reply, "reply"));
+    return this;
+  }
+
+  /**
+   * Names this model as the one that answers, as a provider names the dated version of the model a
+   * request asked for; by default the server answers with the model asked for.
+   */
+  public ScriptedModelServer answerAs(String model) {
+    answeringModel = Optional.of(model);
     return this;
   }
 
@@ -167,7 +177,7 @@ public final class ScriptedModelServer implements AutoCloseable {
       boolean streaming = false;
       try {
         JsonNode json = request.json();
-        model = json.path("model").asString("scripted-model");
+        model = answeringModel.orElse(json.path("model").asString("scripted-model"));
         streaming = json.path("stream").asBoolean(false);
       } catch (RuntimeException e) {
         // Not JSON: answer anyway; the test asserts on the recorded body.
