@@ -258,6 +258,18 @@ final class ChatCommand implements Callable<Integer> {
     for (String status : conversation.drainStatus()) {
       out.println("  [status] " + status);
     }
+    if (outcome.get() instanceof RunResult result) {
+      result
+          .usage()
+          .ifPresent(
+              usage ->
+                  out.println(
+                      "  [tokens] "
+                          + usage.inputTokens()
+                          + " in, "
+                          + usage.outputTokens()
+                          + " out"));
+    }
     out.flush();
     return switch (outcome.get()) {
       case RunResult result when result.stop() == RunResult.Stop.COMPLETED -> true;

@@ -59,7 +59,10 @@ class ChatCommandTest {
     assertThat(out.toString())
         .contains("-> list_tool_guides {}")
         .contains("<- list_tool_guides: Available tool guides:")
-        .contains("The tool answered:");
+        .contains("The tool answered:")
+        // Each turn says the tokens its two model requests took, as the server reported them.
+        .containsPattern("(?m)^  \\[tokens\\] \\d+ in, \\d+ out$");
+    assertThat(out.toString().lines().filter(line -> line.startsWith("  [tokens] "))).hasSize(2);
     assertThat(server.requestCount()).isEqualTo(4);
   }
 
