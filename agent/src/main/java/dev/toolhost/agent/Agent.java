@@ -358,7 +358,7 @@ public final class Agent {
       if (reply.usage().isPresent()) {
         TokenUsage used = reply.usage().get();
         usage = Optional.of(usage.map(used::plus).orElse(used));
-        telemetry.runUsage(Span.fromContext(context), usage.get());
+        AgentTelemetry.setUsage(Span.fromContext(context), usage.get());
       }
       added.add(reply.toMessage());
       return reply;

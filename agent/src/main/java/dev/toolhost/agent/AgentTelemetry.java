@@ -21,11 +21,14 @@ import java.util.Locale;
  * request inside it. The tool calls of a run are children of its run span, beside the model
  * requests; their {@code execute_tool} spans come from the dispatcher.
  *
- * <p>When the model's server reports token usage, a chat span carries its request's counts ({@code
+ * <p>Each model request is timed on the {@code gen_ai.client.operation.duration} histogram, a
+ * failed one tagged with its {@code error.type}; its span names the completion ({@code
+ * gen_ai.response.id}) and the model that answered ({@code gen_ai.response.model}). When the
+ * model's server reports token usage, a chat span carries its request's counts ({@code
  * gen_ai.usage.input_tokens}, {@code gen_ai.usage.output_tokens}), the run span the sum over the
  * run's requests that reported one, and each count is recorded on the {@code
  * gen_ai.client.token.usage} histogram, tagged with its {@code gen_ai.token.type}. A request whose
- * server reports none leaves its counts out, and adds nothing to the histogram.
+ * server reports none leaves its counts out.
  *
  * <p>Messages, prompts and tool arguments are never recorded: they may hold secrets. A run that
  * does not complete records why ({@code timeout}, {@code max_steps}, {@code cancelled}) as {@code
@@ -226,14 +229,10 @@ final class AgentTelemetry {
   }
 
   /**
-   * Sets a run's token usage so far on its span: the sum over its model requests that reported one.
-   * Called after each such request, so that a run that fails later keeps what it took.
+   * Sets token counts on a span: a model request's, or a run's sum so far, set after each request
+   * that reported one, so that a run that fails later keeps what it took.
    */
-  void runUsage(Span span, TokenUsage total) {
-    setUsage(span, total);
-  }
-
-  private static void setUsage(Span span, TokenUsage usage) {
+  static void setUsage(Span span, TokenUsage usage) {
     span.setAttribute(INPUT_TOKENS, usage.inputTokens());
     span.setAttribute(OUTPUT_TOKENS, usage.outputTokens());
   }

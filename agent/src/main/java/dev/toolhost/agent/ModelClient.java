@@ -40,7 +40,8 @@ import tools.jackson.databind.node.ObjectNode;
  * with the reply: from the chunk with {@code "choices": []} that OpenAI sends last, or from {@code
  * usage} on any other chunk, the last one winning. A server that reports none leaves it empty; a
  * usage that is not two counts (a count that is not a whole number, or is negative) is ignored and
- * logged at DEBUG, never failing the reply.
+ * logged at DEBUG, never failing the reply. The completion's {@code id} and the {@code model} that
+ * answered, which every chunk repeats, come with it too.
  *
  * <p>Failures are {@link ModelException}s with a clear message: a 401 names the key's environment
  * variable, a 404 names the model, a 429 is retried after {@code Retry-After} (or a backoff), a 5xx
@@ -230,7 +231,7 @@ public final class ModelClient implements AutoCloseable {
       if (reported.isPresent()) {
         usage = reported;
       }
-      // Every chunk repeats the completion's id and model: the first says it.
+      // Every chunk repeats the completion's id and model: the first that has them says them.
       responseId = responseId.or(() -> text(chunk, "id"));
       responseModel = responseModel.or(() -> text(chunk, "model"));
       JsonNode choice = chunk.path("choices").path(0);

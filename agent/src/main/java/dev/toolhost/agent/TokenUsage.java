@@ -25,11 +25,6 @@ public record TokenUsage(long inputTokens, long outputTokens) {
     }
   }
 
-  /** The tokens read and written together. */
-  public long totalTokens() {
-    return inputTokens + outputTokens;
-  }
-
   /** This usage and another, added up. */
   public TokenUsage plus(TokenUsage other) {
     return new TokenUsage(inputTokens + other.inputTokens, outputTokens + other.outputTokens);
