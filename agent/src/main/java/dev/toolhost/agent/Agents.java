@@ -4,6 +4,7 @@ import dev.toolhost.core.ErrorCode;
 import dev.toolhost.core.ExecutableTool;
 import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolDispatcher;
+import dev.toolhost.core.ToolGuide;
 import dev.toolhost.core.ToolGuides;
 import dev.toolhost.core.ToolProfile;
 import dev.toolhost.core.ToolProfiles;
@@ -46,6 +47,17 @@ public final class Agents implements AutoCloseable {
 
   /** The source prefix of agent tools: {@code agent:{name}}. */
   public static final String SOURCE_PREFIX = "agent:";
+
+  /**
+   * The guide to agents as tools, subagents, {@code search_tools} and the reply tool: how to hand
+   * work on, follow it, and read what comes back.
+   */
+  public static final ToolGuide GUIDE =
+      ToolGuide.fromResource(
+          "agents",
+          "How to hand work to other agents and to subagents, follow them, and read what comes back.",
+          Agents.class,
+          "guides/agents.md");
 
   private final ToolRegistry registry;
   private final ToolProfiles profiles;

@@ -10,6 +10,7 @@ import dev.toolhost.core.ToolGuides;
 import dev.toolhost.core.ToolProfile;
 import dev.toolhost.core.ToolProfiles;
 import dev.toolhost.core.ToolRegistry;
+import dev.toolhost.search.ToolSearch;
 import dev.toolhost.testing.RecordedRequest;
 import dev.toolhost.testing.ScriptedModelServer;
 import dev.toolhost.testing.ScriptedReply;
@@ -84,6 +85,19 @@ class AgentsTest {
       tools.forEach(tool -> names.add(tool.get("function").get("name").asString()));
     }
     return names;
+  }
+
+  @Test
+  void theAgentsGuideNamesEveryToolOfTheFamily() {
+    agents(AgentDefinition.of("assistant", endpoint("primary-model")));
+    List<String> family = new ArrayList<>(List.of(ToolSearch.TOOL_NAME, ReplyTool.NAME));
+    registry.specs().stream()
+        .filter(spec -> spec.source().equals(Subagents.SOURCE))
+        .forEach(spec -> family.add(spec.name()));
+    family.add("set_status");
+
+    assertThat(family).contains("spawn_subagent", "list_subagents", "cancel_subagent");
+    assertThat(family).allSatisfy(name -> assertThat(Agents.GUIDE.document()).contains("`" + name));
   }
 
   @Test

@@ -173,6 +173,9 @@ public final class Host implements AutoCloseable {
     }
     // Each turn, the agents' system prompts name the services most relevant to the request.
     agents.ifPresent(all -> all.setContextHints(serviceIndex::contextHint));
+    if (agents.isPresent()) {
+      guides.ifPresent(toolGuides -> toolGuides.add(Agents.GUIDE));
+    }
     // Last, so that nothing above can fail with MCP servers running.
     try {
       this.mcpBridge = config.mcp().startBridge(registry, guides);

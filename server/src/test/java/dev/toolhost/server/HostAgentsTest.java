@@ -168,4 +168,23 @@ class HostAgentsTest {
               assertThat(run.get(2)).contains("line 10, column 14").contains("'nope'");
             });
   }
+
+  @Test
+  void aHostWithAgentsShipsTheAgentsGuideAndOneWithoutDoesNot() throws Exception {
+    Path file = file(config("readers"));
+
+    String[] listed = run("call", "list_tool_guides", "{}", "--config", file.toString());
+    String[] guide =
+        run("call", "get_tool_guide", "{\"name\": \"agents\"}", "--config", file.toString());
+    String[] without = run("call", "list_tool_guides", "{}");
+
+    assertThat(listed[0]).as(listed[2]).isEqualTo("0");
+    assertThat(listed[1]).contains("- agents: How to hand work to other agents and to subagents");
+    assertThat(guide[1])
+        .contains("# Agents and subagents")
+        .contains("spawn_subagent(task)")
+        .contains("search_tools(query)");
+    assertThat(without[0]).as(without[2]).isEqualTo("0");
+    assertThat(without[1]).contains("- tool-calls:").doesNotContain("- agents:");
+  }
 }
