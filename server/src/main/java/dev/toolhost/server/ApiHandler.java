@@ -4,10 +4,6 @@ import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolProfile;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSet;
-import io.opentelemetry.context.Context;
-import io.opentelemetry.context.Scope;
-import io.opentelemetry.context.propagation.TextMapGetter;
-import io.opentelemetry.context.propagation.TextMapPropagator;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -18,7 +14,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
@@ -49,30 +44,22 @@ final class ApiHandler extends Handler.Abstract {
   static final String JSON = "application/json";
   static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
 
-  private static final Pattern INVOKE = Pattern.compile("/v1/tools/([^/]+)/invoke");
+  /** The path of a tool's invoke route; its group is the tool's name. */
+  static final Pattern INVOKE = Pattern.compile("/v1/tools/([^/]+)/invoke");
+
   private static final String ROUTES =
       "GET /v1/tools, POST /v1/tools/{name}/invoke, GET /v1/profiles, GET /v1/services/search?q=,"
           + " GET /healthz, GET /metrics";
   private static final String DEFAULT_PROFILE = "main";
 
-  private static final TextMapGetter<HttpFields> HEADERS =
-      new TextMapGetter<>() {
-        @Override
-        public String get(HttpFields headers, String key) {
-          return headers == null ? null : headers.get(key);
-        }
-      };
-
   private final Host host;
   private final Optional<byte[]> tokenDigest;
   private final ApiJson json;
-  private final TextMapPropagator propagator;
 
-  ApiHandler(Host host, Optional<String> token, ApiJson json, TextMapPropagator propagator) {
+  ApiHandler(Host host, Optional<String> token, ApiJson json) {
     this.host = host;
     this.tokenDigest = token.map(ApiHandler::digest);
     this.json = json;
-    this.propagator = propagator;
   }
 
   @Override
@@ -188,12 +175,8 @@ final class ApiHandler extends Handler.Abstract {
       return error(400, "invalid_request", e.getMessage());
     }
     ToolCall call = invocation.toCall(toolName, set.get().defaultTimeout(toolName));
-    // The caller's trace, when it sends one, is the parent of the tool's span.
-    Context parent = propagator.extract(Context.root(), request.getHeaders(), HEADERS);
-    ToolResult result;
-    try (Scope ignored = parent.makeCurrent()) {
-      result = host.dispatcher().dispatch(set.get(), call);
-    }
+    // The request's server span (HttpTelemetry), current here, is the parent of the tool's span.
+    ToolResult result = host.dispatcher().dispatch(set.get(), call);
     return ok(json.result(call, result));
   }
 

@@ -307,11 +307,10 @@ public final class Host implements AutoCloseable {
     listener.setPort(config.http().port());
     jetty.addConnector(listener);
     McpGatewayHandler mcp = new McpGatewayHandler(this, token);
+    // Outermost, so that every request is traced and measured, refused ones included.
     jetty.setHandler(
-        new Handler.Sequence(
-            mcp,
-            new ApiHandler(
-                this, token, json, openTelemetry.getPropagators().getTextMapPropagator())));
+        new HttpTelemetry(
+            openTelemetry, new Handler.Sequence(mcp, new ApiHandler(this, token, json))));
     try {
       jetty.start();
     } catch (Exception e) {

@@ -7,8 +7,8 @@ import dev.toolhost.core.Param;
 import dev.toolhost.core.Tool;
 import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolResult;
-import io.opentelemetry.api.trace.SpanId;
-import io.opentelemetry.api.trace.TraceId;
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
@@ -20,6 +20,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -350,8 +352,26 @@ class HostApiTest {
     assertThat(response.body()).contains("toolhost_tool_invoke_duration");
   }
 
+  /** The finished span of that name; a request's span ends just after its response is sent. */
+  private SpanData finished(String name) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (true) {
+      Optional<SpanData> span =
+          spans.getFinishedSpanItems().stream()
+              .filter(candidate -> candidate.getName().equals(name))
+              .findFirst();
+      if (span.isPresent()) {
+        return span.get();
+      }
+      assertThat(System.nanoTime())
+          .as("no span %s in %s", name, spans.getFinishedSpanItems())
+          .isLessThan(deadline);
+      Thread.sleep(10);
+    }
+  }
+
   @Test
-  void aTraceparentHeaderMakesTheToolSpanItsChild() throws Exception {
+  void aTraceparentHeaderMakesTheRequestsSpanItsChildAndTheToolSpanAGrandchild() throws Exception {
     String traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
     String parentSpanId = "00f067aa0ba902b7";
 
@@ -361,24 +381,69 @@ class HostApiTest {
         "traceparent",
         "00-" + traceId + "-" + parentSpanId + "-01");
 
-    SpanData span =
-        spans.getFinishedSpanItems().stream()
-            .filter(finished -> finished.getName().equals("execute_tool echo"))
-            .findFirst()
-            .orElseThrow();
-    assertThat(TraceId.isValid(span.getTraceId())).isTrue();
-    assertThat(span.getTraceId()).isEqualTo(traceId);
-    assertThat(SpanId.isValid(span.getParentSpanId())).isTrue();
-    assertThat(span.getParentSpanId()).isEqualTo(parentSpanId);
+    SpanData request = finished("POST /v1/tools/{name}/invoke");
+    SpanData tool = finished("execute_tool echo");
+    assertThat(request.getTraceId()).isEqualTo(traceId);
+    assertThat(request.getParentSpanId()).isEqualTo(parentSpanId);
+    assertThat(tool.getTraceId()).isEqualTo(traceId);
+    assertThat(tool.getParentSpanId()).isEqualTo(request.getSpanId());
+    assertThat(request.getKind()).isEqualTo(SpanKind.SERVER);
+    assertThat(request.getAttributes().asMap())
+        .containsEntry(AttributeKey.stringKey("http.request.method"), "POST")
+        .containsEntry(AttributeKey.stringKey("http.route"), "/v1/tools/{name}/invoke")
+        .containsEntry(AttributeKey.stringKey("url.path"), "/v1/tools/echo/invoke")
+        .containsEntry(AttributeKey.stringKey("url.scheme"), "http")
+        .containsEntry(AttributeKey.longKey("http.response.status_code"), 200L);
+    // The body is not recorded.
+    assertThat(request.getAttributes().asMap().values().toString()).doesNotContain("traced");
   }
 
   @Test
-  void withoutATraceparentTheToolSpanStartsATrace() throws Exception {
+  void withoutATraceparentTheRequestsSpanStartsATrace() throws Exception {
     post("/v1/tools/echo/invoke", "{\"arguments\": {\"text\": \"untraced\"}}");
 
-    assertThat(spans.getFinishedSpanItems())
-        .singleElement()
-        .satisfies(span -> assertThat(span.getParentSpanContext().isValid()).isFalse());
+    SpanData request = finished("POST /v1/tools/{name}/invoke");
+    assertThat(request.getParentSpanContext().isValid()).isFalse();
+    assertThat(finished("execute_tool echo").getParentSpanId()).isEqualTo(request.getSpanId());
+  }
+
+  @Test
+  void everyRequestIsMeasuredWithItsRouteAndStatusRefusedOnesToo() throws Exception {
+    get("/v1/tools");
+    get("/no/such/route?q=secret-words");
+    post("/v1/tools/echo/invoke", "{not json");
+
+    String metrics = get("/metrics").body();
+
+    assertThat(metrics.lines().filter(line -> line.startsWith("http_server_request_duration")))
+        .anySatisfy(
+            line ->
+                assertThat(line)
+                    .startsWith("http_server_request_duration_seconds_count{")
+                    .contains("http_route=\"/v1/tools\"")
+                    .contains("http_response_status_code=\"200\"")
+                    .endsWith(" 1"))
+        .anySatisfy(
+            line ->
+                assertThat(line)
+                    .startsWith("http_server_request_duration_seconds_count{")
+                    .contains("http_route=\"/v1/tools/{name}/invoke\"")
+                    .contains("http_response_status_code=\"400\"")
+                    .doesNotContain("error_type")
+                    .endsWith(" 1"))
+        .anySatisfy(
+            line ->
+                assertThat(line)
+                    .startsWith("http_server_request_duration_seconds_count{")
+                    .doesNotContain("http_route")
+                    .contains("http_request_method=\"GET\"")
+                    .contains("http_response_status_code=\"404\"")
+                    .endsWith(" 1"));
+    SpanData unknown = finished("GET");
+    assertThat(unknown.getAttributes().asMap())
+        .containsEntry(AttributeKey.stringKey("url.path"), "/no/such/route")
+        .containsEntry(AttributeKey.longKey("http.response.status_code"), 404L);
+    assertThat(unknown.getAttributes().asMap().values().toString()).doesNotContain("secret-words");
   }
 
   @Test

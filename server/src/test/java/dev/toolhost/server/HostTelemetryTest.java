@@ -67,21 +67,32 @@ class HostTelemetryTest {
 
     assertThat(response.statusCode()).isEqualTo(200);
     assertThat(collector.spans())
-        .singleElement()
-        .satisfies(
-            span -> {
-              assertThat(span.name()).isEqualTo("execute_tool echo");
-              assertThat(span.attribute("gen_ai.operation.name")).hasValue("execute_tool");
-              assertThat(span.attribute("gen_ai.tool.name")).hasValue("echo");
-              assertThat(span.attribute("toolhost.tool.source")).hasValue("builtin:test");
-              assertThat(span.resourceAttribute("service.name")).hasValue("toolhost");
-              assertThat(hex(span.span().getTraceId().toByteArray())).isEqualTo(TRACE_ID);
-              assertThat(hex(span.span().getParentSpanId().toByteArray()))
-                  .isEqualTo(PARENT_SPAN_ID);
-            });
+        .extracting(OtlpCollector.ReceivedSpan::name)
+        .containsExactlyInAnyOrder("POST /v1/tools/{name}/invoke", "execute_tool echo");
+    OtlpCollector.ReceivedSpan request =
+        collector.spans().stream()
+            .filter(span -> span.name().startsWith("POST"))
+            .findFirst()
+            .orElseThrow();
+    OtlpCollector.ReceivedSpan tool =
+        collector.spans().stream()
+            .filter(span -> span.name().equals("execute_tool echo"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(tool.attribute("gen_ai.operation.name")).hasValue("execute_tool");
+    assertThat(tool.attribute("gen_ai.tool.name")).hasValue("echo");
+    assertThat(tool.attribute("toolhost.tool.source")).hasValue("builtin:test");
+    assertThat(tool.resourceAttribute("service.name")).hasValue("toolhost");
+    assertThat(hex(tool.span().getTraceId().toByteArray())).isEqualTo(TRACE_ID);
+    assertThat(tool.span().getParentSpanId()).isEqualTo(request.span().getSpanId());
+    assertThat(hex(request.span().getParentSpanId().toByteArray())).isEqualTo(PARENT_SPAN_ID);
+    assertThat(request.attribute("http.route")).hasValue("/v1/tools/{name}/invoke");
     assertThat(collector.metrics())
         .extracting(Metric::getName)
-        .contains("toolhost.tool.invocations", "toolhost.tool.invoke.duration");
+        .contains(
+            "toolhost.tool.invocations",
+            "toolhost.tool.invoke.duration",
+            "http.server.request.duration");
     assertThat(collector.contentTypes()).containsOnly("application/x-protobuf");
     assertThat(other.spans()).isEmpty();
   }
@@ -102,9 +113,10 @@ class HostTelemetryTest {
     echo(host, "exported");
     host.close();
 
+    // The request's span and the tool's.
     assertThat(collector.spans())
-        .singleElement()
-        .satisfies(
+        .hasSize(2)
+        .allSatisfy(
             span -> {
               assertThat(span.resourceAttribute("service.name")).hasValue("toolhost-test");
               assertThat(span.resourceAttribute("deployment.environment.name")).hasValue("test");
@@ -123,7 +135,7 @@ class HostTelemetryTest {
     echo(host, "exported");
     host.close();
 
-    assertThat(collector.spans()).hasSize(1);
+    assertThat(collector.spans()).hasSize(2);
     assertThat(other.spans()).isEmpty();
     assertThat(other.metrics()).isEmpty();
   }
