@@ -5,6 +5,8 @@ import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolDispatcher;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSet;
+import dev.toolhost.core.TraceContext;
+import io.opentelemetry.context.Scope;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
@@ -145,7 +147,9 @@ public final class InvokeHandler implements MessageBus.DeliveryHandler {
           }
           case ResultStore.Granted granted -> {
             ToolResult result;
-            try {
+            // The caller's trace, in the request's headers, is the parent of the tool's span.
+            try (Scope ignored =
+                TraceContext.parentFrom(delivery.message().headers()).makeCurrent()) {
               result = dispatcher.dispatch(tools, call);
             } catch (RuntimeException e) {
               results.release(key);

@@ -4,6 +4,7 @@ import dev.toolhost.core.ErrorCode;
 import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolExecutor;
 import dev.toolhost.core.ToolResult;
+import dev.toolhost.core.TraceContext;
 import java.util.Objects;
 import java.util.Optional;
 import tools.jackson.databind.JsonNode;
@@ -36,9 +37,10 @@ public final class RemoteToolExecutor implements ToolExecutor {
 
   @Override
   public ToolResult execute(ToolCall call, JsonNode arguments) throws InterruptedException {
+    // The arguments the dispatch path parsed and validated go out as they are, not re-read. The
+    // caller's trace goes in headers, only when there is one: an untraced call carries none.
     Message request =
-        // The arguments the dispatch path parsed and validated go out as they are, not re-read.
-        Message.of(new InvokeRequest(call).toJson(arguments));
+        Message.of(new InvokeRequest(call).toJson(arguments)).withHeaders(TraceContext.current());
     Replies replies;
     try {
       replies = bus.request(ToolWorker.queue(group), request, call.deadline());

@@ -14,6 +14,11 @@ import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSet;
 import dev.toolhost.core.ToolSpec;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
+import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
+import io.opentelemetry.sdk.trace.SdkTracerProvider;
+import io.opentelemetry.sdk.trace.data.SpanData;
+import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -121,6 +126,10 @@ public abstract class RemotePathContractTest {
   }
 
   protected ToolWorker worker(Object sample, ResultStore store) {
+    return worker(sample, store, ToolDispatcher.create());
+  }
+
+  protected ToolWorker worker(Object sample, ResultStore store, ToolDispatcher workerDispatcher) {
     MessageBus bus = workerBus();
     if (bus != host) {
       closing.add(bus);
@@ -128,8 +137,7 @@ public abstract class RemotePathContractTest {
     ToolRegistry tools = new ToolRegistry();
     tools.registerAll(MethodTools.of(sample, "builtin:sample"));
     return closeLater(
-        new ToolWorker(
-                bus, group, tools, ToolDispatcher.create(), store, 16, Duration.ofMillis(200))
+        new ToolWorker(bus, group, tools, workerDispatcher, store, 16, Duration.ofMillis(200))
             .start());
   }
 
@@ -175,6 +183,48 @@ public abstract class RemotePathContractTest {
     ToolResult result = call("echo", "{\"text\":\"hi\"}", Duration.ofSeconds(10));
     assertThat(result).isEqualTo(ToolResult.success("echo: hi"));
     assertThat(sample.runs).hasValue(1);
+  }
+
+  @Test
+  void aRemoteCallJoinsTheCallersTraceOnTheWorker() {
+    InMemorySpanExporter spans = InMemorySpanExporter.create();
+    try (OpenTelemetrySdk sdk =
+        OpenTelemetrySdk.builder()
+            .setTracerProvider(
+                SdkTracerProvider.builder()
+                    .addSpanProcessor(SimpleSpanProcessor.create(spans))
+                    .build())
+            .build()) {
+      worker(
+          new Sample(),
+          new InMemoryResultStore(),
+          ToolDispatcher.builder().openTelemetry(sdk).build());
+      waitForSample();
+
+      ToolResult result =
+          ToolDispatcher.builder()
+              .openTelemetry(sdk)
+              .build()
+              .dispatch(
+                  ToolSet.of(registry, ToolProfiles.MAIN),
+                  ToolCall.of("echo", "{\"text\":\"traced\"}").withTimeout(Duration.ofSeconds(10)));
+
+      assertThat(result.text()).isEqualTo("echo: traced");
+      List<SpanData> echoes =
+          spans.getFinishedSpanItems().stream()
+              .filter(span -> span.getName().equals("execute_tool echo"))
+              .toList();
+      assertThat(echoes).hasSize(2);
+      SpanData caller =
+          echoes.stream()
+              .filter(span -> !span.getParentSpanContext().isValid())
+              .findFirst()
+              .orElseThrow();
+      SpanData onWorker = echoes.stream().filter(span -> span != caller).findFirst().orElseThrow();
+      assertThat(onWorker.getTraceId()).isEqualTo(caller.getTraceId());
+      assertThat(onWorker.getParentSpanId()).isEqualTo(caller.getSpanId());
+      assertThat(onWorker.getParentSpanContext().isRemote()).isTrue();
+    }
   }
 
   @Test

@@ -3,6 +3,7 @@ package dev.toolhost.mcp;
 import dev.toolhost.core.ErrorCode;
 import dev.toolhost.core.ToolProgress;
 import dev.toolhost.core.ToolResult;
+import dev.toolhost.core.TraceContext;
 import io.modelcontextprotocol.client.McpAsyncClient;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.transport.HttpClientSseClientTransport;
@@ -22,6 +23,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -420,8 +422,11 @@ final class McpConnection implements AutoCloseable {
       return new Attempt.Done(timeout(shownName, config.timeout()));
     }
     String token = UUID.randomUUID().toString();
+    // The caller's trace goes with the request (SEP-414), so that the server's spans join it.
+    Map<String, Object> meta = new HashMap<>(TraceContext.current());
+    meta.put("progressToken", token);
     McpSchema.CallToolRequest request =
-        McpSchema.CallToolRequest.builder(tool).arguments(arguments).progressToken(token).build();
+        McpSchema.CallToolRequest.builder(tool).arguments(arguments).meta(meta).build();
     // The caller's listener, carried to this thread by the dispatch path, hears this call's
     // progress notifications until it ends.
     ToolProgress.current().ifPresent(caller -> progressByToken.put(token, caller));

@@ -7,6 +7,7 @@ import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSet;
 import dev.toolhost.core.ToolSpec;
+import dev.toolhost.core.TraceContext;
 import io.modelcontextprotocol.server.McpAsyncServer;
 import io.modelcontextprotocol.server.McpAsyncServerExchange;
 import io.modelcontextprotocol.server.McpServer;
@@ -15,6 +16,7 @@ import io.modelcontextprotocol.server.transport.DefaultServerTransportSecurityVa
 import io.modelcontextprotocol.server.transport.HttpServletStreamableServerTransportProvider;
 import io.modelcontextprotocol.server.transport.StdioServerTransportProvider;
 import io.modelcontextprotocol.spec.McpSchema;
+import io.opentelemetry.context.Context;
 import io.opentelemetry.context.Scope;
 import jakarta.servlet.http.HttpServlet;
 import java.io.InputStream;
@@ -189,13 +191,19 @@ public final class McpGateway implements AutoCloseable {
               if (exchange.sessionId() != null) {
                 call = call.withSessionId(exchange.sessionId());
               }
+              // A client's trace, sent in _meta (SEP-414), is the parent of the tool's span.
+              Context parent =
+                  TraceContext.parentFrom(request.meta() == null ? Map.of() : request.meta());
               Object token = request.progressToken();
               if (token == null) {
-                return McpResults.toCallToolResult(dispatcher.dispatch(tools, call));
+                try (Scope ignored = parent.makeCurrent()) {
+                  return McpResults.toCallToolResult(dispatcher.dispatch(tools, call));
+                }
               }
               ProgressRelay relay = new ProgressRelay(exchange, token);
               ToolResult result;
-              try (Scope ignored = ToolProgress.listen(relay)) {
+              try (Scope traced = parent.makeCurrent();
+                  Scope ignored = ToolProgress.listen(relay)) {
                 result = dispatcher.dispatch(tools, call);
               }
               // Every notification goes out before the result that ends the request.

@@ -14,6 +14,11 @@ import dev.toolhost.mcp.McpServerConfig;
 import dev.toolhost.mcp.NpmPackages;
 import dev.toolhost.mcp.TestProcesses;
 import io.opentelemetry.context.Scope;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
+import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
+import io.opentelemetry.sdk.trace.SdkTracerProvider;
+import io.opentelemetry.sdk.trace.data.SpanData;
+import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -151,6 +156,63 @@ class HostMcpTest {
     assertThat(result.isError()).as(result.text()).isFalse();
     assertThat(result.text()).contains("Steps: 3");
     assertThat(heard).containsExactly("1.0/3.0", "2.0/3.0", "3.0/3.0");
+  }
+
+  @Test
+  void aCallThroughTheGatewayJoinsTheCallersTrace() throws Exception {
+    InMemorySpanExporter onHost = InMemorySpanExporter.create();
+    host =
+        Host.builder(HostConfig.load(config()))
+            .environment(Map.of())
+            .spanProcessor(SimpleSpanProcessor.create(onHost))
+            .build();
+    host.start();
+    InMemorySpanExporter here = InMemorySpanExporter.create();
+    ToolRegistry client = new ToolRegistry();
+
+    ToolResult result;
+    List<SpanData> spansHere;
+    try (OpenTelemetrySdk sdk =
+            OpenTelemetrySdk.builder()
+                .setTracerProvider(
+                    SdkTracerProvider.builder()
+                        .addSpanProcessor(SimpleSpanProcessor.create(here))
+                        .build())
+                .build();
+        McpBridge bridge = McpBridge.builder(client).startTimeout(Duration.ofSeconds(30)).build()) {
+      bridge.start(
+          List.of(
+              new McpServerConfig(
+                  "host",
+                  new McpServerConfig.StreamableHttp(host.uri().resolve("mcp"), Map.of()),
+                  Optional.empty(),
+                  Duration.ofSeconds(60))));
+      result =
+          ToolDispatcher.builder()
+              .openTelemetry(sdk)
+              .build()
+              .dispatch(
+                  ToolSet.of(client, ToolProfiles.MAIN),
+                  ToolCall.of("host_everything_echo", "{\"message\": \"traced\"}"));
+      // Read before the SDK closes: shutting down clears the exporter.
+      spansHere = here.getFinishedSpanItems();
+    }
+
+    assertThat(result.isError()).as(result.text()).isFalse();
+    SpanData caller =
+        spansHere.stream()
+            .filter(span -> span.getName().equals("execute_tool host_everything_echo"))
+            .findFirst()
+            .orElseThrow();
+    // The host's span of the same call (sent in the request's _meta) is the caller's child.
+    SpanData served =
+        onHost.getFinishedSpanItems().stream()
+            .filter(span -> span.getName().equals("execute_tool everything_echo"))
+            .findFirst()
+            .orElseThrow(() -> new AssertionError("no host span in " + onHost));
+    assertThat(served.getTraceId()).isEqualTo(caller.getTraceId());
+    assertThat(served.getParentSpanId()).isEqualTo(caller.getSpanId());
+    assertThat(served.getParentSpanContext().isRemote()).isTrue();
   }
 
   @Test
