@@ -108,11 +108,22 @@ class AgentTelemetryTest {
         .toList();
   }
 
-  private List<HistogramPointData> tokenUsagePoints() {
+  private MetricData metric(String name) {
     return metrics.collectAllMetrics().stream()
-        .filter(metric -> metric.getName().equals("gen_ai.client.token.usage"))
+        .filter(data -> data.getName().equals(name))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no metric " + name));
+  }
+
+  private List<HistogramPointData> points(String metricName) {
+    return metrics.collectAllMetrics().stream()
+        .filter(metric -> metric.getName().equals(metricName))
         .flatMap(metric -> metric.getHistogramData().getPoints().stream())
         .toList();
+  }
+
+  private List<HistogramPointData> tokenUsagePoints() {
+    return points("gen_ai.client.token.usage");
   }
 
   // What every measurement of a model request is tagged with; the scripted server answers as the
@@ -135,10 +146,7 @@ class AgentTelemetryTest {
   }
 
   private List<HistogramPointData> durationPoints() {
-    return metrics.collectAllMetrics().stream()
-        .filter(metric -> metric.getName().equals("gen_ai.client.operation.duration"))
-        .flatMap(metric -> metric.getHistogramData().getPoints().stream())
-        .toList();
+    return points("gen_ai.client.operation.duration");
   }
 
   @Test
@@ -181,11 +189,7 @@ class AgentTelemetryTest {
 
     run("Weather in Oslo?");
 
-    MetricData metric =
-        metrics.collectAllMetrics().stream()
-            .filter(data -> data.getName().equals("gen_ai.client.token.usage"))
-            .findFirst()
-            .orElseThrow(() -> new AssertionError("no token usage metric"));
+    MetricData metric = metric("gen_ai.client.token.usage");
     assertThat(metric.getUnit()).isEqualTo("{token}");
     assertThat(metric.getInstrumentationScopeInfo().getName()).isEqualTo("dev.toolhost.agent");
     List<HistogramPointData> points = List.copyOf(metric.getHistogramData().getPoints());
@@ -250,11 +254,7 @@ class AgentTelemetryTest {
 
     run("Weather in Oslo?");
 
-    MetricData metric =
-        metrics.collectAllMetrics().stream()
-            .filter(data -> data.getName().equals("gen_ai.client.operation.duration"))
-            .findFirst()
-            .orElseThrow(() -> new AssertionError("no operation duration metric"));
+    MetricData metric = metric("gen_ai.client.operation.duration");
     assertThat(metric.getUnit()).isEqualTo("s");
     HistogramPointData point = metric.getHistogramData().getPoints().iterator().next();
     assertThat(metric.getHistogramData().getPoints()).hasSize(1);
