@@ -160,11 +160,15 @@ public final class RemoteTools implements AutoCloseable {
     for (ToolSpec spec : specs.values()) {
       Set<String> hosts = hostsOf.get(spec.name());
       if (hosts == null) {
-        Optional<ExecutableTool> tool = executable(spec, group, timeouts.get(spec.name()));
-        if (tool.isEmpty()) {
+        ExecutableTool tool;
+        try {
+          tool = executable(spec, group, timeouts.get(spec.name()));
+        } catch (IllegalArgumentException e) {
+          LOG.warn(
+              "Tool '{}' of group '{}' is not registered: {}", spec.name(), group, e.getMessage());
           continue;
         }
-        if (!registry.registerIfAbsent(tool.get())) {
+        if (!registry.registerIfAbsent(tool)) {
           if (before == null || !before.tools().contains(spec.name())) {
             LOG.warn(
                 "Tool '{}' announced by worker {} of group '{}' is not registered: the name is taken by {}",
@@ -208,15 +212,15 @@ public final class RemoteTools implements AutoCloseable {
             System.nanoTime() + Duration.ofMillis(interval * MISSED_HEARTBEATS).toNanos()));
   }
 
-  private Optional<ExecutableTool> executable(ToolSpec spec, String group, Duration timeout) {
-    try {
-      // The remote executor bounds every wait by the call's deadline: no thread hop needed.
-      ExecutableTool tool = ExecutableTool.of(spec, new RemoteToolExecutor(bus, group)).runInline();
-      return Optional.of(timeout == null ? tool : tool.withTimeout(timeout));
-    } catch (IllegalArgumentException e) {
-      LOG.warn("Tool '{}' of group '{}' is not registered: {}", spec.name(), group, e.getMessage());
-      return Optional.empty();
-    }
+  /**
+   * The tool a worker of the group runs.
+   *
+   * @throws IllegalArgumentException when its parameters schema is not a valid JSON Schema
+   */
+  private ExecutableTool executable(ToolSpec spec, String group, Duration timeout) {
+    // The remote executor bounds every wait by the call's deadline: no thread hop needed.
+    ExecutableTool tool = ExecutableTool.of(spec, new RemoteToolExecutor(bus, group)).runInline();
+    return timeout == null ? tool : tool.withTimeout(timeout);
   }
 
   /**
@@ -230,8 +234,20 @@ public final class RemoteTools implements AutoCloseable {
         && registered.timeout().equals(Optional.ofNullable(timeout))) {
       return;
     }
-    Optional<ExecutableTool> changed = executable(spec, group, timeout);
-    if (changed.isPresent() && registry.replace(registered, changed.get())) {
+    ExecutableTool changed;
+    try {
+      changed = executable(spec, group, timeout);
+    } catch (IllegalArgumentException e) {
+      LOG.warn(
+          "Remote tool '{}' of group '{}' keeps its definition: worker {}, newly joined, announced"
+              + " one that is not valid: {}",
+          spec.name(),
+          group,
+          workerId,
+          e.getMessage());
+      return;
+    }
+    if (registry.replace(registered, changed)) {
       LOG.info(
           "Remote tool '{}' of group '{}' changed: worker {}, newly joined, announced a new"
               + " definition",

@@ -3,6 +3,7 @@ package dev.toolhost.bus;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolhost.core.ErrorCode;
+import dev.toolhost.core.ExecutableTool;
 import dev.toolhost.core.MethodTools;
 import dev.toolhost.core.Param;
 import dev.toolhost.core.Tool;
@@ -347,7 +348,29 @@ public abstract class RemotePathContractTest {
     assertThat(heard).containsExactly("+lookup", "~lookup", "+marker");
   }
 
+  @Test
+  void aNewlyJoinedWorkersBrokenDefinitionLeavesTheWorkingOneRegistered() {
+    announce("old", "Looks up a word.", "lookup");
+    waitFor(() -> registry.find("lookup").isPresent());
+    ExecutableTool working = registry.find("lookup").orElseThrow();
+
+    announceWith(
+        "new",
+        "Looks up a word, badly.",
+        "{\"type\":\"object\",\"properties\":{\"word\":{\"type\":5}}}",
+        "lookup");
+    // A marker after it: announcements are handled in order.
+    announce("new", "Marks the end.", "marker");
+    waitFor(() -> registry.find("marker").isPresent());
+
+    assertThat(registry.find("lookup")).containsSame(working);
+  }
+
   private void announce(String worker, String description, String... tools) {
+    announceWith(worker, description, "{\"type\":\"object\"}", tools);
+  }
+
+  private void announceWith(String worker, String description, String parameters, String... tools) {
     StringBuilder list = new StringBuilder();
     for (String tool : tools) {
       list.append(list.isEmpty() ? "" : ",")
@@ -355,7 +378,9 @@ public abstract class RemotePathContractTest {
           .append(tool)
           .append("\",\"description\":\"")
           .append(description)
-          .append("\",\"parameters\":{\"type\":\"object\"}}");
+          .append("\",\"parameters\":")
+          .append(parameters)
+          .append("}");
     }
     host.publish(
         ToolWorker.ANNOUNCE_TOPIC,
