@@ -407,13 +407,32 @@ class HostApiTest {
     assertThat(finished("execute_tool echo").getParentSpanId()).isEqualTo(request.getSpanId());
   }
 
+  private static boolean measured(String metrics, String label, int status) {
+    return metrics
+        .lines()
+        .anyMatch(
+            line ->
+                line.startsWith("http_server_request_duration_seconds_count{")
+                    && line.contains(label)
+                    && line.contains("http_response_status_code=\"" + status + "\""));
+  }
+
   @Test
   void everyRequestIsMeasuredWithItsRouteAndStatusRefusedOnesToo() throws Exception {
     get("/v1/tools");
     get("/no/such/route?q=secret-words");
     post("/v1/tools/echo/invoke", "{not json");
 
+    // A request is measured as its response completes, a moment after the client has it.
     String metrics = get("/metrics").body();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (!(measured(metrics, "http_route=\"/v1/tools\"", 200)
+            && measured(metrics, "http_route=\"/v1/tools/{name}/invoke\"", 400)
+            && measured(metrics, "http_request_method=\"GET\"", 404))
+        && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+      metrics = get("/metrics").body();
+    }
 
     assertThat(metrics.lines().filter(line -> line.startsWith("http_server_request_duration")))
         .anySatisfy(

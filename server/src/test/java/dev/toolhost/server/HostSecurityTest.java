@@ -10,6 +10,7 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
@@ -64,7 +65,23 @@ class HostSecurityTest {
       assertThat(get(base.resolve("/metrics")).statusCode()).isEqualTo(401);
       assertThat(get(base.resolve("/v1/profiles")).statusCode()).isEqualTo(401);
       assertThat(get(base.resolve("/no/such/path")).statusCode()).isEqualTo(401);
-      assertThat(get(base.resolve("/metrics"), "Bearer literal-token").statusCode()).isEqualTo(200);
+      HttpResponse<String> metrics = get(base.resolve("/metrics"), "Bearer literal-token");
+      assertThat(metrics.statusCode()).isEqualTo(200);
+      // The refused requests are measured too, with their status, as each response completes.
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (!metrics.body().contains("http_route=\"/v1/profiles\"")
+          && System.nanoTime() < deadline) {
+        Thread.sleep(20);
+        metrics = get(base.resolve("/metrics"), "Bearer literal-token");
+      }
+      assertThat(metrics.body().lines())
+          .anySatisfy(
+              line ->
+                  assertThat(line)
+                      .startsWith("http_server_request_duration_seconds_count{")
+                      .contains("http_route=\"/v1/profiles\"")
+                      .contains("http_response_status_code=\"401\"")
+                      .endsWith(" 1"));
     }
   }
 
