@@ -81,16 +81,17 @@ class AgentTelemetryTest {
             RunListener.NONE);
   }
 
+  /** The model's first step: a call of get_weather for Oslo, up to its finish. */
+  private static ScriptedReply.StreamBuilder weatherCall() {
+    return ScriptedReply.stream()
+        .toolCallStart(0, "call_1", "get_weather")
+        .toolCallArguments(0, "{\"city\":\"Oslo\"}")
+        .finish("tool_calls");
+  }
+
   // A tool call, then an answer, each with its own usage.
   private void enqueueTwoSteps() {
-    server.enqueue(
-        ScriptedReply.stream()
-            .toolCallStart(0, "call_1", "get_weather")
-            .toolCallArguments(0, "{\"city\":\"Oslo\"}")
-            .finish("tool_calls")
-            .usage(100, 7)
-            .done()
-            .build());
+    server.enqueue(weatherCall().usage(100, 7).done().build());
     server.enqueue(
         ScriptedReply.stream().text("Sunny in Oslo.").finish("stop").usage(130, 9).done().build());
   }
@@ -289,13 +290,7 @@ class AgentTelemetryTest {
 
   @Test
   void aServerThatSendsNoUsageLeavesTheCountsOutAndTheRunStillSucceeds() {
-    server.enqueue(
-        ScriptedReply.stream()
-            .toolCallStart(0, "call_1", "get_weather")
-            .toolCallArguments(0, "{\"city\":\"Oslo\"}")
-            .finish("tool_calls")
-            .done()
-            .build());
+    server.enqueue(weatherCall().done().build());
     server.enqueue(ScriptedReply.stream().text("Sunny in Oslo.").finish("stop").done().build());
 
     RunResult result = run("Weather in Oslo?");
@@ -314,13 +309,7 @@ class AgentTelemetryTest {
 
   @Test
   void aRunSpanSumsOnlyTheModelRequestsThatReportedUsage() {
-    server.enqueue(
-        ScriptedReply.stream()
-            .toolCallStart(0, "call_1", "get_weather")
-            .toolCallArguments(0, "{\"city\":\"Oslo\"}")
-            .finish("tool_calls")
-            .done()
-            .build());
+    server.enqueue(weatherCall().done().build());
     server.enqueue(
         ScriptedReply.stream().text("Sunny in Oslo.").finish("stop").usage(130, 9).done().build());
 

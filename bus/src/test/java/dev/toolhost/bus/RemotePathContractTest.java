@@ -6,6 +6,7 @@ import dev.toolhost.core.ErrorCode;
 import dev.toolhost.core.ExecutableTool;
 import dev.toolhost.core.MethodTools;
 import dev.toolhost.core.Param;
+import dev.toolhost.core.RegistryChanges;
 import dev.toolhost.core.Tool;
 import dev.toolhost.core.ToolAnnotations;
 import dev.toolhost.core.ToolCall;
@@ -14,7 +15,6 @@ import dev.toolhost.core.ToolProfiles;
 import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSet;
-import dev.toolhost.core.ToolSpec;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
@@ -25,7 +25,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -310,24 +309,7 @@ public abstract class RemotePathContractTest {
 
   @Test
   void aNewlyJoinedWorkersDefinitionReplacesItsGroupsToolAndOldHeartbeatsDoNotTakeItBack() {
-    List<String> heard = new CopyOnWriteArrayList<>();
-    registry.addListener(
-        new ToolRegistry.Listener() {
-          @Override
-          public void registered(ToolSpec spec) {
-            heard.add("+" + spec.name());
-          }
-
-          @Override
-          public void unregistered(ToolSpec spec) {
-            heard.add("-" + spec.name());
-          }
-
-          @Override
-          public void replaced(ToolSpec before, ToolSpec after) {
-            heard.add("~" + after.name());
-          }
-        });
+    List<String> heard = RegistryChanges.of(registry);
     announce("old", "Looks up a word.", "lookup");
     waitFor(() -> registry.find("lookup").isPresent());
 

@@ -4,9 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.toolhost.core.ExecutableTool;
+import dev.toolhost.core.RegistryChanges;
 import dev.toolhost.core.ToolRegistry;
-import dev.toolhost.core.ToolSpec;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
@@ -75,24 +74,7 @@ class ToolServicesTest {
     ToolServices services = new ToolServices(new InMemoryBus(), registry);
     services.heard(announcement("Query the customer knowledge base"));
     ExecutableTool first = registry.find("query-customers").orElseThrow();
-    List<String> heard = new ArrayList<>();
-    registry.addListener(
-        new ToolRegistry.Listener() {
-          @Override
-          public void registered(ToolSpec spec) {
-            heard.add("+" + spec.name());
-          }
-
-          @Override
-          public void unregistered(ToolSpec spec) {
-            heard.add("-" + spec.name());
-          }
-
-          @Override
-          public void replaced(ToolSpec before, ToolSpec after) {
-            heard.add("~" + after.name());
-          }
-        });
+    List<String> heard = RegistryChanges.of(registry);
 
     services.heard(announcement("Query the customer knowledge base"));
     services.heard(announcement("Query customers, orders included"));

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -21,45 +20,6 @@ class ToolRegistryTest {
   private static final ToolExecutor OK = (call, arguments) -> ToolResult.success("ok");
 
   private final ToolRegistry registry = new ToolRegistry();
-
-  /** A listener that writes down each change: "+name", "-name", and "~name" for a replacement. */
-  private static final class Heard implements ToolRegistry.Listener {
-    private final List<String> changes = new CopyOnWriteArrayList<>();
-    private final boolean replacements;
-
-    private Heard(boolean replacements) {
-      this.replacements = replacements;
-    }
-
-    /**
-     * The changes of the registry from now on; without {@code replacements}, the listener keeps the
-     * default, which hears a replacement as a removal and a registration.
-     */
-    static List<String> on(ToolRegistry registry, boolean replacements) {
-      Heard heard = new Heard(replacements);
-      registry.addListener(heard);
-      return heard.changes;
-    }
-
-    @Override
-    public void registered(ToolSpec spec) {
-      changes.add("+" + spec.name());
-    }
-
-    @Override
-    public void unregistered(ToolSpec spec) {
-      changes.add("-" + spec.name());
-    }
-
-    @Override
-    public void replaced(ToolSpec before, ToolSpec after) {
-      if (replacements) {
-        changes.add("~" + after.name());
-      } else {
-        ToolRegistry.Listener.super.replaced(before, after);
-      }
-    }
-  }
 
   @Test
   void duplicateNameIsRefused() {
@@ -153,7 +113,7 @@ class ToolRegistryTest {
 
   @Test
   void listenersHearEveryChange() {
-    List<String> heard = Heard.on(registry, false);
+    List<String> heard = RegistryChanges.withoutReplacements(registry);
 
     registry.register(Schemas.spec("a", "x:y"), OK);
     registry.register(Schemas.spec("b", "x:y"), OK);
@@ -169,7 +129,7 @@ class ToolRegistryTest {
     ExecutableTool second =
         ExecutableTool.of(
             Schemas.spec("search", "mcp:web"), (call, arguments) -> ToolResult.success("new"));
-    List<String> heard = Heard.on(registry, true);
+    List<String> heard = RegistryChanges.of(registry);
 
     assertThat(registry.replace(first, second)).isTrue();
 
@@ -181,7 +141,7 @@ class ToolRegistryTest {
   @Test
   void aListenerThatKnowsNothingOfReplacingHearsARemovalThenARegistration() {
     ExecutableTool first = registry.register(Schemas.spec("search", "mcp:web"), OK);
-    List<String> heard = Heard.on(registry, false);
+    List<String> heard = RegistryChanges.withoutReplacements(registry);
 
     registry.replace(first, ExecutableTool.of(Schemas.spec("search", "mcp:web"), OK));
 
@@ -276,7 +236,7 @@ class ToolRegistryTest {
     int threads = 16;
     int perThread = 200;
     CountDownLatch start = new CountDownLatch(1);
-    List<String> events = Heard.on(registry, false);
+    List<String> events = RegistryChanges.withoutReplacements(registry);
     try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
       List<Future<?>> futures = new ArrayList<>();
       for (int t = 0; t < threads; t++) {

@@ -4,20 +4,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolhost.core.ErrorCode;
 import dev.toolhost.core.ExecutableTool;
+import dev.toolhost.core.RegistryChanges;
 import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolDispatcher;
 import dev.toolhost.core.ToolProfiles;
 import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSet;
-import dev.toolhost.core.ToolSpec;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
@@ -119,24 +118,7 @@ class OwnServerTest {
     bridge = McpBridge.builder(registry).stateDirectory(state).approved(Set.of("test/add")).build();
     bridge.start(List.of(server()));
     ExecutableTool before = registry.find("t.add").orElseThrow();
-    List<String> heard = new CopyOnWriteArrayList<>();
-    registry.addListener(
-        new ToolRegistry.Listener() {
-          @Override
-          public void registered(ToolSpec spec) {
-            heard.add("+" + spec.name());
-          }
-
-          @Override
-          public void unregistered(ToolSpec spec) {
-            heard.add("-" + spec.name());
-          }
-
-          @Override
-          public void replaced(ToolSpec old, ToolSpec now) {
-            heard.add("~" + now.name());
-          }
-        });
+    List<String> heard = RegistryChanges.of(registry);
 
     call("t.redefine", "{\"description\": \"Adds two numbers, exactly.\"}");
 

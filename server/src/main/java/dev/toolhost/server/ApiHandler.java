@@ -12,6 +12,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.eclipse.jetty.http.HttpHeader;
@@ -43,6 +44,15 @@ final class ApiHandler extends Handler.Abstract {
 
   static final String JSON = "application/json";
   static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
+
+  static final String HEALTH = "/healthz";
+  static final String METRICS = "/metrics";
+  static final String TOOLS = "/v1/tools";
+  static final String PROFILES = "/v1/profiles";
+  static final String SERVICE_SEARCH = "/v1/services/search";
+
+  /** The routes whose path is fixed, each its own template. */
+  static final Set<String> FIXED_ROUTES = Set.of(HEALTH, METRICS, TOOLS, PROFILES, SERVICE_SEARCH);
 
   /** The path of a tool's invoke route; its group is the tool's name. */
   static final Pattern INVOKE = Pattern.compile("/v1/tools/([^/]+)/invoke");
@@ -85,7 +95,7 @@ final class ApiHandler extends Handler.Abstract {
   private Reply answer(Request request) throws IOException {
     String method = request.getMethod();
     String path = request.getHttpURI().getDecodedPath();
-    boolean health = path.equals("/healthz");
+    boolean health = path.equals(HEALTH);
     if (tokenDigest.isPresent() && !(health && method.equals("GET"))) {
       Optional<Reply> refused = authenticate(request);
       if (refused.isPresent()) {
@@ -95,7 +105,7 @@ final class ApiHandler extends Handler.Abstract {
     if (health) {
       return only("GET", method).orElseGet(() -> ok(json.object().put("status", "ok")));
     }
-    if (path.equals("/metrics")) {
+    if (path.equals(METRICS)) {
       return only("GET", method)
           .orElseGet(
               () ->
@@ -105,13 +115,13 @@ final class ApiHandler extends Handler.Abstract {
                       host.metricsText().getBytes(StandardCharsets.UTF_8),
                       Map.of()));
     }
-    if (path.equals("/v1/tools")) {
+    if (path.equals(TOOLS)) {
       return only("GET", method).orElseGet(() -> listTools(request));
     }
-    if (path.equals("/v1/profiles")) {
+    if (path.equals(PROFILES)) {
       return only("GET", method).orElseGet(this::listProfiles);
     }
-    if (path.equals("/v1/services/search")) {
+    if (path.equals(SERVICE_SEARCH)) {
       return only("GET", method).orElseGet(() -> searchServices(request));
     }
     Matcher invoke = INVOKE.matcher(path);

@@ -59,9 +59,8 @@ final class HttpTelemetry extends Handler.Wrapper {
 
   private static final Set<String> METHODS =
       Set.of("GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH");
-  private static final Set<String> ROUTES =
-      Set.of("/v1/tools", "/v1/profiles", "/v1/services/search", "/healthz", "/metrics", "/mcp");
-  private static final Pattern MCP_PROFILE = Pattern.compile("/mcp/[^/]+");
+  private static final Pattern MCP_PROFILE =
+      Pattern.compile(Pattern.quote(McpGatewayHandler.MAIN_PATH + "/") + "[^/]+");
 
   private static final TextMapGetter<HttpFields> HEADERS =
       new TextMapGetter<>() {
@@ -91,14 +90,14 @@ final class HttpTelemetry extends Handler.Wrapper {
 
   /** The route template a path matches, such as {@code /v1/tools/{name}/invoke}, if any. */
   static Optional<String> route(String path) {
-    if (ROUTES.contains(path)) {
+    if (ApiHandler.FIXED_ROUTES.contains(path) || path.equals(McpGatewayHandler.MAIN_PATH)) {
       return Optional.of(path);
     }
     if (ApiHandler.INVOKE.matcher(path).matches()) {
       return Optional.of("/v1/tools/{name}/invoke");
     }
     if (MCP_PROFILE.matcher(path).matches()) {
-      return Optional.of("/mcp/{profile}");
+      return Optional.of(McpGatewayHandler.MAIN_PATH + "/{profile}");
     }
     return Optional.empty();
   }

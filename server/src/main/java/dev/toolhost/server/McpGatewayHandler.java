@@ -28,6 +28,9 @@ import org.eclipse.jetty.util.Callback;
  */
 final class McpGatewayHandler extends Handler.Wrapper implements AutoCloseable {
 
+  /** The path of the main profile's gateway; every profile's is {@code /mcp/{profile}}. */
+  static final String MAIN_PATH = "/mcp";
+
   private final Optional<byte[]> tokenDigest;
   private final List<McpGateway> gateways = new ArrayList<>();
 
@@ -44,9 +47,9 @@ final class McpGatewayHandler extends Handler.Wrapper implements AutoCloseable {
     }
     ServletContextHandler context = new ServletContextHandler("/");
     for (ToolProfile profile : host.profiles().all()) {
-      List<String> paths = new ArrayList<>(List.of("/mcp/" + profile.name()));
+      List<String> paths = new ArrayList<>(List.of(MAIN_PATH + "/" + profile.name()));
       if (profile.name().equals("main")) {
-        paths.add("/mcp");
+        paths.add(MAIN_PATH);
       }
       for (String path : paths) {
         McpGateway gateway =
@@ -69,7 +72,7 @@ final class McpGatewayHandler extends Handler.Wrapper implements AutoCloseable {
   @Override
   public boolean handle(Request request, Response response, Callback callback) throws Exception {
     String path = request.getHttpURI().getDecodedPath();
-    if (!path.equals("/mcp") && !path.startsWith("/mcp/")) {
+    if (!path.equals(MAIN_PATH) && !path.startsWith(MAIN_PATH + "/")) {
       return false;
     }
     if (tokenDigest.isPresent() && !authorized(request)) {
