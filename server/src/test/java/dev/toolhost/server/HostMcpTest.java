@@ -121,6 +121,15 @@ class HostMcpTest {
     throw new AssertionError("no tool " + name);
   }
 
+  /** The host's own MCP gateway, as a server this process's bridge connects to. */
+  private McpServerConfig theHostsGateway() {
+    return new McpServerConfig(
+        "host",
+        new McpServerConfig.StreamableHttp(host.uri().resolve("mcp"), Map.of()),
+        Optional.empty(),
+        Duration.ofSeconds(60));
+  }
+
   @Test
   void aBridgedToolsProgressReachesTheMcpClientThatAskedForIt() throws Exception {
     host = Host.builder(HostConfig.load(config())).environment(Map.of()).build();
@@ -133,13 +142,7 @@ class HostMcpTest {
     ToolResult result;
     try (McpBridge bridge =
         McpBridge.builder(client).startTimeout(Duration.ofSeconds(30)).build()) {
-      bridge.start(
-          List.of(
-              new McpServerConfig(
-                  "host",
-                  new McpServerConfig.StreamableHttp(host.uri().resolve("mcp"), Map.of()),
-                  Optional.empty(),
-                  Duration.ofSeconds(60))));
+      bridge.start(List.of(theHostsGateway()));
       try (Scope ignored =
           ToolProgress.listen(
               (progress, total, message) -> heard.add(progress + "/" + total.orElse(-1.0)))) {
@@ -180,13 +183,7 @@ class HostMcpTest {
                         .build())
                 .build();
         McpBridge bridge = McpBridge.builder(client).startTimeout(Duration.ofSeconds(30)).build()) {
-      bridge.start(
-          List.of(
-              new McpServerConfig(
-                  "host",
-                  new McpServerConfig.StreamableHttp(host.uri().resolve("mcp"), Map.of()),
-                  Optional.empty(),
-                  Duration.ofSeconds(60))));
+      bridge.start(List.of(theHostsGateway()));
       result =
           ToolDispatcher.builder()
               .openTelemetry(sdk)
