@@ -29,9 +29,11 @@ import org.openjdk.jmh.annotations.Threads;
  * ToolDispatcher#dispatch}: tool set lookup, JSON parse, schema validation, the interceptor chain
  * (telemetry, deadline) and the executor, with a real OpenTelemetry SDK behind the telemetry
  * ({@link SdkTelemetry}). {@link #rawBaseline} does the same lookup, parse, validation and call
- * with a {@code HashMap}, Jackson and the networknt validator, and nothing else. Both check their
- * answer at setup and the telemetry is checked at teardown, so neither can measure a failure path
- * or a no-op.
+ * with a {@code HashMap}, Jackson and the networknt validator, and nothing else. {@link
+ * #telemetryFloor} wraps that same raw call in the span and metrics every call owes, written
+ * straight against the SDK ({@link TelemetryFloor}): the least any traced path can cost. All check
+ * their answer at setup and the telemetry is checked at teardown, so none can measure a failure
+ * path or a no-op.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -39,6 +41,8 @@ import org.openjdk.jmh.annotations.Threads;
 public class DispatchBenchmark {
 
   private SdkTelemetry telemetry;
+  private SdkTelemetry floorTelemetry;
+  private TelemetryFloor floor;
   private ToolDispatcher dispatcher;
   private ToolDispatcher untracedDispatcher;
   private ToolSet tools;
@@ -68,6 +72,8 @@ public class DispatchBenchmark {
             call.model(),
             call.deadline());
     rawTools = AddTool.rawTools();
+    floorTelemetry = new SdkTelemetry();
+    floor = new TelemetryFloor(floorTelemetry);
 
     ToolResult result = fullPath();
     if (!(result instanceof ToolResult.Success success) || !success.content().equals("5")) {
@@ -81,11 +87,18 @@ public class DispatchBenchmark {
     if (rawBaseline() != 5) {
       throw new IllegalStateException("The raw baseline does not answer 5");
     }
+    if (telemetryFloor() != 5) {
+      throw new IllegalStateException("The telemetry floor does not answer 5");
+    }
   }
 
   @TearDown(Level.Trial)
   public void tearDown() {
-    telemetry.close();
+    try {
+      telemetry.close();
+    } finally {
+      floorTelemetry.close();
+    }
   }
 
   /** One call through the Toolhost dispatch path. */
@@ -168,6 +181,15 @@ public class DispatchBenchmark {
   @Benchmark
   public int rawBaseline() {
     return AddTool.callRaw(rawTools, name, arguments);
+  }
+
+  /**
+   * The raw baseline inside the telemetry every call owes, written against the SDK directly ({@link
+   * TelemetryFloor}): the least any path that traces and measures each call can cost.
+   */
+  @Benchmark
+  public int telemetryFloor() {
+    return floor.call(rawTools, name, arguments, inlineCall.callId());
   }
 
   /** {@link #fullPath} with 64 concurrent callers. */

@@ -139,6 +139,49 @@ public final class Report {
         "64 (inline tool, no-op telemetry; not the target)",
         byName.get("fullPathInlineUntraced64"),
         byName.get("rawBaseline64"));
+    printRatio(
+        out,
+        "1 (telemetry floor: the raw baseline inside the SDK's span and metrics, no Toolhost code;"
+            + " the best any traced path could reach)",
+        byName.get("telemetryFloor"),
+        byName.get("rawBaseline"));
+    printSdkShare(
+        out,
+        byName.get("fullPathInline"),
+        byName.get("fullPathInlineUntraced"),
+        byName.get("rawBaseline"));
+  }
+
+  /**
+   * Prints what the OpenTelemetry SDK takes of the inline path with one caller, in raw baselines:
+   * the target leaves one baseline for everything the path adds, so a share of 1 or more puts the
+   * target out of reach of any dispatch path on that SDK.
+   */
+  private static void printSdkShare(
+      PrintStream out, RunResult traced, RunResult untraced, RunResult raw) {
+    if (traced == null || untraced == null || raw == null) {
+      return;
+    }
+    double scores =
+        sdkShare(
+            traced.getPrimaryResult().getScore(),
+            untraced.getPrimaryResult().getScore(),
+            raw.getPrimaryResult().getScore());
+    double medians = sdkShare(median(traced), median(untraced), median(raw));
+    out.println();
+    out.printf(
+        Locale.ROOT,
+        "The SDK's span and metrics (fullPathInline - fullPathInlineUntraced) cost %.2f raw"
+            + " baselines by the scores, %.2f by the medians; the target leaves %.1f for all the"
+            + " path adds.%n",
+        scores,
+        medians,
+        TARGET_RATIO - 1);
+  }
+
+  /** The SDK's share of a path, in raw baselines: what tracing adds over the no-op API. */
+  static double sdkShare(double traced, double untraced, double raw) {
+    return (traced - untraced) / raw;
   }
 
   private static void printRatio(PrintStream out, String callers, RunResult full, RunResult raw) {
