@@ -31,9 +31,9 @@ import org.openjdk.jmh.annotations.Threads;
  * ({@link SdkTelemetry}). {@link #rawBaseline} does the same lookup, parse, validation and call
  * with a {@code HashMap}, Jackson and the networknt validator, and nothing else. {@link
  * #telemetryFloor} wraps that same raw call in the span and metrics every call owes, written
- * straight against the SDK ({@link TelemetryFloor}): the least any traced path can cost. All check
- * their answer at setup and the telemetry is checked at teardown, so none can measure a failure
- * path or a no-op.
+ * straight against the SDK ({@link TelemetryFloor}): the SDK's work with nothing of Toolhost's. All
+ * check their answer at setup and the telemetry is checked at teardown, so none can measure a
+ * failure path or a no-op.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -185,7 +185,7 @@ public class DispatchBenchmark {
 
   /**
    * The raw baseline inside the telemetry every call owes, written against the SDK directly ({@link
-   * TelemetryFloor}): the least any path that traces and measures each call can cost.
+   * TelemetryFloor}): what a path that traces and measures each call costs with nothing of its own.
    */
   @Benchmark
   public int telemetryFloor() {

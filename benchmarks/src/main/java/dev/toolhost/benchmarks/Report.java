@@ -142,7 +142,7 @@ public final class Report {
     printRatio(
         out,
         "1 (telemetry floor: the raw baseline inside the SDK's span and metrics, no Toolhost code;"
-            + " the best any traced path could reach)",
+            + " not the target, its bound)",
         byName.get("telemetryFloor"),
         byName.get("rawBaseline"));
     printSdkShare(
