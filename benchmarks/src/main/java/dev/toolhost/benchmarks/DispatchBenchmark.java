@@ -40,8 +40,13 @@ import org.openjdk.jmh.annotations.Threads;
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 public class DispatchBenchmark {
 
+  /** {@link #fullPathInlineSampled} records one root span in this many. */
+  static final int SAMPLED_ONE_IN = 10;
+
   private SdkTelemetry telemetry;
   private SdkTelemetry floorTelemetry;
+  private SdkTelemetry sampledTelemetry;
+  private ToolDispatcher sampledDispatcher;
   private TelemetryFloor floor;
   private ToolDispatcher dispatcher;
   private ToolDispatcher untracedDispatcher;
@@ -74,6 +79,9 @@ public class DispatchBenchmark {
     rawTools = AddTool.rawTools();
     floorTelemetry = new SdkTelemetry();
     floor = new TelemetryFloor(floorTelemetry);
+    sampledTelemetry = SdkTelemetry.sampling(SAMPLED_ONE_IN);
+    sampledDispatcher =
+        ToolDispatcher.builder().openTelemetry(sampledTelemetry.openTelemetry()).build();
 
     ToolResult result = fullPath();
     if (!(result instanceof ToolResult.Success success) || !success.content().equals("5")) {
@@ -90,14 +98,20 @@ public class DispatchBenchmark {
     if (telemetryFloor() != 5) {
       throw new IllegalStateException("The telemetry floor does not answer 5");
     }
+    // Enough calls that the sampler records some, so that the teardown check holds.
+    for (int i = 0; i < 100 * SAMPLED_ONE_IN; i++) {
+      fullPathInlineSampled();
+    }
   }
 
   @TearDown(Level.Trial)
   public void tearDown() {
-    try {
-      telemetry.close();
-    } finally {
-      floorTelemetry.close();
+    // Each checks, as it closes, that it saw the calls; all three close even when one's check
+    // fails.
+    try (SdkTelemetry traced = telemetry;
+        SdkTelemetry floored = floorTelemetry;
+        SdkTelemetry sampled = sampledTelemetry) {
+      // Nothing to do but close them.
     }
   }
 
@@ -120,6 +134,16 @@ public class DispatchBenchmark {
   @Benchmark
   public ToolResult fullPathInlineUntraced() {
     return untracedDispatcher.dispatch(tools, inlineCall);
+  }
+
+  /**
+   * {@link #fullPathInline} on an SDK that records one root span in {@value #SAMPLED_ONE_IN} (a
+   * parent-based trace-id ratio sampler), as an operator who samples runs the host. Not the target
+   * (that is always-on sampling); it shows what a sampled host's tool call costs.
+   */
+  @Benchmark
+  public ToolResult fullPathInlineSampled() {
+    return sampledDispatcher.dispatch(tools, inlineCall);
   }
 
   /** {@link #fullPathInlineUntraced} with 64 concurrent callers; shows the SDK's share there. */

@@ -141,6 +141,13 @@ public final class Report {
         byName.get("rawBaseline64"));
     printRatio(
         out,
+        "1 (inline tool, one root span in "
+            + DispatchBenchmark.SAMPLED_ONE_IN
+            + " sampled; not the target)",
+        byName.get("fullPathInlineSampled"),
+        byName.get("rawBaseline"));
+    printRatio(
+        out,
         "1 (telemetry floor: the raw baseline inside the SDK's span and metrics, no Toolhost code;"
             + " not the target, its bound)",
         byName.get("telemetryFloor"),

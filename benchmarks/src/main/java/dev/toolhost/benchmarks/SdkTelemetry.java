@@ -17,6 +17,7 @@ import io.opentelemetry.sdk.trace.ReadWriteSpan;
 import io.opentelemetry.sdk.trace.ReadableSpan;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.SpanProcessor;
+import io.opentelemetry.sdk.trace.samplers.Sampler;
 import java.util.Collection;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -28,17 +29,17 @@ import java.util.concurrent.atomic.LongAdder;
  * <p>It never exports to the network. It does not use {@code opentelemetry-sdk-testing}'s in-memory
  * reader: that jar also registers, through {@code META-INF/services}, a context storage of its own
  * in place of the default thread-local one, which every call's span would then go through. {@link
- * #close} checks that the SDK saw as many ended spans as counted calls, and at least one, so that a
- * benchmark cannot pass while measuring a no-op.
+ * #close} checks that the SDK saw as many ended spans as counted calls (fewer, but some, when it
+ * samples), and at least one call, so that a benchmark cannot pass while measuring a no-op.
  */
 final class SdkTelemetry implements AutoCloseable {
 
   private final boolean traces;
   private final boolean metrics;
+  private final boolean sampled;
   private final CountingSpanProcessor spans = new CountingSpanProcessor();
   private final OnDemandMetricReader metricReader = new OnDemandMetricReader();
-  private final SdkTracerProvider tracerProvider =
-      SdkTracerProvider.builder().addSpanProcessor(spans).build();
+  private final SdkTracerProvider tracerProvider;
   private final SdkMeterProvider meterProvider =
       SdkMeterProvider.builder().registerMetricReader(metricReader).build();
   private final OpenTelemetry openTelemetry;
@@ -53,8 +54,25 @@ final class SdkTelemetry implements AutoCloseable {
    * cost of each signal apart.
    */
   SdkTelemetry(boolean traces, boolean metrics) {
+    // The SDK's default sampler.
+    this(traces, metrics, Sampler.parentBased(Sampler.alwaysOn()), false);
+  }
+
+  /**
+   * Traces and metrics both, sampling one root span in {@code every}, as an operator configures
+   * with {@code OTEL_TRACES_SAMPLER=parentbased_traceidratio} and {@code OTEL_TRACES_SAMPLER_ARG}.
+   */
+  static SdkTelemetry sampling(int every) {
+    return new SdkTelemetry(
+        true, true, Sampler.parentBased(Sampler.traceIdRatioBased(1.0 / every)), true);
+  }
+
+  private SdkTelemetry(boolean traces, boolean metrics, Sampler sampler, boolean sampled) {
     this.traces = traces;
     this.metrics = metrics;
+    this.sampled = sampled;
+    this.tracerProvider =
+        SdkTracerProvider.builder().setSampler(sampler).addSpanProcessor(spans).build();
     TracerProvider tracers = traces ? tracerProvider : TracerProvider.noop();
     MeterProvider meters = metrics ? meterProvider : MeterProvider.noop();
     this.openTelemetry =
@@ -95,7 +113,8 @@ final class SdkTelemetry implements AutoCloseable {
     meterProvider.close();
     if ((traces && ended == 0)
         || (metrics && counted == 0)
-        || (traces && metrics && counted != ended)) {
+        || (traces && metrics && !sampled && counted != ended)
+        || (sampled && ended >= counted)) {
       throw new IllegalStateException(
           "Telemetry did not see the calls: " + ended + " spans, " + counted + " counted calls");
     }
