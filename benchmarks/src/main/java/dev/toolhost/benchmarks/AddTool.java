@@ -7,8 +7,10 @@ import com.networknt.schema.SpecificationVersion;
 import dev.toolhost.core.ExecutableTool;
 import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolExecutor;
+import dev.toolhost.core.ToolProfiles;
 import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.ToolResult;
+import dev.toolhost.core.ToolSet;
 import dev.toolhost.core.ToolSpec;
 import java.time.Duration;
 import java.time.Instant;
@@ -78,6 +80,26 @@ final class AddTool {
         Optional.empty(),
         Optional.empty(),
         Instant.now().plus(Duration.ofDays(1)));
+  }
+
+  /** A tool set of the main profile over a registry holding both forms of the tool. */
+  static ToolSet toolSet() {
+    ToolRegistry registry = new ToolRegistry();
+    register(registry);
+    return ToolSet.of(registry, ToolProfiles.MAIN);
+  }
+
+  /** {@link #call()} addressed to the inline form of the tool, {@link #INLINE_NAME}. */
+  static ToolCall inlineCall() {
+    ToolCall call = call();
+    return new ToolCall(
+        call.callId(),
+        INLINE_NAME,
+        call.arguments(),
+        call.sessionId(),
+        call.user(),
+        call.model(),
+        call.deadline());
   }
 
   /** The tools of the raw baseline by name: the schema compiled directly, and the function. */

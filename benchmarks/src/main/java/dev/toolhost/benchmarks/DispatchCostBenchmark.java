@@ -6,7 +6,6 @@ import dev.toolhost.core.ParametersSchema;
 import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolDispatcher;
 import dev.toolhost.core.ToolInterceptor;
-import dev.toolhost.core.ToolProfiles;
 import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSet;
@@ -86,9 +85,7 @@ public class DispatchCostBenchmark {
     dispatcher = ToolDispatcher.builder().openTelemetry(telemetry.openTelemetry()).build();
     untracedDispatcher = ToolDispatcher.create();
     rawTools = AddTool.rawTools();
-    ToolRegistry registry = new ToolRegistry();
-    AddTool.register(registry);
-    tools = ToolSet.of(registry, ToolProfiles.MAIN);
+    tools = AddTool.toolSet();
     call = AddTool.call();
     ToolSpec spec = tools.find(AddTool.NAME).orElseThrow().tool().spec();
     endOfChain = new ConstantChain(call, spec);

@@ -1,5 +1,6 @@
 package dev.toolhost.benchmarks;
 
+import dev.toolhost.core.ToolTelemetry;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.metrics.MeterProvider;
 import io.opentelemetry.api.trace.TracerProvider;
@@ -54,8 +55,7 @@ final class SdkTelemetry implements AutoCloseable {
    * cost of each signal apart.
    */
   SdkTelemetry(boolean traces, boolean metrics) {
-    // The SDK's default sampler.
-    this(traces, metrics, Sampler.parentBased(Sampler.alwaysOn()), false);
+    this(traces, metrics, 1);
   }
 
   /**
@@ -63,16 +63,20 @@ final class SdkTelemetry implements AutoCloseable {
    * with {@code OTEL_TRACES_SAMPLER=parentbased_traceidratio} and {@code OTEL_TRACES_SAMPLER_ARG}.
    */
   static SdkTelemetry sampling(int every) {
-    return new SdkTelemetry(
-        true, true, Sampler.parentBased(Sampler.traceIdRatioBased(1.0 / every)), true);
+    return new SdkTelemetry(true, true, every);
   }
 
-  private SdkTelemetry(boolean traces, boolean metrics, Sampler sampler, boolean sampled) {
+  private SdkTelemetry(boolean traces, boolean metrics, int sampleOneIn) {
     this.traces = traces;
     this.metrics = metrics;
-    this.sampled = sampled;
+    this.sampled = sampleOneIn > 1;
+    // One in one is the SDK's default sampler, parent-based always-on.
+    Sampler root = sampled ? Sampler.traceIdRatioBased(1.0 / sampleOneIn) : Sampler.alwaysOn();
     this.tracerProvider =
-        SdkTracerProvider.builder().setSampler(sampler).addSpanProcessor(spans).build();
+        SdkTracerProvider.builder()
+            .setSampler(Sampler.parentBased(root))
+            .addSpanProcessor(spans)
+            .build();
     TracerProvider tracers = traces ? tracerProvider : TracerProvider.noop();
     MeterProvider meters = metrics ? meterProvider : MeterProvider.noop();
     this.openTelemetry =
@@ -122,7 +126,7 @@ final class SdkTelemetry implements AutoCloseable {
 
   private long invocationsCounted() {
     return metricReader.collect().stream()
-        .filter(metric -> metric.getName().equals("toolhost.tool.invocations"))
+        .filter(metric -> metric.getName().equals(ToolTelemetry.INVOCATIONS_METRIC))
         .map(MetricData::getLongSumData)
         .flatMap(sum -> sum.getPoints().stream())
         .mapToLong(LongPointData::getValue)

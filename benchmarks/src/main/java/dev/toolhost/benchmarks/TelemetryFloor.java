@@ -1,5 +1,6 @@
 package dev.toolhost.benchmarks;
 
+import dev.toolhost.core.ToolTelemetry;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.metrics.DoubleHistogram;
@@ -20,6 +21,9 @@ import java.util.concurrent.TimeUnit;
  * for tool execution (the same six attributes, current while the tool runs, ended with the end
  * reading), and the two metric records (a duration histogram and an invocation counter, tagged with
  * the tool name and status).
+ *
+ * <p>It shares only names with Toolhost (the metrics' and the status tag's), so that its series are
+ * the ones the dispatch path records.
  *
  * <p>It is the work any dispatch path that traces and measures every call must do on the same SDK,
  * so its ratio to the raw baseline is the ratio such a path reaches with nothing of its own. Not a
@@ -48,7 +52,7 @@ final class TelemetryFloor {
           AttributeKey.stringKey("tool_name"),
           AddTool.NAME,
           AttributeKey.stringKey("status"),
-          "ok");
+          ToolTelemetry.STATUS_OK);
 
   TelemetryFloor(SdkTelemetry telemetry) {
     this.anchorNanoTime = System.nanoTime();
@@ -56,8 +60,8 @@ final class TelemetryFloor {
     this.anchorEpochNanos = now.getEpochSecond() * 1_000_000_000L + now.getNano();
     this.tracer = telemetry.openTelemetry().getTracer("dev.toolhost.benchmarks");
     Meter meter = telemetry.openTelemetry().getMeter("dev.toolhost.benchmarks");
-    this.duration = meter.histogramBuilder("toolhost.tool.invoke.duration").setUnit("ms").build();
-    this.invocations = meter.counterBuilder("toolhost.tool.invocations").build();
+    this.duration = meter.histogramBuilder(ToolTelemetry.DURATION_METRIC).setUnit("ms").build();
+    this.invocations = meter.counterBuilder(ToolTelemetry.INVOCATIONS_METRIC).build();
   }
 
   /** {@link AddTool#callRaw} inside the telemetry every call owes. */
