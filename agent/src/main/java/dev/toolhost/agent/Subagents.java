@@ -5,6 +5,7 @@ import dev.toolhost.core.MethodTools;
 import dev.toolhost.core.Param;
 import dev.toolhost.core.Tool;
 import dev.toolhost.core.ToolCall;
+import dev.toolhost.core.ToolException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -209,7 +210,7 @@ public final class Subagents implements AutoCloseable {
       Run run = runs.get(id);
       // A forgotten run answers as one that never was.
       if (run == null || !run.parentSession.equals(session)) {
-        throw new IllegalArgumentException(
+        throw ToolException.invalidArguments(
             "there is no subagent '" + id + "' in this conversation; see list_subagents");
       }
       if (run.state != State.RUNNING) {
@@ -223,7 +224,7 @@ public final class Subagents implements AutoCloseable {
   private Parent parentOf(ToolCall call) {
     Parent parent = call.sessionId().map(parents::get).orElse(null);
     if (parent == null) {
-      throw new IllegalArgumentException(
+      throw ToolException.invalidArguments(
           "this conversation cannot have subagents (it was not started from the agents config)");
     }
     return parent;

@@ -11,6 +11,7 @@ import dev.toolhost.core.Tool;
 import dev.toolhost.core.ToolAnnotations;
 import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolDispatcher;
+import dev.toolhost.core.ToolException;
 import dev.toolhost.core.ToolProfiles;
 import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.ToolResult;
@@ -77,7 +78,7 @@ public abstract class RemotePathContractTest {
 
     @Tool(description = "Refuses its arguments.")
     public String picky(String text) {
-      throw new IllegalArgumentException("text must be shouting");
+      throw ToolException.invalidArguments("text must be shouting");
     }
 
     @Tool(description = "Always breaks.")

@@ -199,8 +199,8 @@ public final class MethodTools {
       try {
         converted = MAPPER.treeToValue(value, type);
       } catch (RuntimeException e) {
-        throw new IllegalArgumentException(
-            "argument '" + name + "' cannot be read as " + type.getTypeName() + ".", e);
+        throw ToolException.invalidArguments(
+            "argument '" + name + "' cannot be read as " + type.getTypeName() + ".");
       }
       return optional ? Optional.ofNullable(converted) : converted;
     }

@@ -2,6 +2,7 @@ package dev.toolhost.core;
 
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.context.Context;
+import io.opentelemetry.context.Scope;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
@@ -110,7 +111,7 @@ public final class ToolDispatcher {
       return e.failure;
     }
     try {
-      return new DispatchChain(entry, call, arguments, startNanos, 0).proceed(call);
+      return new DispatchChain(tools, entry, call, arguments, startNanos, 0).proceed(call);
     } catch (RuntimeException e) {
       LOG.error("The dispatch path failed on tool '{}'", call.toolName(), e);
       return classify(call.toolName(), e);
@@ -243,13 +244,18 @@ public final class ToolDispatcher {
   }
 
   /**
-   * Turns an exception into a failure as RockBot's invoke handler does: a timeout exception is
-   * {@code timeout} (retryable), an illegal-argument exception is {@code invalid_arguments} with
-   * its message, an interruption is {@code cancelled}, anything else is {@code execution_failed}.
-   * The model never sees a stack trace or an exception class name; the operator gets both in the
-   * detail and the log.
+   * Turns an exception into a failure: a {@link ToolException} is its own error, a timeout
+   * exception is {@code timeout} (retryable), an interruption is {@code cancelled}, anything else
+   * is {@code execution_failed} with a message that says nothing internal. An {@link
+   * IllegalArgumentException} is anything else too: a library throws it deep inside a tool, and its
+   * text is neither the model's fault nor the model's to read. The model never sees a stack trace,
+   * an exception class name or an exception's text; the operator gets them in the detail and the
+   * log.
    */
   static ToolResult.Failure classify(String toolName, Throwable thrown) {
+    if (thrown instanceof ToolException refused) {
+      return new ToolResult.Failure(refused.error());
+    }
     String detail = thrown.getClass().getName() + ": " + thrown.getMessage();
     return switch (thrown) {
       case TimeoutException e ->
@@ -258,13 +264,6 @@ public final class ToolDispatcher {
               "Tool '"
                   + toolName
                   + "' timed out waiting on something it depends on. You may retry.",
-              detail);
-      case IllegalArgumentException e ->
-          ToolResult.failure(
-              ErrorCode.INVALID_ARGUMENTS,
-              e.getMessage() == null || e.getMessage().isBlank()
-                  ? "Tool '" + toolName + "' rejected its arguments."
-                  : "Tool '" + toolName + "' rejected its arguments: " + e.getMessage(),
               detail);
       case InterruptedException e ->
           ToolResult.failure(
@@ -301,6 +300,7 @@ public final class ToolDispatcher {
 
   /** One position in the chain; immutable, and proceeds at most once. */
   final class DispatchChain implements ToolInterceptor.Chain {
+    private final ToolSet tools;
     private final ToolSet.Entry entry;
     private final ToolCall call;
     private final JsonNode arguments;
@@ -311,7 +311,13 @@ public final class ToolDispatcher {
     private boolean proceeded;
 
     DispatchChain(
-        ToolSet.Entry entry, ToolCall call, JsonNode arguments, long startNanos, int index) {
+        ToolSet tools,
+        ToolSet.Entry entry,
+        ToolCall call,
+        JsonNode arguments,
+        long startNanos,
+        int index) {
+      this.tools = tools;
       this.entry = entry;
       this.call = call;
       this.arguments = arguments;
@@ -364,7 +370,7 @@ public final class ToolDispatcher {
       if (index < chain.size()) {
         return chain
             .get(index)
-            .intercept(new DispatchChain(entry, next, nextArguments, startNanos, index + 1));
+            .intercept(new DispatchChain(tools, entry, next, nextArguments, startNanos, index + 1));
       }
       return execute(next, nextArguments);
     }
@@ -378,7 +384,8 @@ public final class ToolDispatcher {
       if (Thread.currentThread().isInterrupted()) {
         return cancelled(next.toolName());
       }
-      try {
+      // A tool that reaches other tools on its caller's behalf reaches at most the caller's set.
+      try (Scope ignored = ToolCaller.enter(tools)) {
         ToolResult result = entry.tool().executor().execute(next, nextArguments);
         return Objects.requireNonNull(result, "executor returned null");
       } catch (Exception | LinkageError | AssertionError e) {

@@ -8,10 +8,10 @@ import tools.jackson.databind.JsonNode;
  *
  * <p>It runs on a virtual thread of its own and may block. It should stop when its thread is
  * interrupted (the deadline passed or the call was cancelled); the caller does not wait for it
- * either way. It may throw: the dispatch path classifies a {@link
- * java.util.concurrent.TimeoutException} as {@code timeout}, an {@link IllegalArgumentException} as
- * {@code invalid_arguments} and anything else as {@code execution_failed}, and never shows the
- * exception to the model.
+ * either way. To fail a call with a message for the model, it throws a {@link ToolException}
+ * carrying the error (or returns a failure). Anything else it throws is classified by the dispatch
+ * path: a {@link java.util.concurrent.TimeoutException} as {@code timeout}, anything else as {@code
+ * execution_failed} with a message that says nothing internal; the exception goes to the log.
  */
 @FunctionalInterface
 public interface ToolExecutor {

@@ -85,7 +85,7 @@ public final class ToolGuides {
       guide = guides.get(name);
     }
     if (guide == null) {
-      throw new IllegalArgumentException(
+      throw ToolException.invalidArguments(
           "there is no tool guide named '"
               + name
               + "'. Available guides: "

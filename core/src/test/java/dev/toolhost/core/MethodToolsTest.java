@@ -46,7 +46,7 @@ class MethodToolsTest {
 
     @Tool(description = "Always refuses.", timeoutSeconds = 90)
     public String refuse(String reason) {
-      throw new IllegalArgumentException("refused because " + reason);
+      throw ToolException.invalidArguments("refused because " + reason);
     }
 
     public String notATool() {
@@ -198,7 +198,7 @@ class MethodToolsTest {
   }
 
   @Test
-  void illegalArgumentFromTheMethodIsInvalidArgumentsWithItsMessage() {
+  void toolExceptionFromTheMethodIsItsErrorWithItsMessage() {
     ToolResult result = dispatcher.dispatch(shop(), ToolCall.of("refuse", "{\"reason\": \"no\"}"));
 
     assertThat(((ToolResult.Failure) result).error().code()).isEqualTo(ErrorCode.INVALID_ARGUMENTS);

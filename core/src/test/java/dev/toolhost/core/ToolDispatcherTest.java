@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
@@ -273,19 +274,56 @@ class ToolDispatcherTest {
   }
 
   @Test
-  void illegalArgumentExceptionIsInvalidArgumentsWithItsMessage() {
+  void toolExceptionAnswersExactlyItsError() {
     registry.register(
         Schemas.spec("picky", "builtin:test"),
         (call, arguments) -> {
-          throw new IllegalArgumentException("the date must be in the future");
+          throw ToolException.invalidArguments("the date must be in the future");
         });
 
     ToolError error = error(dispatcher.dispatch(main(), ToolCall.of("picky", "{}")));
 
     assertThat(error.code()).isEqualTo(ErrorCode.INVALID_ARGUMENTS);
     assertThat(error.retryable()).isFalse();
+    assertThat(error.message()).isEqualTo("the date must be in the future");
+  }
+
+  @Test
+  void libraryIllegalArgumentExceptionIsExecutionFailedThatSaysNothingInternal() {
+    registry.register(
+        Schemas.spec("parser", "builtin:test"),
+        (call, arguments) -> {
+          // As a library deep inside a tool throws it, with text meant for its own programmer.
+          throw new IllegalArgumentException(
+              "Illegal base64 character 2d at index 7 of key=s3cr3t");
+        });
+
+    ToolError error = error(dispatcher.dispatch(main(), ToolCall.of("parser", "{}")));
+
+    assertThat(error.code()).isEqualTo(ErrorCode.EXECUTION_FAILED);
     assertThat(error.message())
-        .isEqualTo("Tool 'picky' rejected its arguments: the date must be in the future");
+        .doesNotContain("base64")
+        .doesNotContain("s3cr3t")
+        .doesNotContain("rejected its arguments")
+        .doesNotContain("Exception");
+    assertThat(error.detail()).contains("Illegal base64 character");
+  }
+
+  @Test
+  void aRunningToolSeesTheToolSetItsCallWasDispatchedThrough() {
+    AtomicReference<Optional<ToolSet>> seen = new AtomicReference<>();
+    registry.register(
+        Schemas.spec("who_called", "builtin:test"),
+        (call, arguments) -> {
+          seen.set(ToolCaller.toolSet());
+          return ToolResult.success("ok");
+        });
+    ToolSet main = main();
+
+    dispatcher.dispatch(main, ToolCall.of("who_called", "{}"));
+
+    assertThat(seen.get()).containsSame(main);
+    assertThat(ToolCaller.toolSet()).isEmpty();
   }
 
   @Test

@@ -3,6 +3,7 @@ package dev.toolhost.mcp;
 import dev.toolhost.core.ErrorCode;
 import dev.toolhost.core.ExecutableTool;
 import dev.toolhost.core.ToolCall;
+import dev.toolhost.core.ToolException;
 import dev.toolhost.core.ToolGuide;
 import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.ToolResult;
@@ -218,11 +219,11 @@ public final class McpBridge implements AutoCloseable {
       throws InterruptedException {
     Served served = servers.get(server.toLowerCase(Locale.ROOT));
     if (served == null) {
-      throw new IllegalArgumentException(unknownServer(server));
+      throw ToolException.invalidArguments(unknownServer(server));
     }
     ServerTool found = served.tools.get(tool);
     if (found == null) {
-      throw new IllegalArgumentException(
+      throw ToolException.invalidArguments(
           "MCP server '"
               + served.config.name()
               + "' has no tool named '"

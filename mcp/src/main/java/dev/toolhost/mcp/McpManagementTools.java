@@ -5,6 +5,7 @@ import dev.toolhost.core.MethodTools;
 import dev.toolhost.core.Param;
 import dev.toolhost.core.Tool;
 import dev.toolhost.core.ToolCall;
+import dev.toolhost.core.ToolException;
 import dev.toolhost.core.ToolResult;
 import java.net.URI;
 import java.util.List;
@@ -101,7 +102,7 @@ final class McpManagementTools {
     if (toolName.isPresent()) {
       tools = tools.stream().filter(tool -> tool.name().equals(toolName.get())).toList();
       if (tools.isEmpty()) {
-        throw new IllegalArgumentException(
+        throw ToolException.invalidArguments(
             "MCP server '"
                 + server.name()
                 + "' has no tool named '"
@@ -215,6 +216,6 @@ final class McpManagementTools {
   private McpBridge.ServerInfo find(String serverName) {
     return bridge
         .server(serverName)
-        .orElseThrow(() -> new IllegalArgumentException(bridge.unknownServer(serverName)));
+        .orElseThrow(() -> ToolException.invalidArguments(bridge.unknownServer(serverName)));
   }
 }

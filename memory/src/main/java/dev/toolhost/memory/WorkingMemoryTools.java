@@ -5,6 +5,7 @@ import dev.toolhost.core.MethodTools;
 import dev.toolhost.core.Param;
 import dev.toolhost.core.Tool;
 import dev.toolhost.core.ToolCall;
+import dev.toolhost.core.ToolException;
 import dev.toolhost.core.ToolGuide;
 import java.time.Duration;
 import java.time.Instant;
@@ -17,11 +18,12 @@ import java.util.Optional;
  * get_from_working_memory(key)}, {@code list_working_memory} and {@code
  * search_working_memory(query)}, source {@code builtin:memory}.
  *
- * <p>A key that contains {@code /} is a full key and is read as it is (the chunk keys of a chunked
- * tool result are full keys); any other key is under the calling session's namespace, {@code
- * session/{sessionId}/}. Listing and searching cover the calling session's namespace. A key with no
- * entry, because it never had one or because it expired, is an {@code invalid_arguments} error that
- * says so; so is a session-relative key, a listing or a search in a call that has no session.
+ * <p>A session's working memory is its own: these tools read only the calling session's namespace,
+ * {@code session/{sessionId}/}. A key that contains {@code /} is a full key (the chunk keys of a
+ * chunked tool result are full keys) and must lie in that namespace; any other key is read under
+ * it. A key of another session or of any other namespace does not exist for the caller: it answers
+ * exactly as a key with no entry does, an {@code invalid_arguments} error that says so, and nothing
+ * of the other entry is read. A call that has no session has no working memory, and is told so.
  * Results of these tools are never chunked again ({@link ResultChunker} lets them through).
  */
 public final class WorkingMemoryTools {
@@ -56,15 +58,17 @@ public final class WorkingMemoryTools {
 
   /**
    * The full key a tool call means: the key itself when it contains {@code /}, else the key under
-   * the session's namespace.
+   * the session's namespace; empty when the key lies outside the session's namespace, for such a
+   * key does not exist for the caller.
    *
-   * @throws IllegalArgumentException when the key is relative and there is no session
+   * @throws ToolException when the call has no session
    */
-  public static String resolve(String key, Optional<String> sessionId) {
-    if (key.contains("/")) {
-      return key;
+  public static Optional<String> resolve(String key, Optional<String> sessionId) {
+    String namespace = namespace(sessionId, "working memory is kept per session") + "/";
+    if (!key.contains("/")) {
+      return Optional.of(namespace + key);
     }
-    return namespace(sessionId, "key '" + key + "' is relative") + "/" + key;
+    return key.startsWith(namespace) ? Optional.of(key) : Optional.empty();
   }
 
   @Tool(
@@ -82,17 +86,19 @@ public final class WorkingMemoryTools {
           String key,
       ToolCall call) {
     if (key.isBlank()) {
-      throw new IllegalArgumentException("key is required.");
+      throw ToolException.invalidArguments("key is required.");
     }
-    String fullKey = resolve(key.strip(), call.sessionId());
-    return memory
-        .get(fullKey)
+    String given = key.strip();
+    Optional<String> fullKey = resolve(given, call.sessionId());
+    return fullKey
+        .flatMap(memory::get)
         .map(MemoryEntry::value)
+        // Another session's key answers exactly as a missing one: it does not exist for this one.
         .orElseThrow(
             () ->
-                new IllegalArgumentException(
+                ToolException.invalidArguments(
                     "working memory has no entry at key '"
-                        + fullKey
+                        + fullKey.orElse(given)
                         + "': it was never stored there, or it has expired (chunks of tool results"
                         + " expire after 20 minutes). Call list_working_memory to see the keys that"
                         + " exist, or call the tool again for a fresh result."));
@@ -155,7 +161,7 @@ public final class WorkingMemoryTools {
       @Param(description = "Keywords to look for, such as \"pricing tiers\".") String query,
       ToolCall call) {
     if (query.isBlank()) {
-      throw new IllegalArgumentException("query is required: give keywords to look for.");
+      throw ToolException.invalidArguments("query is required: give keywords to look for.");
     }
     String namespace = namespace(call.sessionId(), "working memory is searched per session");
     List<MemoryMatch> matches = memory.search(namespace + "/", query, SEARCH_RESULTS);
@@ -189,10 +195,8 @@ public final class WorkingMemoryTools {
             .filter(id -> !id.isBlank())
             .orElseThrow(
                 () ->
-                    new IllegalArgumentException(
-                        what
-                            + ", and this call has no session. Use a full key (one that contains"
-                            + " '/'), as given in a chunked result's index.")));
+                    ToolException.invalidArguments(
+                        what + ", and this call has no session, so it has no working memory.")));
   }
 
   private static boolean inCategory(MemoryEntry entry, Optional<String> category) {

@@ -185,18 +185,23 @@ abstract class WorkingMemoryContract {
   // ---- The tools ----
 
   @Test
-  void aRelativeKeyIsUnderTheCallersSessionAndAKeyWithASlashIsAbsolute() {
+  void aRelativeKeyIsUnderTheCallersSessionAndAFullKeyMustBeInIt() {
     memory.put(namespace + "/notes", "session notes", LONG, "notes");
     memory.put("session/other-" + session + "/shared", "shared text", LONG, "notes");
+    String otherKey = "session/other-" + session + "/shared";
+    String missingKey = "session/other-" + session + "/never-stored";
 
     assertThat(call("get_from_working_memory", json("key", "notes")).text())
         .isEqualTo("session notes");
     assertThat(call("get_from_working_memory", json("key", namespace + "/notes")).text())
         .isEqualTo("session notes");
-    assertThat(
-            call("get_from_working_memory", json("key", "session/other-" + session + "/shared"))
-                .text())
-        .isEqualTo("shared text");
+    // Another session's entry does not exist for this one: it answers as a missing key does.
+    ToolResult other = call("get_from_working_memory", json("key", otherKey));
+    ToolResult missing = call("get_from_working_memory", json("key", missingKey));
+    assertThat(code(other)).isEqualTo(ErrorCode.INVALID_ARGUMENTS);
+    assertThat(other.text())
+        .doesNotContain("shared text")
+        .isEqualTo(missing.text().replace(missingKey, otherKey));
   }
 
   @Test
@@ -220,19 +225,20 @@ abstract class WorkingMemoryContract {
   }
 
   @Test
-  void withoutASessionOnlyFullKeysCanBeRead() {
+  void withoutASessionNoEntryCanBeRead() {
     memory.put(namespace + "/notes", "session notes", LONG, "notes");
     ToolSet set = ToolSet.of(registry, ToolProfiles.MAIN);
 
     ToolResult relative =
         dispatcher.dispatch(set, ToolCall.of("get_from_working_memory", json("key", "notes")));
-    ToolResult absolute =
+    ToolResult full =
         dispatcher.dispatch(
             set, ToolCall.of("get_from_working_memory", json("key", namespace + "/notes")));
     ToolResult list = dispatcher.dispatch(set, ToolCall.of("list_working_memory", "{}"));
 
-    assertThat(relative.text()).contains("key 'notes' is relative, and this call has no session");
-    assertThat(absolute.text()).isEqualTo("session notes");
+    assertThat(relative.text()).contains("this call has no session");
+    assertThat(code(full)).isEqualTo(ErrorCode.INVALID_ARGUMENTS);
+    assertThat(full.text()).doesNotContain("session notes").contains("this call has no session");
     assertThat(code(list)).isEqualTo(ErrorCode.INVALID_ARGUMENTS);
   }
 

@@ -4,6 +4,7 @@ import dev.toolhost.core.ExecutableTool;
 import dev.toolhost.core.MethodTools;
 import dev.toolhost.core.Param;
 import dev.toolhost.core.Tool;
+import dev.toolhost.core.ToolException;
 import dev.toolhost.core.ToolGuide;
 import java.util.ArrayList;
 import java.util.List;
@@ -225,6 +226,11 @@ public final class ServiceIndex {
                   "Keywords that describe the task, such as \"reschedule meeting\" or \"aws spend"
                       + " audit\".")
           String query) {
+    if (query.isBlank()) {
+      throw ToolException.invalidArguments(
+          "query is required: give keywords that describe the task, such as \"reschedule"
+              + " meeting\".");
+    }
     return searchResults(query).toString();
   }
 

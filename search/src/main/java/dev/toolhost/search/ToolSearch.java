@@ -2,6 +2,7 @@ package dev.toolhost.search;
 
 import dev.toolhost.core.ErrorCode;
 import dev.toolhost.core.ExecutableTool;
+import dev.toolhost.core.ToolException;
 import dev.toolhost.core.ToolProfile;
 import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.ToolResult;
@@ -135,7 +136,7 @@ public final class ToolSearch implements ToolRegistry.Listener, AutoCloseable {
 
   private ToolResult pick(ToolSet set, ToolProfile searchable, int picks, String query) {
     if (query.isBlank()) {
-      throw new IllegalArgumentException("query is required: describe what you need a tool for.");
+      throw ToolException.invalidArguments("query is required: describe what you need a tool for.");
     }
     List<ToolSpec> found = search(query, searchable, picks);
     if (found.isEmpty()) {
