@@ -8,13 +8,12 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.eclipse.jetty.http.HttpException;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
@@ -32,15 +31,12 @@ import tools.jackson.databind.node.ObjectNode;
  *
  * <p>It blocks while a tool runs, so it is a blocking handler, and Jetty runs it on a virtual
  * thread. Every answer it writes is JSON except {@code /metrics}; every error is {@code {"error":
- * {"code", "message"}}}. With a token, every request but {@code GET /healthz} must carry it as a
- * bearer token, compared in constant time.
+ * {"code", "message"}}}. The {@link RequestGuard} in front of it has already checked the host,
+ * origin, token, content type and size of every request it sees.
  */
 final class ApiHandler extends Handler.Abstract {
 
   private static final Logger LOG = LoggerFactory.getLogger(ApiHandler.class);
-
-  /** The largest request body accepted. */
-  static final int MAX_BODY_BYTES = 8 * 1024 * 1024;
 
   static final String JSON = "application/json";
   static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
@@ -63,12 +59,10 @@ final class ApiHandler extends Handler.Abstract {
   private static final String DEFAULT_PROFILE = "main";
 
   private final Host host;
-  private final Optional<byte[]> tokenDigest;
   private final ApiJson json;
 
-  ApiHandler(Host host, Optional<String> token, ApiJson json) {
+  ApiHandler(Host host, ApiJson json) {
     this.host = host;
-    this.tokenDigest = token.map(ApiHandler::digest);
     this.json = json;
   }
 
@@ -77,7 +71,11 @@ final class ApiHandler extends Handler.Abstract {
     Reply reply;
     try {
       reply = answer(request);
-    } catch (RuntimeException | IOException e) {
+    } catch (UnreadableBody e) {
+      // The client's fault (an aborted or malformed chunked body): not worth more than debug.
+      LOG.debug("Reading the body of {} {} failed", request.getMethod(), e.path, e.getCause());
+      reply = error(e.status, e.code, e.getMessage());
+    } catch (RuntimeException e) {
       LOG.error("Answering {} {} failed", request.getMethod(), request.getHttpURI().getPath(), e);
       reply =
           error(
@@ -92,17 +90,10 @@ final class ApiHandler extends Handler.Abstract {
     return true;
   }
 
-  private Reply answer(Request request) throws IOException {
+  private Reply answer(Request request) throws UnreadableBody {
     String method = request.getMethod();
     String path = request.getHttpURI().getDecodedPath();
-    boolean health = path.equals(HEALTH);
-    if (tokenDigest.isPresent() && !(health && method.equals("GET"))) {
-      Optional<Reply> refused = authenticate(request);
-      if (refused.isPresent()) {
-        return refused.get();
-      }
-    }
-    if (health) {
+    if (path.equals(HEALTH)) {
       return only("GET", method).orElseGet(() -> ok(json.object().put("status", "ok")));
     }
     if (path.equals(METRICS)) {
@@ -136,7 +127,11 @@ final class ApiHandler extends Handler.Abstract {
   }
 
   private Reply listTools(Request request) {
-    String profile = profileOf(request);
+    Optional<String> named = profileOf(request);
+    if (named.isEmpty()) {
+      return emptyProfile();
+    }
+    String profile = named.get();
     Optional<ToolSet> set = toolSet(profile);
     if (set.isEmpty()) {
       return unknownProfile(profile);
@@ -165,22 +160,20 @@ final class ApiHandler extends Handler.Abstract {
     return ok(host.serviceIndex().searchResults(query));
   }
 
-  private Reply invoke(Request request, String toolName) throws IOException {
-    String profile = profileOf(request);
+  private Reply invoke(Request request, String toolName) throws UnreadableBody {
+    Optional<String> named = profileOf(request);
+    if (named.isEmpty()) {
+      return emptyProfile();
+    }
+    String profile = named.get();
     Optional<ToolSet> set = toolSet(profile);
     if (set.isEmpty()) {
       return unknownProfile(profile);
     }
-    Optional<byte[]> body = body(request);
-    if (body.isEmpty()) {
-      return error(
-          413,
-          "payload_too_large",
-          "The request body is larger than " + MAX_BODY_BYTES + " bytes.");
-    }
+    byte[] body = body(request);
     InvokeRequest invocation;
     try {
-      invocation = InvokeRequest.parse(json.mapper(), body.get());
+      invocation = InvokeRequest.parse(json.mapper(), body);
     } catch (IllegalArgumentException e) {
       return error(400, "invalid_request", e.getMessage());
     }
@@ -188,31 +181,6 @@ final class ApiHandler extends Handler.Abstract {
     // The request's server span (HttpTelemetry), current here, is the parent of the tool's span.
     ToolResult result = host.dispatcher().dispatch(set.get(), call);
     return ok(json.result(call, result));
-  }
-
-  private Optional<Reply> authenticate(Request request) {
-    String header = request.getHeaders().get(HttpHeader.AUTHORIZATION);
-    if (header == null || !header.regionMatches(true, 0, "Bearer ", 0, 7)) {
-      return Optional.of(
-          unauthorized(
-              "This host requires a bearer token: send the header 'Authorization: Bearer"
-                  + " <token>'."));
-    }
-    byte[] sent = digest(header.substring(7).trim());
-    // Compares digests, so that neither the token's content nor its length shows in the timing.
-    if (!MessageDigest.isEqual(sent, tokenDigest.orElseThrow())) {
-      return Optional.of(unauthorized("The bearer token is not valid."));
-    }
-    return Optional.empty();
-  }
-
-  private Reply unauthorized(String message) {
-    Reply reply = error(401, "unauthorized", message);
-    return new Reply(
-        reply.status(),
-        reply.contentType(),
-        reply.body(),
-        Map.of(HttpHeader.WWW_AUTHENTICATE.asString(), "Bearer realm=\"toolhost\""));
   }
 
   private Optional<ToolSet> toolSet(String profile) {
@@ -230,20 +198,69 @@ final class ApiHandler extends Handler.Abstract {
             + ".");
   }
 
-  private static String profileOf(Request request) {
-    Fields query = Request.extractQueryParameters(request);
-    String profile = query.getValue("profile");
-    return profile == null || profile.isBlank() ? DEFAULT_PROFILE : profile;
+  private Reply emptyProfile() {
+    return error(
+        400,
+        "invalid_request",
+        "The query parameter 'profile' is empty: name a profile ("
+            + String.join(", ", host.profiles().names())
+            + "), or leave the parameter out for 'main'.");
   }
 
-  /** The request body, or empty when it is larger than {@link #MAX_BODY_BYTES}. */
-  private static Optional<byte[]> body(Request request) throws IOException {
-    if (request.getLength() > MAX_BODY_BYTES) {
-      return Optional.empty();
+  /** The profile the query names, 'main' when it names none; empty when it is given but blank. */
+  private static Optional<String> profileOf(Request request) {
+    Fields query = Request.extractQueryParameters(request);
+    String profile = query.getValue("profile");
+    if (profile == null) {
+      return Optional.of(DEFAULT_PROFILE);
     }
+    return profile.isBlank() ? Optional.empty() : Optional.of(profile);
+  }
+
+  /**
+   * The request body, which the guard ({@link RequestGuard}) keeps within {@link
+   * RequestGuard#MAX_BODY_BYTES}.
+   */
+  private static byte[] body(Request request) throws UnreadableBody {
+    String path = request.getHttpURI().getDecodedPath();
     try (InputStream in = Request.asInputStream(request)) {
-      byte[] body = in.readNBytes(MAX_BODY_BYTES + 1);
-      return body.length > MAX_BODY_BYTES ? Optional.empty() : Optional.of(body);
+      byte[] body = in.readNBytes(RequestGuard.MAX_BODY_BYTES + 1);
+      if (body.length > RequestGuard.MAX_BODY_BYTES) {
+        throw new UnreadableBody(path, 413, "payload_too_large", tooLarge(), null);
+      }
+      return body;
+    } catch (HttpException.RuntimeException e) {
+      // The size limit, counting a chunked body as it arrives.
+      if (e.getCode() == 413) {
+        throw new UnreadableBody(path, 413, "payload_too_large", tooLarge(), e);
+      }
+      throw new UnreadableBody(path, 400, "invalid_request", unreadable(), e);
+    } catch (IOException | RuntimeException e) {
+      throw new UnreadableBody(path, 400, "invalid_request", unreadable(), e);
+    }
+  }
+
+  private static String tooLarge() {
+    return "The request body is larger than " + RequestGuard.MAX_BODY_BYTES + " bytes.";
+  }
+
+  private static String unreadable() {
+    return "The request body could not be read: it was cut off or its chunked encoding is"
+        + " malformed. Send the whole body again.";
+  }
+
+  /** A request body that could not be read, and the answer that says so. */
+  private static final class UnreadableBody extends Exception {
+    private static final long serialVersionUID = 1L;
+    final String path;
+    final int status;
+    final String code;
+
+    UnreadableBody(String path, int status, String code, String message, Throwable cause) {
+      super(message, cause, false, false);
+      this.path = path;
+      this.status = status;
+      this.code = code;
     }
   }
 
@@ -268,16 +285,8 @@ final class ApiHandler extends Handler.Abstract {
     return new Reply(200, JSON, json.bytes(document), Map.of());
   }
 
-  private Reply error(int status, String code, String message) {
-    return new Reply(status, JSON, json.bytes(json.error(code, message)), Map.of());
-  }
-
-  private static byte[] digest(String token) {
-    try {
-      return MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("Every Java platform has SHA-256", e);
-    }
+  private static Reply error(int status, String code, String message) {
+    return new Reply(status, JSON, JsonErrorHandler.body(code, message), Map.of());
   }
 
   /** One answer: status, content type, body and extra headers. */

@@ -446,11 +446,40 @@ final class ConfigReader {
               locations.value("/http/token_env"),
               "'http.token_env' is empty (expected the name of an environment variable)"));
     }
+    List<String> allowedHosts = raw.allowedHosts() == null ? List.of() : raw.allowedHosts();
+    for (int i = 0; i < allowedHosts.size(); i++) {
+      String name = allowedHosts.get(i);
+      if (name == null || name.isBlank() || name.contains("/")) {
+        problems.add(
+            at(
+                fileName,
+                locations.value("/http/allowed_hosts/" + i),
+                "'http.allowed_hosts' holds '"
+                    + name
+                    + "' (expected a host name or address, such as toolhost.internal)"));
+      }
+    }
+    List<String> allowedOrigins = raw.allowedOrigins() == null ? List.of() : raw.allowedOrigins();
+    for (int i = 0; i < allowedOrigins.size(); i++) {
+      String origin = allowedOrigins.get(i);
+      if (origin == null || !origin.matches("https?://[^/?#\\s]+")) {
+        problems.add(
+            at(
+                fileName,
+                locations.value("/http/allowed_origins/" + i),
+                "'http.allowed_origins' holds '"
+                    + origin
+                    + "' (expected an origin: scheme, host and optional port, such as"
+                    + " https://app.example.com)"));
+      }
+    }
     return new HostConfig.Http(
         host,
         port,
         Optional.ofNullable(raw.token()),
-        raw.tokenEnv() == null || raw.tokenEnv().isBlank() ? defaults.tokenEnv() : raw.tokenEnv());
+        raw.tokenEnv() == null || raw.tokenEnv().isBlank() ? defaults.tokenEnv() : raw.tokenEnv(),
+        allowedHosts.stream().filter(name -> name != null && !name.isBlank()).toList(),
+        allowedOrigins.stream().filter(origin -> origin != null).toList());
   }
 
   private static Optional<HostConfig.Profile> profile(
@@ -729,7 +758,13 @@ final class ConfigReader {
       JsonNode toolServices,
       JsonNode agents) {}
 
-  record RawHttp(String host, Integer port, String token, String tokenEnv) {}
+  record RawHttp(
+      String host,
+      Integer port,
+      String token,
+      String tokenEnv,
+      List<String> allowedHosts,
+      List<String> allowedOrigins) {}
 
   record RawBuiltins(Boolean guides, Boolean memory, Boolean search) {}
 

@@ -299,6 +299,8 @@ public final class Host implements AutoCloseable {
             Thread.ofVirtual().name(THREAD_POOL_NAME + "-request-", 0).factory());
     threads.setVirtualThreadsExecutor(virtualThreads);
     Server jetty = new Server(threads);
+    // Jetty's own rejections (a malformed request line, headers too large) answer in JSON too.
+    jetty.setErrorHandler(new JsonErrorHandler());
     HttpConfiguration http = new HttpConfiguration();
     http.setSendServerVersion(false);
     http.setSendXPoweredBy(false);
@@ -306,11 +308,14 @@ public final class Host implements AutoCloseable {
     listener.setHost(host);
     listener.setPort(config.http().port());
     jetty.addConnector(listener);
-    McpGatewayHandler mcp = new McpGatewayHandler(this, token);
-    // Outermost, so that every request is traced and measured, refused ones included.
+    McpGatewayHandler mcp = new McpGatewayHandler(this);
+    // Telemetry outermost, so that every request is traced and measured, refused ones included;
+    // then the one guard every route is behind.
     jetty.setHandler(
         new HttpTelemetry(
-            openTelemetry, new Handler.Sequence(mcp, new ApiHandler(this, token, json))));
+            openTelemetry,
+            new RequestGuard(
+                config.http(), token, new Handler.Sequence(mcp, new ApiHandler(this, json)))));
     try {
       jetty.start();
     } catch (Exception e) {

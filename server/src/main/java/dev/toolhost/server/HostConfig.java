@@ -283,8 +283,18 @@ public record HostConfig(
    * @param port the port to bind, 0 for a free one
    * @param token a literal bearer token
    * @param tokenEnv the environment variable that holds the bearer token
+   * @param allowedHosts host names, besides loopback and the bound host, that requests may name in
+   *     their {@code Host} header (the name a reverse proxy or a remote caller uses)
+   * @param allowedOrigins browser origins, such as {@code https://app.example.com}, whose pages may
+   *     call the host; every other cross-origin request is refused
    */
-  public record Http(String host, int port, Optional<String> token, String tokenEnv) {
+  public record Http(
+      String host,
+      int port,
+      Optional<String> token,
+      String tokenEnv,
+      List<String> allowedHosts,
+      List<String> allowedOrigins) {
 
     /** The address bound by default: loopback only. */
     public static final String DEFAULT_HOST = "127.0.0.1";
@@ -299,6 +309,8 @@ public record HostConfig(
       Objects.requireNonNull(host, "host");
       Objects.requireNonNull(token, "token");
       Objects.requireNonNull(tokenEnv, "tokenEnv");
+      allowedHosts = List.copyOf(allowedHosts);
+      allowedOrigins = List.copyOf(allowedOrigins);
       if (host.isBlank()) {
         throw new IllegalArgumentException("The HTTP host is blank.");
       }
@@ -308,6 +320,11 @@ public record HostConfig(
       }
     }
 
+    /** A listener that allows no host or origin beyond loopback and the bound host. */
+    public Http(String host, int port, Optional<String> token, String tokenEnv) {
+      this(host, port, token, tokenEnv, List.of(), List.of());
+    }
+
     /** 127.0.0.1:8080, the token from {@code TOOLHOST_TOKEN}. */
     public static Http defaults() {
       return new Http(DEFAULT_HOST, DEFAULT_PORT, Optional.empty(), DEFAULT_TOKEN_ENV);
@@ -315,17 +332,27 @@ public record HostConfig(
 
     /** This listener on another host. */
     public Http withHost(String host) {
-      return new Http(host, port, token, tokenEnv);
+      return new Http(host, port, token, tokenEnv, allowedHosts, allowedOrigins);
     }
 
     /** This listener on another port. */
     public Http withPort(int port) {
-      return new Http(host, port, token, tokenEnv);
+      return new Http(host, port, token, tokenEnv, allowedHosts, allowedOrigins);
     }
 
     /** This listener with a literal token. */
     public Http withToken(String token) {
-      return new Http(host, port, Optional.of(token), tokenEnv);
+      return new Http(host, port, Optional.of(token), tokenEnv, allowedHosts, allowedOrigins);
+    }
+
+    /** This listener, also answering requests whose {@code Host} names one of these. */
+    public Http withAllowedHosts(List<String> allowedHosts) {
+      return new Http(host, port, token, tokenEnv, allowedHosts, allowedOrigins);
+    }
+
+    /** This listener, also answering browser pages of these origins. */
+    public Http withAllowedOrigins(List<String> allowedOrigins) {
+      return new Http(host, port, token, tokenEnv, allowedHosts, allowedOrigins);
     }
 
     /** The bearer token callers must send, read from the given environment where configured so. */
@@ -347,6 +374,10 @@ public record HostConfig(
           + (token.isPresent() ? "(set)" : "(none)")
           + ", tokenEnv="
           + tokenEnv
+          + ", allowedHosts="
+          + allowedHosts
+          + ", allowedOrigins="
+          + allowedOrigins
           + "]";
     }
   }

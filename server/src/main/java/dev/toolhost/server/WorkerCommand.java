@@ -132,12 +132,7 @@ final class WorkerCommand implements Callable<Integer> {
         .getOut()
         .printf(
             "Toolhost worker %s of group '%s' on %s hosting %d tools. Stop with Ctrl-C.%n",
-            worker.workerId(),
-            group,
-            bus.uri().startsWith("memory:")
-                ? "memory:"
-                : dev.toolhost.rabbitmq.RabbitBus.redact(URI.create(bus.uri())),
-            registry.specs().size());
+            worker.workerId(), group, bus.shown(), registry.specs().size());
     spec.commandLine().getOut().flush();
     stopped.await();
     return CommandLine.ExitCode.OK;

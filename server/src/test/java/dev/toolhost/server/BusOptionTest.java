@@ -89,4 +89,54 @@ class BusOptionTest {
             "--bus: unknown scheme in 'kafka://user:***@127.0.0.1:9092/' (expected memory: or"
                 + " amqp://user:pass@host:5672/)");
   }
+
+  @Test
+  void aUriWhosePortIsNotANumberIsRefusedWithThePasswordHidden() {
+    assertThatThrownBy(() -> BusOption.open("amqp://u:pw-s3cret@127.0.0.1:notaport/"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageStartingWith("--bus: 'amqp://u:***@127.0.0.1:notaport/' is not a valid URI")
+        .hasMessageNotContaining("pw-s3cret");
+  }
+
+  @Test
+  void aWorkerWithABadUriFailsWithoutConnectingOrShowingThePassword() {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    CommandLine commandLine = Main.commandLine();
+    commandLine.setOut(new PrintWriter(out, true));
+    commandLine.setErr(new PrintWriter(err, true));
+
+    int exitCode = commandLine.execute("worker", "--bus", "amqp://u:pw-s3cret@127.0.0.1:notaport/");
+
+    assertThat(exitCode).isNotEqualTo(CommandLine.ExitCode.OK);
+    assertThat(err.toString()).contains("amqp://u:***@127.0.0.1:notaport/");
+    assertThat(out.toString() + err).doesNotContain("pw-s3cret").doesNotContain("Toolhost worker");
+  }
+
+  @Test
+  void aUriWithAUserAndNoPasswordTakesItFromTheEnvironment() {
+    try (MessageBus bus =
+        BusOption.open(
+            "amqp://guest@127.0.0.1:5672/", Map.of(BusOption.PASSWORD_ENVIRONMENT, "guest"))) {
+      assertThat(bus).isInstanceOf(RabbitBus.class);
+    }
+    assertThatThrownBy(
+            () ->
+                BusOption.open(
+                    "amqp://guest@127.0.0.1:5672/",
+                    Map.of(BusOption.PASSWORD_ENVIRONMENT, "not-the-password")))
+        .isInstanceOf(BusException.class)
+        .hasMessageNotContaining("not-the-password");
+  }
+
+  @Test
+  void redactionHidesThePasswordOfAnyUriTextParsedOrNot() {
+    assertThat(BusOption.redact("amqp://u:pw@host:notaport/vh"))
+        .isEqualTo("amqp://u:***@host:notaport/vh");
+    assertThat(BusOption.redact("amqp://u:p@ss:w@rd@host:5672/"))
+        .isEqualTo("amqp://u:***@host:5672/");
+    assertThat(BusOption.redact("amqp://u@host:5672/")).isEqualTo("amqp://u@host:5672/");
+    assertThat(BusOption.redact("amqp://host:5672/a:b@c")).isEqualTo("amqp://host:5672/a:b@c");
+    assertThat(BusOption.redact("memory:")).isEqualTo("memory:");
+  }
 }

@@ -141,7 +141,7 @@ class HostConfigTest {
         .isInstanceOf(ConfigException.class)
         .hasMessage(
             "config.yaml line 4, column 3: unknown key 'prot' under 'http' (expected one of:"
-                + " host, port, token, token_env)");
+                + " allowed_hosts, allowed_origins, host, port, token, token_env)");
   }
 
   @Test
@@ -189,7 +189,7 @@ class HostConfigTest {
     assertThatThrownBy(() -> HostConfig.parse("http: [127.0.0.1]\n", "config.yaml"))
         .hasMessage(
             "config.yaml line 1, column 7: wrong type for 'http': expected a mapping with keys:"
-                + " host, port, token, token_env, got a list");
+                + " allowed_hosts, allowed_origins, host, port, token, token_env, got a list");
     assertThatThrownBy(() -> HostConfig.parse("builtins:\n  guides: maybe\n", "config.yaml"))
         .hasMessageStartingWith(
             "config.yaml line 2, column 11: wrong type for 'builtins.guides': expected true or"

@@ -201,8 +201,8 @@ class MainTest {
           .as(command)
           .isEqualTo(
               config
-                  + " line 2, column 3: unknown key 'prot' under 'http' (expected one of: host,"
-                  + " port, token, token_env)"
+                  + " line 2, column 3: unknown key 'prot' under 'http' (expected one of:"
+                  + " allowed_hosts, allowed_origins, host, port, token, token_env)"
                   + System.lineSeparator());
     }
   }

@@ -163,6 +163,7 @@ class WorkerCommandTest {
           client.send(
               HttpRequest.newBuilder(base.resolve("/v1/tools/which/invoke"))
                   .timeout(Duration.ofSeconds(10))
+                  .header("Content-Type", "application/json")
                   .POST(HttpRequest.BodyPublishers.ofString("{}"))
                   .build(),
               HttpResponse.BodyHandlers.ofString());
