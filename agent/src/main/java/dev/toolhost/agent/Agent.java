@@ -164,7 +164,9 @@ public final class Agent {
     Span span = telemetry.startRun(definition, conversation.sessionId());
     RunResult result;
     try {
-      result = runWithDeadline(conversation, message, listener, Context.current().with(span));
+      // The run is part of the agent chain its tool calls see: an agent it calls knows who called.
+      Context context = AgentChain.with(Context.current().with(span), definition.name());
+      result = runWithDeadline(conversation, message, listener, context);
     } catch (RuntimeException | Error e) {
       AgentTelemetry.fail(span, e);
       throw e;

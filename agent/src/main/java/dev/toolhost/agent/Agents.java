@@ -3,6 +3,7 @@ package dev.toolhost.agent;
 import dev.toolhost.core.ErrorCode;
 import dev.toolhost.core.ExecutableTool;
 import dev.toolhost.core.ToolCall;
+import dev.toolhost.core.ToolCaller;
 import dev.toolhost.core.ToolDispatcher;
 import dev.toolhost.core.ToolGuide;
 import dev.toolhost.core.ToolGuides;
@@ -39,9 +40,13 @@ import tools.jackson.databind.node.ObjectNode;
  *
  * <p>A disabled agent is not offered to any model, and a call to it answers {@code unavailable}
  * saying it is disabled. An agent never sees itself as a tool, and sees another agent's tools only
- * when its profile grants them. A run that passes its deadline answers {@code timeout}.
- * Thread-safe; {@link #close()} cancels running subagents, unregisters the tools and closes the
- * model clients.
+ * when its profile grants them. An agent called as a tool runs with at most what its caller may
+ * use: the tools both its own profile allows and its caller's tool set shows ({@link
+ * ToolSet#within}), so that calling an agent never widens a profile. A call that would revisit an
+ * agent already in the chain of agents calling each other ({@link AgentChain}), or make that chain
+ * longer than the maximum depth (3 by default), is refused with {@code execution_failed} saying so.
+ * A run that passes its deadline answers {@code timeout}. Thread-safe; {@link #close()} cancels
+ * running subagents, unregisters the tools and closes the model clients.
  */
 public final class Agents implements AutoCloseable {
 
@@ -59,8 +64,14 @@ public final class Agents implements AutoCloseable {
           Agents.class,
           "guides/agents.md");
 
+  /**
+   * The longest chain of agents calling agents, by default: an agent, one it calls, and one more.
+   */
+  public static final int DEFAULT_MAX_DEPTH = 3;
+
   private final ToolRegistry registry;
   private final ToolProfiles profiles;
+  private final int maxDepth;
   private final Map<String, Agent> agents = new LinkedHashMap<>();
   private final Map<String, Boolean> enabled = new ConcurrentHashMap<>();
   private final List<ModelClient> clients = new ArrayList<>();
@@ -75,9 +86,14 @@ public final class Agents implements AutoCloseable {
       ToolRegistry registry,
       ToolProfiles profiles,
       ToolDispatcher dispatcher,
-      Map<String, String> environment) {
+      Map<String, String> environment,
+      int maxDepth) {
     this.registry = Objects.requireNonNull(registry, "registry");
     this.profiles = Objects.requireNonNull(profiles, "profiles");
+    if (maxDepth < 1) {
+      throw new IllegalArgumentException("The agent chain's maximum depth must be at least 1.");
+    }
+    this.maxDepth = maxDepth;
     for (AgentDefinition definition : definitions) {
       profiles.get(definition.profile());
       if (agents.containsKey(definition.name())) {
@@ -124,7 +140,23 @@ public final class Agents implements AutoCloseable {
       ToolProfiles profiles,
       ToolDispatcher dispatcher,
       Map<String, String> environment) {
-    return new Agents(definitions, registry, profiles, dispatcher, environment);
+    return create(definitions, registry, profiles, dispatcher, environment, DEFAULT_MAX_DEPTH);
+  }
+
+  /**
+   * Agents from the definitions, as {@link #create(List, ToolRegistry, ToolProfiles,
+   * ToolDispatcher, Map)}, with the longest chain of agents calling agents that may run.
+   *
+   * @param maxDepth how many agents a chain may hold, the outermost included (at least 1)
+   */
+  public static Agents create(
+      List<AgentDefinition> definitions,
+      ToolRegistry registry,
+      ToolProfiles profiles,
+      ToolDispatcher dispatcher,
+      Map<String, String> environment,
+      int maxDepth) {
+    return new Agents(definitions, registry, profiles, dispatcher, environment, maxDepth);
   }
 
   /**
@@ -197,12 +229,24 @@ public final class Agents implements AutoCloseable {
    * which finds the rest of what the profile allows.
    */
   ToolSet toolSet(AgentDefinition definition, String profileName) {
+    return toolSet(definition, profileName, Optional.empty());
+  }
+
+  /** The tool set as {@link #toolSet(AgentDefinition, String)}, bounded by a caller's set. */
+  private ToolSet toolSet(
+      AgentDefinition definition, String profileName, Optional<ToolSet> ceiling) {
     ToolProfile profile = profiles.get(profileName);
     ToolProfile scoped = profile.withoutNames(definition.name()).named(profile.name());
     if (definition.toolSearch().isEmpty()) {
-      return ToolSet.of(registry, scoped);
+      return ceiling
+          .map(caller -> ToolSet.within(registry, scoped, caller))
+          .orElseGet(() -> ToolSet.of(registry, scoped));
     }
-    ToolSet set = ToolSet.of(registry, startingProfile(scoped));
+    ToolProfile starting = startingProfile(scoped);
+    ToolSet set =
+        ceiling
+            .map(caller -> ToolSet.within(registry, starting, caller))
+            .orElseGet(() -> ToolSet.of(registry, starting));
     search.orElseThrow().bind(set, scoped, definition.toolSearch().get());
     return set;
   }
@@ -263,6 +307,31 @@ public final class Agents implements AutoCloseable {
           ErrorCode.UNAVAILABLE,
           "Agent '" + name + "' is disabled and cannot take requests. Do without it.");
     }
+    List<String> chain = AgentChain.current();
+    if (chain.contains(name)) {
+      return ToolResult.failure(
+          ErrorCode.EXECUTION_FAILED,
+          "Agent '"
+              + name
+              + "' is already working on this request ("
+              + String.join(" -> ", chain)
+              + " -> "
+              + name
+              + "): agents may not call each other in a cycle. Do this part yourself.");
+    }
+    if (chain.size() + 1 > maxDepth) {
+      return ToolResult.failure(
+          ErrorCode.EXECUTION_FAILED,
+          "Agent '"
+              + name
+              + "' cannot be called here: the chain of agents calling agents ("
+              + String.join(" -> ", chain)
+              + ") is already "
+              + chain.size()
+              + " deep, and at most "
+              + maxDepth
+              + " may run. Do this part yourself.");
+    }
     String message =
         definition.parameters().isEmpty()
             ? arguments.path("message").asString()
@@ -283,7 +352,8 @@ public final class Agents implements AutoCloseable {
     Conversation conversation =
         Conversation.of(
             call.sessionId().orElse("agent") + "/" + name + "/" + call.callId(),
-            toolSet(definition, definition.profile()));
+            // Never more than the caller may use: its own tool set bounds the agent's.
+            toolSet(definition, definition.profile(), ToolCaller.toolSet()));
     RunResult result = agent.run(conversation, message, RunListener.NONE);
     return switch (result.stop()) {
       case COMPLETED -> ToolResult.success(result.text());

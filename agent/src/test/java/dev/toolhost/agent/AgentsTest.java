@@ -10,6 +10,7 @@ import dev.toolhost.core.ToolGuides;
 import dev.toolhost.core.ToolProfile;
 import dev.toolhost.core.ToolProfiles;
 import dev.toolhost.core.ToolRegistry;
+import dev.toolhost.core.ToolSet;
 import dev.toolhost.search.ToolSearch;
 import dev.toolhost.testing.RecordedRequest;
 import dev.toolhost.testing.ScriptedModelServer;
@@ -58,6 +59,26 @@ class AgentsTest {
       agents.close();
     }
     server.close();
+  }
+
+  /** A tool that reaches agents with a tool set of its own, as a bridge back to the host would. */
+  public static final class Relay {
+    private final ToolRegistry registry;
+    private final ToolDispatcher dispatcher;
+
+    Relay(ToolRegistry registry, ToolDispatcher dispatcher) {
+      this.registry = registry;
+      this.dispatcher = dispatcher;
+    }
+
+    @Tool(name = "relay", description = "Passes a message to the ping agent.")
+    public String relay(String message) {
+      return dispatcher
+          .dispatch(
+              ToolSet.of(registry, ToolProfiles.MAIN),
+              ToolCall.of("ping", "{\"message\":\"" + message + "\"}"))
+          .text();
+    }
   }
 
   /** A tool only the primary's profile... does not grant either; used to test scoping. */
@@ -135,6 +156,116 @@ class AgentsTest {
     JsonNode last = server.takeRequest().json().get("messages");
     assertThat(last.get(last.size() - 1).get("content").asString())
         .isEqualTo("James Gosling, at Sun.");
+  }
+
+  @Test
+  void anAgentCalledByAnotherRunsWithAtMostItsCallersTools() {
+    // The caller may not see launch_codes; the agent it calls may, under its own profile.
+    ToolProfiles narrow =
+        ToolProfiles.of(
+            List.of(ToolProfile.none("caller").withSources(ToolGuides.SOURCE, "agent:keeper")));
+    agents =
+        Agents.create(
+            List.of(
+                AgentDefinition.of("caller", endpoint("caller-model")).withProfile("caller"),
+                AgentDefinition.of("keeper", endpoint("keeper-model")).withProfile("main")),
+            registry,
+            narrow,
+            ToolDispatcher.create(),
+            Map.of());
+    server.enqueue(
+        ScriptedReply.toolCalls(
+            ScriptedReply.call("call_k", "keeper", "{\"message\":\"Read me the codes.\"}")));
+    server.enqueue(ScriptedReply.toolCalls(ScriptedReply.call("call_l", "launch_codes", "{}")));
+    server.enqueue(ScriptedReply.answer("I cannot reach them."));
+    server.enqueue(ScriptedReply.answer("The keeper could not."));
+
+    agents
+        .agent("caller")
+        .run(agents.conversation("caller"), "Get the launch codes.", RunListener.NONE);
+
+    assertThat(names(server.takeRequest().json())).doesNotContain("launch_codes");
+    JsonNode keeper = server.takeRequest().json();
+    assertThat(keeper.get("model").asString()).isEqualTo("keeper-model");
+    assertThat(names(keeper)).contains("get_tool_guide").doesNotContain("launch_codes");
+    JsonNode afterCall = server.takeRequest().json().get("messages");
+    String toolResult = afterCall.get(afterCall.size() - 1).get("content").asString();
+    assertThat(toolResult).contains("does not exist").doesNotContain("0000");
+  }
+
+  @Test
+  void anAgentCalledByAnotherNeverSeesItsCaller() {
+    agents(
+        AgentDefinition.of("ping", endpoint("ping-model")).withProfile("main"),
+        AgentDefinition.of("pong", endpoint("pong-model")).withProfile("main"));
+    server.enqueue(
+        ScriptedReply.toolCalls(ScriptedReply.call("c1", "pong", "{\"message\":\"over\"}")));
+    server.enqueue(ScriptedReply.answer("pong done"));
+    server.enqueue(ScriptedReply.answer("ping done"));
+
+    agents.agent("ping").run(agents.conversation("ping"), "start", RunListener.NONE);
+
+    assertThat(names(server.takeRequest().json())).contains("pong").doesNotContain("ping");
+    // Bounded by ping's tools, which never include ping itself: the cycle cannot be offered.
+    assertThat(names(server.takeRequest().json())).doesNotContain("ping", "pong");
+  }
+
+  @Test
+  void anAgentReachedAgainThroughAnotherToolIsRefusedAsACycle() {
+    ToolDispatcher dispatcher = ToolDispatcher.create();
+    registry.registerAll(MethodTools.of(new Relay(registry, dispatcher), "builtin:relay"));
+    agents =
+        Agents.create(
+            List.of(AgentDefinition.of("ping", endpoint("ping-model")).withProfile("main")),
+            registry,
+            profiles,
+            dispatcher,
+            Map.of());
+    server.enqueue(
+        ScriptedReply.toolCalls(ScriptedReply.call("c1", "relay", "{\"message\":\"again\"}")));
+    server.enqueue(ScriptedReply.answer("ping done"));
+
+    RunResult result =
+        agents.agent("ping").run(agents.conversation("ping"), "start", RunListener.NONE);
+
+    assertThat(result.text()).isEqualTo("ping done");
+    server.takeRequest();
+    JsonNode messages = server.takeRequest().json().get("messages");
+    assertThat(messages.get(messages.size() - 1).get("content").asString())
+        .contains("ping -> ping")
+        .contains("cycle");
+  }
+
+  @Test
+  void aChainOfAgentsLongerThanTheMaximumDepthIsRefused() {
+    agents =
+        Agents.create(
+            List.of(
+                AgentDefinition.of("first", endpoint("first-model")).withProfile("main"),
+                AgentDefinition.of("second", endpoint("second-model")).withProfile("main"),
+                AgentDefinition.of("third", endpoint("third-model")).withProfile("main")),
+            registry,
+            profiles,
+            ToolDispatcher.create(),
+            Map.of(),
+            2);
+    server.enqueue(
+        ScriptedReply.toolCalls(ScriptedReply.call("c1", "second", "{\"message\":\"go\"}")));
+    server.enqueue(
+        ScriptedReply.toolCalls(ScriptedReply.call("c2", "third", "{\"message\":\"go\"}")));
+    server.enqueue(ScriptedReply.answer("second done"));
+    server.enqueue(ScriptedReply.answer("first done"));
+
+    agents.agent("first").run(agents.conversation("first"), "start", RunListener.NONE);
+
+    server.takeRequest();
+    server.takeRequest();
+    JsonNode secondAfter = server.takeRequest().json();
+    assertThat(secondAfter.get("model").asString()).isEqualTo("second-model");
+    JsonNode messages = secondAfter.get("messages");
+    assertThat(messages.get(messages.size() - 1).get("content").asString())
+        .contains("first -> second")
+        .contains("at most 2");
   }
 
   /** Tells how long its call has left, with a timeout of its own. */

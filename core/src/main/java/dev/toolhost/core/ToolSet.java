@@ -19,6 +19,10 @@ import org.slf4j.LoggerFactory;
  * listed after the registry's tools, in the order they were added, so that the prompt prefix stays
  * stable as tools come and go. A bound tool may not take the name of a tool the set already shows.
  *
+ * <p>A set may be bounded by another, its ceiling: then it shows a registry tool only when the
+ * ceiling shows it too. An agent called by another runs in a set bounded by its caller's, so that
+ * calling an agent never reaches more than the caller itself could.
+ *
  * <p>Thread-safe, and never holds a lock while a tool runs: listing never waits for a running call,
  * and a long call never delays registration. Once a bound tool is removed it can never be invoked
  * through this set again, even by a call that had already found it and was waiting to start: the
@@ -30,18 +34,36 @@ public final class ToolSet {
 
   private final ToolRegistry registry;
   private final ToolProfile profile;
+  private final Optional<ToolSet> ceiling;
   private final ConcurrentHashMap<String, Bound> bound = new ConcurrentHashMap<>();
   private final Object bindLock = new Object();
   private volatile List<Bound> boundOrder = List.of();
 
-  private ToolSet(ToolRegistry registry, ToolProfile profile) {
+  private ToolSet(ToolRegistry registry, ToolProfile profile, Optional<ToolSet> ceiling) {
     this.registry = Objects.requireNonNull(registry, "registry");
     this.profile = Objects.requireNonNull(profile, "profile");
+    this.ceiling = ceiling;
   }
 
   /** A tool set over the registry, scoped by the profile, with no bound tools yet. */
   public static ToolSet of(ToolRegistry registry, ToolProfile profile) {
-    return new ToolSet(registry, profile);
+    return new ToolSet(registry, profile, Optional.empty());
+  }
+
+  /**
+   * A tool set over the registry, scoped by the profile and bounded by the ceiling: it shows a
+   * registry tool only when both the profile allows it and the ceiling shows it.
+   */
+  public static ToolSet within(ToolRegistry registry, ToolProfile profile, ToolSet ceiling) {
+    return new ToolSet(registry, profile, Optional.of(Objects.requireNonNull(ceiling, "ceiling")));
+  }
+
+  /**
+   * Whether this set's ceiling, if it has one, shows the named tool: what may join this set from
+   * the registry, by profile or by a search that binds tools to it, must pass this too.
+   */
+  public boolean underCeiling(String name) {
+    return ceiling.isEmpty() || ceiling.get().find(name).isPresent();
   }
 
   /** The profile this set is scoped by. */
@@ -98,7 +120,9 @@ public final class ToolSet {
     List<ToolSpec> specs = new ArrayList<>(all.size() + boundOrder.size());
     for (ExecutableTool tool : all) {
       // A bound tool shadows a registry tool registered after it under the same name.
-      if (profile.allows(tool.spec()) && !bound.containsKey(tool.name())) {
+      if (profile.allows(tool.spec())
+          && !bound.containsKey(tool.name())
+          && underCeiling(tool.name())) {
         specs.add(tool.spec());
       }
     }
@@ -136,6 +160,14 @@ public final class ToolSet {
   }
 
   /**
+   * Whether this set hides the named tool: the registry holds a tool of that name and this set does
+   * not show it. A name the registry does not hold (an A2A agent's skill, say) is not hidden.
+   */
+  public boolean hides(String name) {
+    return registry.find(name).isPresent() && find(name).isEmpty();
+  }
+
+  /**
    * How long a call to the named tool may take when its caller names no deadline: the tool's own
    * timeout, or {@link ToolCall#DEFAULT_TIMEOUT} for a tool without one or one this set does not
    * show (that call answers {@code tool_not_found} at once).
@@ -145,7 +177,9 @@ public final class ToolSet {
   }
 
   private Optional<ExecutableTool> visibleInRegistry(String name) {
-    return registry.find(name).filter(tool -> profile.allows(tool.spec()));
+    return registry
+        .find(name)
+        .filter(tool -> profile.allows(tool.spec()) && underCeiling(tool.name()));
   }
 
   /** An entry is a tool as found through a set, with whether the set still offers it. */

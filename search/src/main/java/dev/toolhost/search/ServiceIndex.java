@@ -4,12 +4,14 @@ import dev.toolhost.core.ExecutableTool;
 import dev.toolhost.core.MethodTools;
 import dev.toolhost.core.Param;
 import dev.toolhost.core.Tool;
+import dev.toolhost.core.ToolCaller;
 import dev.toolhost.core.ToolException;
 import dev.toolhost.core.ToolGuide;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
@@ -122,7 +124,19 @@ public final class ServiceIndex {
    * matches or the query has no word of three or more characters.
    */
   public List<ServiceMatch> search(String query, int limit) {
-    List<Bm25Index.Hit<Entry>> hits = index.search(query, limit);
+    return search(query, limit, name -> true);
+  }
+
+  /**
+   * Returns up to {@code limit} services that match the query, best first, as a caller sees them
+   * who is shown only some tools: a service none of whose capabilities is shown is left out, and
+   * only shown capabilities are named. The capabilities of services fed from the registry are its
+   * tools, so a caller learns of no service or tool its profile hides.
+   *
+   * @param shown whether the caller is shown the capability (tool) of that name
+   */
+  public List<ServiceMatch> search(String query, int limit, Predicate<String> shown) {
+    List<Bm25Index.Hit<Entry>> hits = index.search(query, limit, entry -> entry.shownTo(shown));
     if (hits.isEmpty()) {
       return List.of();
     }
@@ -131,7 +145,7 @@ public final class ServiceIndex {
     for (Bm25Index.Hit<Entry> hit : hits) {
       matches.add(
           new ServiceMatch(
-              hit.item().service(), hit.score(), hit.relevance(), hit.item().top(units)));
+              hit.item().service(), hit.score(), hit.relevance(), hit.item().top(units, shown)));
     }
     return matches;
   }
@@ -145,6 +159,17 @@ public final class ServiceIndex {
    * @throws IllegalArgumentException when the query is blank
    */
   public ObjectNode searchResults(String query) {
+    return searchResults(query, name -> true);
+  }
+
+  /**
+   * Returns what {@code search_known_services} answers to a caller shown only some tools, as {@link
+   * #searchResults(String)} but with {@link #search(String, int, Predicate)}'s filter.
+   *
+   * @param shown whether the caller is shown the capability (tool) of that name
+   * @throws IllegalArgumentException when the query is blank
+   */
+  public ObjectNode searchResults(String query, Predicate<String> shown) {
     if (query == null || query.isBlank()) {
       throw new IllegalArgumentException(
           "query is required: give keywords that describe the task, such as \"reschedule"
@@ -152,7 +177,7 @@ public final class ServiceIndex {
     }
     ObjectNode answer = JsonMapper.shared().createObjectNode();
     ArrayNode results = answer.putArray("results");
-    for (ServiceMatch match : search(query, MAX_RESULTS)) {
+    for (ServiceMatch match : search(query, MAX_RESULTS, shown)) {
       KnownService service = match.service();
       ObjectNode result = results.addObject();
       result.put("id", service.id());
@@ -231,7 +256,12 @@ public final class ServiceIndex {
           "query is required: give keywords that describe the task, such as \"reschedule"
               + " meeting\".");
     }
-    return searchResults(query).toString();
+    // Only what the caller's own tool set shows: search must not reveal what a profile hides.
+    Predicate<String> shown =
+        ToolCaller.toolSet()
+            .<Predicate<String>>map(set -> name -> !set.hides(name))
+            .orElse(name -> true);
+    return searchResults(query, shown).toString();
   }
 
   private static String key(ServiceKind kind, String id) {
@@ -248,11 +278,17 @@ public final class ServiceIndex {
               .toList());
     }
 
+    /** Whether a caller is shown this service: it has no capabilities, or shows one of them. */
+    boolean shownTo(Predicate<String> shown) {
+      return service.capabilities().isEmpty()
+          || service.capabilities().stream().anyMatch(c -> shown.test(c.name()));
+    }
+
     /**
-     * Up to three capabilities: those matching the query first, best first (ties in the service's
-     * order), then the others in the service's order.
+     * Up to three of the shown capabilities: those matching the query first, best first (ties in
+     * the service's order), then the others in the service's order.
      */
-    List<KnownService.Capability> top(Bm25Index.Query query) {
+    List<KnownService.Capability> top(Bm25Index.Query query, Predicate<String> shown) {
       List<KnownService.Capability> all = service.capabilities();
       int limit = Math.min(all.size(), TOP_CAPABILITIES);
       double[] scores = Bm25Index.scan(capabilityTokens, query);
@@ -263,8 +299,11 @@ public final class ServiceIndex {
       // Stable: matching capabilities first by score, the rest (score 0) keep their order.
       order.sort((a, b) -> Double.compare(scores[b], scores[a]));
       List<KnownService.Capability> top = new ArrayList<>(limit);
-      for (int i = 0; i < limit; i++) {
-        top.add(all.get(order.get(i)));
+      for (int i = 0; i < all.size() && top.size() < limit; i++) {
+        KnownService.Capability capability = all.get(order.get(i));
+        if (shown.test(capability.name())) {
+          top.add(capability);
+        }
       }
       return top;
     }

@@ -138,7 +138,13 @@ public final class ToolSearch implements ToolRegistry.Listener, AutoCloseable {
     if (query.isBlank()) {
       throw ToolException.invalidArguments("query is required: describe what you need a tool for.");
     }
-    List<ToolSpec> found = search(query, searchable, picks);
+    // A set bounded by its caller's (an agent called by another) may find only what both allow.
+    List<ToolSpec> found =
+        index
+            .search(query, picks, spec -> searchable.allows(spec) && set.underCeiling(spec.name()))
+            .stream()
+            .map(Bm25Index.Hit::item)
+            .toList();
     if (found.isEmpty()) {
       return ToolResult.success(
           "No tool matches '"

@@ -169,6 +169,56 @@ class ServiceIndexTest {
   }
 
   @Test
+  void theToolNamesNoServiceOrToolTheCallersProfileHides() {
+    ToolRegistry registry = new ToolRegistry();
+    registry.registerAll(services.tools());
+    try (RegistryFeed feed = RegistryFeed.attach(registry, services)) {
+      registry.registerAll(
+          List.of(
+              tool("crm_search_leads", "Searches sales leads in the CRM.", "mcp:crm"),
+              tool("crm_delete_leads", "Deletes sales leads from the CRM.", "mcp:crm"),
+              tool("vault_read_lead_secrets", "Reads sales lead secrets.", "mcp:vault")));
+      ToolSet hiding =
+          ToolSet.of(
+              registry,
+              ToolProfiles.MAIN.withoutSources("mcp:vault").withoutNames("crm_delete_leads"));
+      ToolDispatcher dispatcher = ToolDispatcher.create();
+
+      String all =
+          dispatcher
+              .dispatch(
+                  ToolSet.of(registry, ToolProfiles.MAIN),
+                  ToolCall.of("search_known_services", "{\"query\": \"sales leads\"}"))
+              .text();
+      String seen =
+          dispatcher
+              .dispatch(
+                  hiding, ToolCall.of("search_known_services", "{\"query\": \"sales leads\"}"))
+              .text();
+
+      assertThat(all).contains("vault", "crm_delete_leads");
+      assertThat(seen)
+          .contains("crm", "crm_search_leads")
+          .doesNotContain("vault")
+          .doesNotContain("crm_delete_leads");
+    }
+  }
+
+  private static dev.toolhost.core.ExecutableTool tool(
+      String name, String description, String source) {
+    return dev.toolhost.core.ExecutableTool.of(
+        new dev.toolhost.core.ToolSpec(
+            name,
+            description,
+            JsonMapper.shared()
+                .createObjectNode()
+                .put("type", "object")
+                .put("additionalProperties", false),
+            source),
+        (call, arguments) -> ToolResult.success("ok"));
+  }
+
+  @Test
   void theGuideIsPublished() {
     assertThat(ServiceIndex.GUIDE.name()).isEqualTo("service-search");
     assertThat(ServiceIndex.GUIDE.document()).contains("search_known_services", "search_tools");

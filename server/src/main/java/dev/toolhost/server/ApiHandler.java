@@ -157,7 +157,16 @@ final class ApiHandler extends Handler.Abstract {
           "The query parameter 'q' is required: keywords that describe the task, such as"
               + " /v1/services/search?q=reschedule+meeting.");
     }
-    return ok(host.serviceIndex().searchResults(query));
+    Optional<String> named = profileOf(request);
+    if (named.isEmpty()) {
+      return emptyProfile();
+    }
+    Optional<ToolSet> set = toolSet(named.get());
+    if (set.isEmpty()) {
+      return unknownProfile(named.get());
+    }
+    // As search_known_services answers a caller of that profile: nothing the profile hides.
+    return ok(host.serviceIndex().searchResults(query, name -> !set.get().hides(name)));
   }
 
   private Reply invoke(Request request, String toolName) throws UnreadableBody {
