@@ -26,6 +26,7 @@ import java.net.InetAddress;
 import java.net.URI;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -76,11 +77,15 @@ public final class Host implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(Host.class);
 
+  /** How long a client may take to send a request's line and headers, by default. */
+  public static final Duration DEFAULT_HEADER_TIMEOUT = Duration.ofSeconds(10);
+
   /** The name of the thread pool that accepts HTTP connections; request handlers are virtual. */
   static final String THREAD_POOL_NAME = "toolhost-http";
 
   private final HostConfig config;
   private final Optional<String> token;
+  private final Duration headerTimeout;
   private final ToolRegistry registry = new ToolRegistry();
   private final Optional<ToolGuides> guides;
   private final ToolProfiles profiles;
@@ -115,6 +120,7 @@ public final class Host implements AutoCloseable {
   private Host(Builder builder) {
     this.config = builder.config;
     this.token = config.http().bearerToken(builder.environment);
+    this.headerTimeout = builder.headerTimeout;
     // Before any resource is made, so that a bad config leaks nothing.
     this.profiles = config.toolProfiles();
     if (config.builtins().guides()) {
@@ -307,6 +313,8 @@ public final class Host implements AutoCloseable {
     ServerConnector listener = new ServerConnector(jetty, new HttpConnectionFactory(http));
     listener.setHost(host);
     listener.setPort(config.http().port());
+    // A client that trickles a request's headers is cut off, not waited on (slowloris).
+    listener.addEventListener(new HeaderTimeout(headerTimeout, listener.getScheduler()));
     jetty.addConnector(listener);
     McpGatewayHandler mcp = new McpGatewayHandler(this);
     // Telemetry outermost, so that every request is traced and measured, refused ones included;
@@ -432,6 +440,7 @@ public final class Host implements AutoCloseable {
     private final HostConfig config;
     private Map<String, String> environment = System.getenv();
     private final List<SpanProcessor> spanProcessors = new ArrayList<>();
+    private Duration headerTimeout = DEFAULT_HEADER_TIMEOUT;
 
     private Builder(HostConfig config) {
       this.config = Objects.requireNonNull(config, "config");
@@ -444,6 +453,18 @@ public final class Host implements AutoCloseable {
      */
     public Builder environment(Map<String, String> environment) {
       this.environment = Map.copyOf(environment);
+      return this;
+    }
+
+    /**
+     * How long a client may take to send one request's line and headers before its connection is
+     * closed; {@link #DEFAULT_HEADER_TIMEOUT} by default.
+     */
+    public Builder headerTimeout(Duration headerTimeout) {
+      if (headerTimeout.isNegative() || headerTimeout.isZero()) {
+        throw new IllegalArgumentException("The header timeout must be positive: " + headerTimeout);
+      }
+      this.headerTimeout = headerTimeout;
       return this;
     }
 

@@ -353,6 +353,39 @@ class RequestGuardTest {
     }
   }
 
+  @Test
+  void aClientTricklingItsHeadersIsCutOff() throws Exception {
+    host =
+        Host.builder(HostConfig.defaults().withHttp(HostConfig.Http.defaults().withPort(0)))
+            .environment(Map.of())
+            .headerTimeout(java.time.Duration.ofMillis(800))
+            .build();
+    host.start();
+    long started = System.nanoTime();
+    boolean closedByHost = false;
+    try (Socket socket = new Socket("127.0.0.1", host.port())) {
+      socket.setSoTimeout(100);
+      OutputStream out = socket.getOutputStream();
+      out.write("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n".getBytes(StandardCharsets.US_ASCII));
+      // One header byte every 100 ms: each resets the idle timeout, none completes the head.
+      for (int i = 0; i < 100 && !closedByHost; i++) {
+        try {
+          out.write('X');
+          out.flush();
+          closedByHost = socket.getInputStream().read() == -1;
+        } catch (java.net.SocketTimeoutException stillOpen) {
+          // Nothing to read yet: the host is still waiting for the head.
+        } catch (IOException reset) {
+          closedByHost = true;
+        }
+      }
+    }
+    long tookMillis = (System.nanoTime() - started) / 1_000_000;
+
+    assertThat(closedByHost).isTrue();
+    assertThat(tookMillis).isBetween(700L, 5_000L);
+  }
+
   private static List<String> with(List<String> headers, String header) {
     return java.util.stream.Stream.concat(headers.stream(), java.util.stream.Stream.of(header))
         .toList();
