@@ -3,12 +3,14 @@ package dev.toolhost.agent;
 import dev.toolhost.core.ErrorCode;
 import dev.toolhost.core.ExecutableTool;
 import dev.toolhost.core.ToolCall;
+import dev.toolhost.core.ToolCaller;
 import dev.toolhost.core.ToolDispatcher;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSet;
 import dev.toolhost.core.ToolSpec;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.context.Context;
+import io.opentelemetry.context.Scope;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -311,7 +313,11 @@ public final class Agent {
     }
 
     private String systemPrompt() {
-      Optional<String> hint = hints.apply(message).filter(text -> !text.isBlank());
+      Optional<String> hint;
+      // Asked as the conversation's own tools would ask: a hint names nothing they hide.
+      try (Scope ignored = ToolCaller.enter(conversation.tools())) {
+        hint = hints.apply(message).filter(text -> !text.isBlank());
+      }
       if (hint.isEmpty()) {
         return definition.instructions();
       }

@@ -28,10 +28,14 @@ public final class ToolCaller {
   }
 
   /**
-   * Makes the tool set current as the caller's until the scope closes; the dispatcher does this
-   * around every executor.
+   * Makes the tool set current as the caller's until the scope closes. The dispatcher does this
+   * around every executor; code that acts for a tool set outside a dispatched call (the agent loop
+   * asking for a context hint for its conversation) does it too, so that what it reaches is scoped
+   * as a tool's would be.
+   *
+   * @return the scope to close, in a try-with-resources
    */
-  static Scope enter(ToolSet tools) {
+  public static Scope enter(ToolSet tools) {
     return Context.current().with(KEY, Objects.requireNonNull(tools, "tools")).makeCurrent();
   }
 }

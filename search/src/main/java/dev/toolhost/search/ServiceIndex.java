@@ -193,7 +193,8 @@ public final class ServiceIndex {
   /**
    * Returns the context hint for a request: the two services that match it best, in the words an
    * agent loop puts into the system prompt before the model reads the request, or empty when none
-   * matches.
+   * matches. Asked for a tool set ({@link ToolCaller#enter}), as the agent loop asks for its
+   * conversation's, it names only services and tools that set is shown.
    *
    * <pre>
    * Potentially relevant services for this request (call search_known_services for full search):
@@ -202,7 +203,8 @@ public final class ServiceIndex {
    * </pre>
    */
   public Optional<String> contextHint(String request) {
-    List<ServiceMatch> matches = search(request, HINTED_SERVICES);
+    // For the tool set asking (an agent's conversation), only what it is shown.
+    List<ServiceMatch> matches = search(request, HINTED_SERVICES, callersView());
     if (matches.isEmpty()) {
       return Optional.empty();
     }
@@ -257,11 +259,14 @@ public final class ServiceIndex {
               + " meeting\".");
     }
     // Only what the caller's own tool set shows: search must not reveal what a profile hides.
-    Predicate<String> shown =
-        ToolCaller.toolSet()
-            .<Predicate<String>>map(set -> name -> !set.hides(name))
-            .orElse(name -> true);
-    return searchResults(query, shown).toString();
+    return searchResults(query, callersView()).toString();
+  }
+
+  /** What the current caller's tool set shows; everything outside a call. */
+  private static Predicate<String> callersView() {
+    return ToolCaller.toolSet()
+        .<Predicate<String>>map(set -> name -> !set.hides(name))
+        .orElse(name -> true);
   }
 
   private static String key(ServiceKind kind, String id) {

@@ -196,6 +196,12 @@ class ServiceIndexTest {
                   hiding, ToolCall.of("search_known_services", "{\"query\": \"sales leads\"}"))
               .text();
 
+      String hint;
+      try (var ignored = dev.toolhost.core.ToolCaller.enter(hiding)) {
+        hint = services.contextHint("sales leads secrets").orElseThrow();
+      }
+
+      assertThat(hint).contains("crm").doesNotContain("vault").doesNotContain("crm_delete_leads");
       assertThat(all).contains("vault", "crm_delete_leads");
       assertThat(seen)
           .contains("crm", "crm_search_leads")
