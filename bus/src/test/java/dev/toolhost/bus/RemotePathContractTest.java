@@ -1,6 +1,7 @@
 package dev.toolhost.bus;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.toolhost.core.ErrorCode;
 import dev.toolhost.core.ExecutableTool;
@@ -130,6 +131,11 @@ public abstract class RemotePathContractTest {
   }
 
   protected ToolWorker worker(Object sample, ResultStore store, ToolDispatcher workerDispatcher) {
+    return worker(sample, store, workerDispatcher, ResultStore.DEFAULT_LEASE);
+  }
+
+  protected ToolWorker worker(
+      Object sample, ResultStore store, ToolDispatcher workerDispatcher, Duration lease) {
     MessageBus bus = workerBus();
     if (bus != host) {
       closing.add(bus);
@@ -137,7 +143,8 @@ public abstract class RemotePathContractTest {
     ToolRegistry tools = new ToolRegistry();
     tools.registerAll(MethodTools.of(sample, "builtin:sample"));
     return closeLater(
-        new ToolWorker(bus, group, tools, workerDispatcher, store, 16, Duration.ofMillis(200))
+        new ToolWorker(
+                bus, group, tools, workerDispatcher, store, 16, Duration.ofMillis(200), lease)
             .start());
   }
 
@@ -481,6 +488,29 @@ public abstract class RemotePathContractTest {
       }
     }
     assertThat(sample.runs).hasValue(1);
+  }
+
+  @Test
+  void aCallThatOutlivesItsLeaseKeepsItsClaimAndASecondDeliveryGetsItsOneResult() throws Exception {
+    Sample first = new Sample();
+    Sample second = new Sample();
+    ResultStore shared = closeLater(new InMemoryResultStore());
+    // The call runs five leases long: only renewing keeps the second delivery from running it.
+    worker(first, shared, ToolDispatcher.create(), Duration.ofMillis(300));
+    worker(second, shared, ToolDispatcher.create(), Duration.ofMillis(300));
+    waitFor(() -> registry.find("slow").isPresent());
+    ToolCall call = ToolCall.of("slow", "{\"millis\":1500}").withTimeout(Duration.ofSeconds(20));
+    Message request = Message.of(new InvokeRequest(call).toJson());
+    try (Replies once = host.request(ToolWorker.queue(group), request, call.deadline())) {
+      await().atMost(Duration.ofSeconds(10)).until(() -> first.runs.get() + second.runs.get() == 1);
+      try (Replies again = host.request(ToolWorker.queue(group), request, call.deadline())) {
+        for (Replies replies : List.of(once, again)) {
+          assertThat(InvokeReply.parse(replies.next(call.deadline()).orElseThrow().body()).result())
+              .isEqualTo(ToolResult.success("slept 1500"));
+        }
+      }
+    }
+    assertThat(first.runs.get() + second.runs.get()).isEqualTo(1);
   }
 
   @Test
