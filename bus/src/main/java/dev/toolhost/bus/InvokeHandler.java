@@ -28,7 +28,9 @@ import org.slf4j.LoggerFactory;
  * executed (it answers {@code timeout}). A request delivered again whose first execution finished
  * is answered from the {@link ResultStore}; one whose first execution still runs waits for it. A
  * message that is not valid JSON, or not a request, is dead-lettered with a log line saying why; it
- * never throws.
+ * never throws. A request over the bus's maximum message size is dead-lettered by the bus; the
+ * handler answers its caller {@code invalid_arguments}, naming the size and the limit. A result too
+ * large to send back is stored and answered as {@code execution_failed}, naming its size.
  *
  * <p>A call's claim in the store is a lease, renewed every third of it while the call runs (one
  * thread renews every claim this handler holds). A request delivered again after the worker that
@@ -197,7 +199,7 @@ public final class InvokeHandler implements MessageBus.DeliveryHandler, AutoClos
               results.release(key, granted);
               throw e;
             }
-            String reply = new InvokeReply(call.callId(), call.toolName(), result).toJson();
+            String reply = sendable(call, result);
             try {
               results.finish(key, reply, keepFor(call));
             } finally {
@@ -222,6 +224,65 @@ public final class InvokeHandler implements MessageBus.DeliveryHandler, AutoClos
       LOG.error(
           "The invoke handler failed on call {} of tool '{}'", call.callId(), call.toolName(), e);
     }
+  }
+
+  // The reply to a result, or, when it is over the bus's maximum size (the caller could never get
+  // it, and a broker might close the channel on it), a failure saying so.
+  private String sendable(ToolCall call, ToolResult result) {
+    String reply = new InvokeReply(call.callId(), call.toolName(), result).toJson();
+    Message message = Message.of(reply);
+    if (!message.largerThan(bus.maxMessageSize())) {
+      return reply;
+    }
+    String why =
+        "Tool '"
+            + call.toolName()
+            + "' returned a result of "
+            + message.size()
+            + " bytes, over the message bus's limit of "
+            + bus.maxMessageSize()
+            + " bytes.";
+    LOG.warn("Call {}: {}", call.callId(), why);
+    return new InvokeReply(
+            call.callId(),
+            call.toolName(),
+            ToolResult.failure(ErrorCode.EXECUTION_FAILED, why + " Ask for less."))
+        .toJson();
+  }
+
+  /**
+   * Answers the caller of a request the bus dead-lettered for its size, if it named a reply-to:
+   * {@code invalid_arguments}, naming the size and the limit. The request's body is gone, so the
+   * reply's call id and tool name are empty; the caller matches it by correlation id.
+   */
+  @Override
+  public void tooLarge(Message withoutBody, long size) {
+    if (withoutBody.replyTo().isEmpty()) {
+      return;
+    }
+    String reply =
+        new InvokeReply(
+                "",
+                "",
+                ToolResult.failure(
+                    ErrorCode.INVALID_ARGUMENTS,
+                    "The tool was not called: its request was "
+                        + size
+                        + " bytes, over the worker's limit of "
+                        + bus.maxMessageSize()
+                        + " bytes. Send smaller arguments."))
+            .toJson();
+    // Off the delivery thread: the reply waits for the broker's confirm.
+    THREADS
+        .newThread(
+            () -> {
+              try {
+                bus.reply(withoutBody, Message.of(reply));
+              } catch (BusException e) {
+                LOG.debug("Could not answer an oversized request: {}", e.getMessage());
+              }
+            })
+        .start();
   }
 
   private synchronized void hold(String key, ResultStore.Granted granted) {

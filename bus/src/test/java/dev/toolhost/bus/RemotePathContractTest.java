@@ -248,6 +248,38 @@ public abstract class RemotePathContractTest {
   }
 
   @Test
+  void aCallOverTheBussMaximumSizeIsRefusedAtOnceAsInvalidArguments() {
+    worker(new Sample(), new InMemoryResultStore());
+    waitForSample();
+    MessageBus small = smallHostBus(1024);
+    if (small != host) {
+      closeLater(small);
+    }
+    registry.register(
+        new dev.toolhost.core.ToolSpec(
+            "big_echo",
+            "Echoes through a bus with a small limit.",
+            tools.jackson.databind.json.JsonMapper.shared()
+                .createObjectNode()
+                .put("type", "object"),
+            RemoteToolExecutor.source(group)),
+        (call, arguments) ->
+            new RemoteToolExecutor(small, group)
+                .execute(
+                    ToolCall.of("echo", call.arguments()).withDeadline(call.deadline()),
+                    arguments));
+    Instant start = Instant.now();
+    ToolResult result =
+        call("big_echo", "{\"text\":\"" + "x".repeat(2000) + "\"}", Duration.ofSeconds(30));
+    assertThat(((ToolResult.Failure) result).error().code()).isEqualTo(ErrorCode.INVALID_ARGUMENTS);
+    assertThat(result.text()).contains("1024 bytes");
+    assertThat(Duration.between(start, Instant.now())).isLessThan(Duration.ofSeconds(2));
+  }
+
+  /** A host bus with the given maximum message size, reaching the same queues. */
+  protected abstract MessageBus smallHostBus(int maxMessageSize);
+
+  @Test
   void aToolNoWorkerHostsIsUnavailableAtOnce() {
     registry.register(
         new dev.toolhost.core.ToolSpec(
