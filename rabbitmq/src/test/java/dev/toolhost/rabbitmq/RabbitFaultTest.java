@@ -70,7 +70,15 @@ class RabbitFaultTest {
     for (AutoCloseable each : closing.reversed()) {
       each.close();
     }
-    host.deleteQueue(ToolWorker.queue(group));
+    // After the broker closed the connections, the host's may still be recovering.
+    await()
+        .atMost(Duration.ofSeconds(15))
+        .ignoreExceptions()
+        .until(
+            () -> {
+              host.deleteQueue(ToolWorker.queue(group));
+              return true;
+            });
     host.close();
   }
 
