@@ -70,7 +70,7 @@ public final class InvokeHandler implements MessageBus.DeliveryHandler, AutoClos
   private final Duration lease;
   // The claims of calls running now, renewed by one thread started with the first of them.
   private final Map<String, ResultStore.Granted> held = new ConcurrentHashMap<>();
-  private Thread renewing;
+  private volatile Thread renewing;
   private boolean closed;
 
   /**
@@ -285,10 +285,15 @@ public final class InvokeHandler implements MessageBus.DeliveryHandler, AutoClos
         .start();
   }
 
-  private synchronized void hold(String key, ResultStore.Granted granted) {
+  private void hold(String key, ResultStore.Granted granted) {
     held.put(key, granted);
-    if (renewing == null && !closed) {
-      renewing = Thread.ofVirtual().name("toolhost-invoke-lease-" + group).start(this::renew);
+    // Every call passes here: the lock only until the renewing thread is there.
+    if (renewing == null) {
+      synchronized (this) {
+        if (renewing == null && !closed) {
+          renewing = Thread.ofVirtual().name("toolhost-invoke-lease-" + group).start(this::renew);
+        }
+      }
     }
   }
 

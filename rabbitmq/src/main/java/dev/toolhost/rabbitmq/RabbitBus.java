@@ -420,7 +420,9 @@ public final class RabbitBus implements MessageBus {
       return;
     }
     LOG.warn("Lost the connection to the message bus at {}: {}", redacted, cause.getMessage());
-    if (connection instanceof Recoverable) {
+    // Only a lost connection recovers (and says so); a channel error alone would leave the flag
+    // set.
+    if (connection instanceof Recoverable && cause.isHardError()) {
       recovering = true;
     }
     consumerCounts.clear();
