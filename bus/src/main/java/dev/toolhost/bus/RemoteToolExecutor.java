@@ -72,7 +72,7 @@ public final class RemoteToolExecutor implements ToolExecutor {
       try {
         replies = bus.request(ToolWorker.queue(group), request, call.deadline());
       } catch (MessageTooLargeException e) {
-        return tooLarge(call, e);
+        return requestTooLarge(call.toolName(), e);
       } catch (NoRouteException e) {
         if (!sent) {
           return noWorker(call);
@@ -104,16 +104,7 @@ public final class RemoteToolExecutor implements ToolExecutor {
           }
           return read(call, reply.get());
         } catch (MessageTooLargeException e) {
-          return ToolResult.failure(
-              ErrorCode.EXECUTION_FAILED,
-              "Tool '"
-                  + call.toolName()
-                  + "' answered with "
-                  + e.size()
-                  + " bytes, over the message bus's limit of "
-                  + e.limit()
-                  + " bytes.",
-              e.getMessage());
+          return replyTooLarge(call.toolName(), e);
         } catch (NoRouteException e) {
           if (!sent) {
             // The broker returned the request: the queue went away after its consumers were
@@ -158,16 +149,31 @@ public final class RemoteToolExecutor implements ToolExecutor {
     }
   }
 
-  private static ToolResult tooLarge(ToolCall call, MessageTooLargeException e) {
+  /** A request the bus refused for its size, as {@code invalid_arguments}: nothing was sent. */
+  static ToolResult requestTooLarge(String toolName, MessageTooLargeException e) {
     return ToolResult.failure(
         ErrorCode.INVALID_ARGUMENTS,
         "Tool '"
-            + call.toolName()
+            + toolName
             + "' was not called: its request is "
             + e.size()
             + " bytes, over the message bus's limit of "
             + e.limit()
             + " bytes. Send smaller arguments.",
+        e.getMessage());
+  }
+
+  /** A reply the bus dropped for its size, as {@code execution_failed}: the tool ran. */
+  static ToolResult replyTooLarge(String toolName, MessageTooLargeException e) {
+    return ToolResult.failure(
+        ErrorCode.EXECUTION_FAILED,
+        "Tool '"
+            + toolName
+            + "' answered with "
+            + e.size()
+            + " bytes, over the message bus's limit of "
+            + e.limit()
+            + " bytes.",
         e.getMessage());
   }
 
