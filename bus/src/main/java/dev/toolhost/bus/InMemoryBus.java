@@ -176,14 +176,14 @@ public final class InMemoryBus implements MessageBus {
       return;
     }
     replySubscription.close();
-    correlations.failAll(new BusException("The message bus was closed."));
+    correlations.failAll(new BusClosedException());
     queues.values().forEach(MemoryQueue::delete);
     topics.values().forEach(list -> list.forEach(MemoryQueue::delete));
   }
 
   private void checkOpen() {
     if (closed.get()) {
-      throw new BusException("The message bus is closed.");
+      throw new BusClosedException();
     }
   }
 

@@ -30,7 +30,9 @@ import tools.jackson.databind.JsonNode;
  * answering that the call may or may not have run. A bus that is not reachable when the call starts
  * is waited for at most {@link #RECONNECT_WAIT} (the call never left, so {@code unavailable} is the
  * truth); one lost after the request went out is waited for until the deadline, and only then
- * answers {@code unavailable}. It never throws.
+ * answers {@code unavailable}. A bus closed by its owner is not waited for: {@code unavailable} at
+ * once. A request over the bus's maximum message size is not sent: {@code invalid_arguments}. It
+ * never throws.
  */
 public final class RemoteToolExecutor implements ToolExecutor {
 
@@ -73,6 +75,8 @@ public final class RemoteToolExecutor implements ToolExecutor {
         replies = bus.request(ToolWorker.queue(group), request, call.deadline());
       } catch (MessageTooLargeException e) {
         return requestTooLarge(call.toolName(), e);
+      } catch (BusClosedException e) {
+        return closed(call, sent, e);
       } catch (NoRouteException e) {
         if (!sent) {
           return noWorker(call);
@@ -105,6 +109,8 @@ public final class RemoteToolExecutor implements ToolExecutor {
           return read(call, reply.get());
         } catch (MessageTooLargeException e) {
           return replyTooLarge(call.toolName(), e);
+        } catch (BusClosedException e) {
+          return closed(call, true, e);
         } catch (NoRouteException e) {
           if (!sent) {
             // The broker returned the request: the queue went away after its consumers were
@@ -136,6 +142,18 @@ public final class RemoteToolExecutor implements ToolExecutor {
       Thread.sleep(pause);
       pause = pause.multipliedBy(2).compareTo(LAST_PAUSE) < 0 ? pause.multipliedBy(2) : LAST_PAUSE;
     }
+  }
+
+  // The bus was closed (the host is stopping): it will not come back, so nothing is sent again.
+  private static ToolResult closed(ToolCall call, boolean sent, BusClosedException e) {
+    return ToolResult.failure(
+        ErrorCode.UNAVAILABLE,
+        sent
+            ? "The connection to tool '"
+                + call.toolName()
+                + "' was closed while it ran; it may or may not have finished. You may retry."
+            : "Tool '" + call.toolName() + "' is unavailable: the message bus is closed.",
+        e.getMessage());
   }
 
   private static ToolResult read(ToolCall call, Message reply) {

@@ -11,6 +11,7 @@ import com.rabbitmq.client.Envelope;
 import com.rabbitmq.client.Recoverable;
 import com.rabbitmq.client.RecoveryListener;
 import com.rabbitmq.client.ShutdownSignalException;
+import dev.toolhost.bus.BusClosedException;
 import dev.toolhost.bus.BusException;
 import dev.toolhost.bus.Correlations;
 import dev.toolhost.bus.Delivery;
@@ -381,7 +382,7 @@ public final class RabbitBus implements MessageBus {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
-    correlations.failAll(new BusException("The message bus was closed."));
+    correlations.failAll(new BusClosedException());
     try {
       connection.close(5_000);
     } catch (IOException | AlreadyClosedException e) {
@@ -647,7 +648,7 @@ public final class RabbitBus implements MessageBus {
 
   private Publisher publisher() {
     if (closed.get()) {
-      throw new BusException("The message bus is closed.");
+      throw new BusClosedException();
     }
     // The next publisher in turn, or the first after it that nobody holds: a publish waits for
     // another only when every channel is busy.

@@ -166,6 +166,32 @@ class RabbitFaultTest {
   }
 
   @Test
+  void aCallWaitingWhenItsHostsBusClosesEndsAtOnceAndIsNotSentAgain() throws Exception {
+    Sample sample = new Sample();
+    worker(workerBus(), sample, new InMemoryResultStore());
+    waitFor(() -> registry.find("slow").isPresent());
+    RabbitBus closing = RabbitBus.connect(RabbitBusTest.BROKER);
+    ToolCall call = ToolCall.of("slow", "{\"millis\":1500}").withTimeout(Duration.ofSeconds(30));
+    ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
+    this.closing.add(threads::shutdownNow);
+    Future<ToolResult> inFlight =
+        threads.submit(
+            () ->
+                new dev.toolhost.bus.RemoteToolExecutor(closing, group)
+                    .execute(
+                        call,
+                        tools.jackson.databind.json.JsonMapper.shared()
+                            .readTree("{\"millis\":1500}")));
+    waitFor(() -> sample.runs.get() == 1);
+    Instant closed = Instant.now();
+    closing.close();
+    ToolResult result = inFlight.get(20, TimeUnit.SECONDS);
+    assertThat(((ToolResult.Failure) result).error().code()).isEqualTo(ErrorCode.UNAVAILABLE);
+    assertThat(Duration.between(closed, Instant.now())).isLessThan(Duration.ofSeconds(2));
+    await().during(Duration.ofSeconds(2)).until(() -> sample.runs.get() == 1);
+  }
+
+  @Test
   void aCallClaimedByAWorkerThatDiesIsTakenOverWhenItsLeaseLapses() throws Exception {
     Sample dying = new Sample();
     Sample survivor = new Sample();
