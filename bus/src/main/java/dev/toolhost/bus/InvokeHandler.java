@@ -35,7 +35,7 @@ import org.slf4j.LoggerFactory;
  * <p>A call's claim in the store is a lease, renewed every third of it while the call runs (one
  * thread renews every claim this handler holds). A request delivered again after the worker that
  * claimed it died waits at most one lease for the claim to lapse, then runs; while the holder lives
- * and renews, the request waits for its result instead. {@link #close()} stops renewing.
+ * and renews, the request waits for its result instead.
  *
  * <p>A request runs on a virtual thread of its own, so that a slow tool never holds up the
  * deliveries behind it; except a request for an {@linkplain
@@ -299,12 +299,16 @@ public final class InvokeHandler implements MessageBus.DeliveryHandler, AutoClos
 
   // Renews every held claim each third of a lease. A claim that is no longer this handler's lapsed
   // (the worker stalled for a whole lease): another worker may run the call now; this run goes on,
-  // since a tool cannot be stopped safely halfway, and its result is stored all the same.
+  // since a tool cannot be stopped safely halfway, and its result is stored all the same. Once the
+  // handler is closed, it renews until the calls still running have finished, then ends.
   private void renew() {
     Duration every = lease.dividedBy(3);
     try {
-      while (!Thread.currentThread().isInterrupted()) {
+      while (true) {
         Thread.sleep(every);
+        if (closed() && held.isEmpty()) {
+          return;
+        }
         for (Map.Entry<String, ResultStore.Granted> claim : held.entrySet()) {
           try {
             if (!results.renew(claim.getKey(), claim.getValue(), lease)
@@ -323,13 +327,21 @@ public final class InvokeHandler implements MessageBus.DeliveryHandler, AutoClos
     }
   }
 
-  /** Stops renewing claims; calls still running lose theirs within a lease. */
+  private synchronized boolean closed() {
+    return closed;
+  }
+
+  /**
+   * Closes the handler. Claims of calls still running are renewed until they finish (their
+   * deliveries went back to the queue, and another worker waits for their results rather than
+   * running them again); with none running, the renewing thread ends now.
+   */
   @Override
   public void close() {
     Thread stopping;
     synchronized (this) {
       closed = true;
-      stopping = renewing;
+      stopping = held.isEmpty() ? renewing : null;
     }
     if (stopping != null) {
       stopping.interrupt();

@@ -179,7 +179,10 @@ public final class ToolWorker implements AutoCloseable {
     }
   }
 
-  /** Says goodbye, stops the heartbeat, stops consuming, and stops renewing claims. */
+  /**
+   * Says goodbye, stops the heartbeat, and stops consuming; the claims of calls still running are
+   * renewed until they finish, so that the worker that gets them next waits for their results.
+   */
   @Override
   public void close() {
     Subscription consuming;

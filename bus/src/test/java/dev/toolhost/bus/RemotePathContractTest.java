@@ -546,6 +546,28 @@ public abstract class RemotePathContractTest {
   }
 
   @Test
+  void aWorkerClosedMidCallKeepsItsClaimUntilTheCallEndsAndTheNextWorkerAnswersFromIt()
+      throws Exception {
+    Sample closed = new Sample();
+    Sample next = new Sample();
+    ResultStore shared = closeLater(new InMemoryResultStore());
+    ToolWorker first = worker(closed, shared, ToolDispatcher.create(), Duration.ofMillis(300));
+    waitFor(() -> registry.find("slow").isPresent());
+    java.util.concurrent.ExecutorService threads =
+        java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor();
+    closeLater(threads::shutdownNow);
+    java.util.concurrent.Future<ToolResult> inFlight =
+        threads.submit(() -> call("slow", "{\"millis\":1500}", Duration.ofSeconds(20)));
+    await().atMost(Duration.ofSeconds(10)).until(() -> closed.runs.get() == 1);
+    worker(next, shared, ToolDispatcher.create(), Duration.ofMillis(300));
+    // The request goes back to the queue and on to the next worker; the run goes on here.
+    first.close();
+    assertThat(inFlight.get(20, java.util.concurrent.TimeUnit.SECONDS))
+        .isEqualTo(ToolResult.success("slept 1500"));
+    assertThat(closed.runs.get() + next.runs.get()).isEqualTo(1);
+  }
+
+  @Test
   void anInlineToolRunsWithoutAThreadOfItsOwnAndAnyOtherToolOnOne() {
     Threads threads = new Threads();
     worker(threads, new InMemoryResultStore());
