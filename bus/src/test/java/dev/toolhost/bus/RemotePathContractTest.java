@@ -26,6 +26,10 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -553,17 +557,15 @@ public abstract class RemotePathContractTest {
     ResultStore shared = closeLater(new InMemoryResultStore());
     ToolWorker first = worker(closed, shared, ToolDispatcher.create(), Duration.ofMillis(300));
     waitFor(() -> registry.find("slow").isPresent());
-    java.util.concurrent.ExecutorService threads =
-        java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor();
+    ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
     closeLater(threads::shutdownNow);
-    java.util.concurrent.Future<ToolResult> inFlight =
+    Future<ToolResult> inFlight =
         threads.submit(() -> call("slow", "{\"millis\":1500}", Duration.ofSeconds(20)));
     await().atMost(Duration.ofSeconds(10)).until(() -> closed.runs.get() == 1);
     worker(next, shared, ToolDispatcher.create(), Duration.ofMillis(300));
     // The request goes back to the queue and on to the next worker; the run goes on here.
     first.close();
-    assertThat(inFlight.get(20, java.util.concurrent.TimeUnit.SECONDS))
-        .isEqualTo(ToolResult.success("slept 1500"));
+    assertThat(inFlight.get(20, TimeUnit.SECONDS)).isEqualTo(ToolResult.success("slept 1500"));
     assertThat(closed.runs.get() + next.runs.get()).isEqualTo(1);
   }
 

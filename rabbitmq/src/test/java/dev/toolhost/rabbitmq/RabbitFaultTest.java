@@ -14,6 +14,7 @@ import dev.toolhost.bus.Message;
 import dev.toolhost.bus.MessageBus;
 import dev.toolhost.bus.RedisResultStore;
 import dev.toolhost.bus.RemotePathContractTest.Sample;
+import dev.toolhost.bus.RemoteToolExecutor;
 import dev.toolhost.bus.RemoteTools;
 import dev.toolhost.bus.Replies;
 import dev.toolhost.bus.ResultStore;
@@ -32,6 +33,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.Callable;
@@ -45,6 +47,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import tools.jackson.databind.json.JsonMapper;
 
 /** Faults against the real broker; each checks that nothing is lost or executed twice. */
 @Timeout(90)
@@ -177,11 +180,8 @@ class RabbitFaultTest {
     Future<ToolResult> inFlight =
         threads.submit(
             () ->
-                new dev.toolhost.bus.RemoteToolExecutor(closing, group)
-                    .execute(
-                        call,
-                        tools.jackson.databind.json.JsonMapper.shared()
-                            .readTree("{\"millis\":1500}")));
+                new RemoteToolExecutor(closing, group)
+                    .execute(call, JsonMapper.shared().readTree("{\"millis\":1500}")));
     waitFor(() -> sample.runs.get() == 1);
     Instant closed = Instant.now();
     closing.close();
@@ -300,7 +300,7 @@ class RabbitFaultTest {
             .getBytes(StandardCharsets.UTF_8);
     byte[] tail = "\"}}".getBytes(StandardCharsets.UTF_8);
     byte[] body = new byte[size];
-    java.util.Arrays.fill(body, (byte) 'x');
+    Arrays.fill(body, (byte) 'x');
     System.arraycopy(head, 0, body, 0, head.length);
     System.arraycopy(tail, 0, body, size - tail.length, tail.length);
     return body;

@@ -15,18 +15,22 @@ import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSet;
 import java.io.BufferedReader;
+import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -167,8 +171,8 @@ class ReliabilityLoadTest {
       runs = redis.hgetAll(LoadWorker.runs(group));
       finished = redis.hgetAll(LoadWorker.finished(group));
     }
-    Map<String, Integer> starts = new java.util.HashMap<>();
-    Map<String, Integer> startsOnLiving = new java.util.HashMap<>();
+    Map<String, Integer> starts = new HashMap<>();
+    Map<String, Integer> startsOnLiving = new HashMap<>();
     runs.forEach(
         (field, count) -> {
           String token = field.substring(0, field.indexOf('@'));
@@ -269,11 +273,11 @@ class ReliabilityLoadTest {
     BufferedReader out =
         new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
     // Copies the worker's output to its log file, and returns once it says it is ready.
-    java.util.concurrent.CountDownLatch ready = new java.util.concurrent.CountDownLatch(1);
+    CountDownLatch ready = new CountDownLatch(1);
     Thread.ofVirtual()
         .start(
             () -> {
-              try (var file = java.nio.file.Files.newBufferedWriter(log)) {
+              try (BufferedWriter file = Files.newBufferedWriter(log)) {
                 for (String text = out.readLine(); text != null; text = out.readLine()) {
                   if (text.equals("ready")) {
                     ready.countDown();
