@@ -24,8 +24,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>It keeps the broker's semantics that the protocol relies on: competing consumers with
  * prefetch, redelivery of unsettled messages when a consumer closes, dead-lettering, expiry, and
- * sends to a missing queue failing at once. Consumers run on virtual threads. Nothing survives the
- * process.
+ * sends to a missing queue failing at once, and the maximum message size (a body is measured as
+ * UTF-8, as a broker would see it). Consumers run on virtual threads. Nothing survives the process.
  */
 public final class InMemoryBus implements MessageBus {
 
@@ -37,9 +37,23 @@ public final class InMemoryBus implements MessageBus {
   private final String replyQueue = "toolhost.reply." + UUID.randomUUID();
   private final Subscription replySubscription;
   private final AtomicBoolean closed = new AtomicBoolean();
+  private final int maxMessageSize;
 
-  /** A new, empty bus. */
+  /** A new, empty bus with the {@linkplain #DEFAULT_MAX_MESSAGE_SIZE default maximum size}. */
   public InMemoryBus() {
+    this(DEFAULT_MAX_MESSAGE_SIZE);
+  }
+
+  /**
+   * A new, empty bus.
+   *
+   * @param maxMessageSize the largest body, in bytes as UTF-8, it sends
+   */
+  public InMemoryBus(int maxMessageSize) {
+    if (maxMessageSize < 1) {
+      throw new IllegalArgumentException("The maximum message size must be 1 byte or more.");
+    }
+    this.maxMessageSize = maxMessageSize;
     queues.put(DEAD_LETTER_QUEUE, new MemoryQueue(DEAD_LETTER_QUEUE));
     queues.put(replyQueue, new MemoryQueue(replyQueue));
     replySubscription =
@@ -50,6 +64,17 @@ public final class InMemoryBus implements MessageBus {
               delivery.ack();
               correlations.deliver(delivery.message());
             });
+  }
+
+  @Override
+  public int maxMessageSize() {
+    return maxMessageSize;
+  }
+
+  private void checkSize(String where, Message message) {
+    if (message.largerThan(maxMessageSize)) {
+      throw new MessageTooLargeException(where, message.size(), maxMessageSize);
+    }
   }
 
   @Override
@@ -75,6 +100,7 @@ public final class InMemoryBus implements MessageBus {
   @Override
   public void send(String queue, Message message) {
     checkOpen();
+    checkSize(queue, message);
     MemoryQueue found = queues.get(queue);
     if (found == null) {
       throw new NoRouteException(queue);
@@ -95,6 +121,7 @@ public final class InMemoryBus implements MessageBus {
   @Override
   public void publish(String topic, Message message) {
     checkOpen();
+    checkSize(topic, message);
     for (MemoryQueue subscriber : topics.getOrDefault(topic, List.of())) {
       subscriber.put(message, false);
     }
@@ -115,6 +142,7 @@ public final class InMemoryBus implements MessageBus {
   @Override
   public Replies request(String queue, Message request, Instant deadline) {
     checkOpen();
+    checkSize(queue, request);
     MemoryQueue found = queues.get(queue);
     if (found == null || found.consumers.get() == 0) {
       throw new NoRouteException(queue);
@@ -137,6 +165,7 @@ public final class InMemoryBus implements MessageBus {
       LOG.debug("Dropped a reply: the request has no reply-to queue, or it is gone");
       return;
     }
+    checkSize(to.get(), reply);
     Message correlated = request.correlationId().map(reply::withCorrelationId).orElse(reply);
     found.put(correlated, false);
   }
@@ -147,14 +176,14 @@ public final class InMemoryBus implements MessageBus {
       return;
     }
     replySubscription.close();
-    correlations.failAll(new BusException("The message bus was closed."));
+    correlations.failAll(new BusClosedException());
     queues.values().forEach(MemoryQueue::delete);
     topics.values().forEach(list -> list.forEach(MemoryQueue::delete));
   }
 
   private void checkOpen() {
     if (closed.get()) {
-      throw new BusException("The message bus is closed.");
+      throw new BusClosedException();
     }
   }
 

@@ -3,6 +3,7 @@ package dev.toolhost.bus;
 import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The in-memory result store remembers finished calls inside one process: the default, enough for a
@@ -17,7 +18,7 @@ public final class InMemoryResultStore implements ResultStore {
   // More than one per claim, so that eviction keeps up with claims.
   private static final int EVICT_PER_CLAIM = 4;
 
-  private record Entry(String reply, long expiresAtNanos) {
+  private record Entry(String reply, long expiresAtNanos, String holder) {
     boolean expired(long now) {
       return now - expiresAtNanos > 0;
     }
@@ -30,18 +31,20 @@ public final class InMemoryResultStore implements ResultStore {
   // In claim order. A call's keep rarely differs from its lease by much, so this is close to expiry
   // order; an entry that is not due yet when its turn comes is queued again with its own time.
   private final ConcurrentLinkedQueue<Expiry> order = new ConcurrentLinkedQueue<>();
+  // Holders need to differ only within this store.
+  private final AtomicLong holders = new AtomicLong();
 
   @Override
   public Claim claim(String key, Duration lease) {
     long now = System.nanoTime();
     evict(now);
-    Entry mine = new Entry(null, now + lease.toNanos());
+    Entry mine = new Entry(null, now + lease.toNanos(), Long.toString(holders.incrementAndGet()));
     Entry found =
         entries.compute(
             key, (k, existing) -> existing == null || existing.expired(now) ? mine : existing);
     if (found == mine) {
       order.add(new Expiry(key, mine.expiresAtNanos()));
-      return new Granted();
+      return new Granted(mine.holder());
     }
     return found.reply() == null ? new Running() : new Finished(found.reply());
   }
@@ -67,13 +70,27 @@ public final class InMemoryResultStore implements ResultStore {
   }
 
   @Override
-  public void finish(String key, String reply, Duration keep) {
-    entries.put(key, new Entry(reply, System.nanoTime() + keep.toNanos()));
+  public boolean renew(String key, Granted claim, Duration lease) {
+    long now = System.nanoTime();
+    Entry renewed = new Entry(null, now + lease.toNanos(), claim.holder());
+    // An entry that is not due yet when eviction reaches it is queued again with its new time.
+    return entries.computeIfPresent(key, (k, entry) -> holds(entry, claim, now) ? renewed : entry)
+        == renewed;
+  }
+
+  private static boolean holds(Entry entry, Granted claim, long now) {
+    return entry.reply() == null && claim.holder().equals(entry.holder()) && !entry.expired(now);
   }
 
   @Override
-  public void release(String key) {
-    entries.computeIfPresent(key, (k, entry) -> entry.reply() == null ? null : entry);
+  public void finish(String key, String reply, Duration keep) {
+    entries.put(key, new Entry(reply, System.nanoTime() + keep.toNanos(), null));
+  }
+
+  @Override
+  public void release(String key, Granted claim) {
+    long now = System.nanoTime();
+    entries.computeIfPresent(key, (k, entry) -> holds(entry, claim, now) ? null : entry);
   }
 
   @Override

@@ -9,7 +9,9 @@ import dev.toolhost.core.TraceContext;
 import io.opentelemetry.context.Scope;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,7 +28,14 @@ import org.slf4j.LoggerFactory;
  * executed (it answers {@code timeout}). A request delivered again whose first execution finished
  * is answered from the {@link ResultStore}; one whose first execution still runs waits for it. A
  * message that is not valid JSON, or not a request, is dead-lettered with a log line saying why; it
- * never throws.
+ * never throws. A request over the bus's maximum message size is dead-lettered by the bus; the
+ * handler answers its caller {@code invalid_arguments}, naming the size and the limit. A result too
+ * large to send back is stored and answered as {@code execution_failed}, naming its size.
+ *
+ * <p>A call's claim in the store is a lease, renewed every third of it while the call runs (one
+ * thread renews every claim this handler holds). A request delivered again after the worker that
+ * claimed it died waits at most one lease for the claim to lapse, then runs; while the holder lives
+ * and renews, the request waits for its result instead.
  *
  * <p>A request runs on a virtual thread of its own, so that a slow tool never holds up the
  * deliveries behind it; except a request for an {@linkplain
@@ -34,12 +43,16 @@ import org.slf4j.LoggerFactory;
  * result store: nothing on its way blocks, so it runs on the delivery's own thread and saves the
  * thread hop. Waiting for another execution of the same call always moves to a thread of its own.
  */
-public final class InvokeHandler implements MessageBus.DeliveryHandler {
+public final class InvokeHandler implements MessageBus.DeliveryHandler, AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(InvokeHandler.class);
   private static final ThreadFactory THREADS =
       Thread.ofVirtual().name("toolhost-invoke-", 0).factory();
-  private static final Duration WAIT_STEP = Duration.ofMillis(20);
+  // A request waiting for another execution of its call asks the store again after a pause that
+  // doubles from the first to the last: a quick answer for a duplicate of a short call, few round
+  // trips for one that waits out a lease.
+  private static final Duration FIRST_WAIT = Duration.ofMillis(20);
+  private static final Duration LAST_WAIT = Duration.ofMillis(250);
   // A request past its deadline is never run nor answered from the store, so a result is kept
   // until then, plus a margin: in a store that workers share, for their clocks; in this process's
   // own store, read by one clock, only for a request checked just before its deadline that claims
@@ -54,9 +67,15 @@ public final class InvokeHandler implements MessageBus.DeliveryHandler {
   private final ToolDispatcher dispatcher;
   private final ResultStore results;
   private final Duration keep;
+  private final Duration lease;
+  // The claims of calls running now, renewed by one thread started with the first of them.
+  private final Map<String, ResultStore.Granted> held = new ConcurrentHashMap<>();
+  private volatile Thread renewing;
+  private boolean closed;
 
   /**
-   * A handler for the requests of one worker group.
+   * A handler for the requests of one worker group, with claims of {@link
+   * ResultStore#DEFAULT_LEASE}.
    *
    * @param keep how long finished results are remembered at most; a result is kept no longer than 1
    *     s past its call's deadline (30 s in a store workers share), after which no request for it
@@ -69,6 +88,24 @@ public final class InvokeHandler implements MessageBus.DeliveryHandler {
       ToolDispatcher dispatcher,
       ResultStore results,
       Duration keep) {
+    this(bus, group, tools, dispatcher, results, keep, ResultStore.DEFAULT_LEASE);
+  }
+
+  /**
+   * A handler for the requests of one worker group.
+   *
+   * @param keep how long finished results are remembered at most, as above
+   * @param lease how long a claim holds unless renewed: the longest a request of a worker that died
+   *     waits before another worker takes it over; renewed every third of it
+   */
+  public InvokeHandler(
+      MessageBus bus,
+      String group,
+      ToolSet tools,
+      ToolDispatcher dispatcher,
+      ResultStore results,
+      Duration keep,
+      Duration lease) {
     this.bus = Objects.requireNonNull(bus, "bus");
     this.group = Objects.requireNonNull(group, "group");
     this.queue = ToolWorker.queue(group);
@@ -76,6 +113,10 @@ public final class InvokeHandler implements MessageBus.DeliveryHandler {
     this.dispatcher = Objects.requireNonNull(dispatcher, "dispatcher");
     this.results = Objects.requireNonNull(results, "results");
     this.keep = Objects.requireNonNull(keep, "keep");
+    this.lease = Objects.requireNonNull(lease, "lease");
+    if (lease.toMillis() < 30) {
+      throw new IllegalArgumentException("A lease must be 30 ms or longer, not " + lease + ".");
+    }
   }
 
   @Override
@@ -122,7 +163,7 @@ public final class InvokeHandler implements MessageBus.DeliveryHandler {
                     + "' was not run: the call's deadline passed before a worker got it. You may retry."));
         return;
       }
-      Duration lease = Duration.between(Instant.now(), call.deadline()).plusSeconds(1);
+      Duration wait = FIRST_WAIT;
       while (true) {
         switch (results.claim(key, lease)) {
           case ResultStore.Finished finished -> {
@@ -143,20 +184,27 @@ public final class InvokeHandler implements MessageBus.DeliveryHandler {
               delivery.ack();
               return;
             }
-            Thread.sleep(WAIT_STEP);
+            Thread.sleep(wait);
+            wait = wait.multipliedBy(2).compareTo(LAST_WAIT) < 0 ? wait.multipliedBy(2) : LAST_WAIT;
           }
           case ResultStore.Granted granted -> {
+            hold(key, granted);
             ToolResult result;
             // The caller's trace, in the request's headers, is the parent of the tool's span.
             try (Scope ignored =
                 TraceContext.parentFrom(delivery.message().headers()).makeCurrent()) {
               result = dispatcher.dispatch(tools, call);
             } catch (RuntimeException e) {
-              results.release(key);
+              held.remove(key);
+              results.release(key, granted);
               throw e;
             }
-            String reply = new InvokeReply(call.callId(), call.toolName(), result).toJson();
-            results.finish(key, reply, keepFor(call));
+            String reply = sendable(call, result);
+            try {
+              results.finish(key, reply, keepFor(call));
+            } finally {
+              held.remove(key);
+            }
             sendAndAck(delivery, reply);
             return;
           }
@@ -175,6 +223,133 @@ public final class InvokeHandler implements MessageBus.DeliveryHandler {
     } catch (RuntimeException e) {
       LOG.error(
           "The invoke handler failed on call {} of tool '{}'", call.callId(), call.toolName(), e);
+    }
+  }
+
+  // The reply to a result, or, when it is over the bus's maximum size (the caller could never get
+  // it, and a broker might close the channel on it), a failure saying so.
+  private String sendable(ToolCall call, ToolResult result) {
+    String reply = new InvokeReply(call.callId(), call.toolName(), result).toJson();
+    Message message = Message.of(reply);
+    if (!message.largerThan(bus.maxMessageSize())) {
+      return reply;
+    }
+    String why =
+        "Tool '"
+            + call.toolName()
+            + "' returned a result of "
+            + message.size()
+            + " bytes, over the message bus's limit of "
+            + bus.maxMessageSize()
+            + " bytes.";
+    LOG.warn("Call {}: {}", call.callId(), why);
+    return new InvokeReply(
+            call.callId(),
+            call.toolName(),
+            ToolResult.failure(ErrorCode.EXECUTION_FAILED, why + " Ask for less."))
+        .toJson();
+  }
+
+  /**
+   * Answers the caller of a request the bus dead-lettered for its size, if it named a reply-to:
+   * {@code invalid_arguments}, naming the size and the limit. The request's body is gone, so the
+   * reply's call id and tool name are empty; the caller matches it by correlation id.
+   */
+  @Override
+  public void tooLarge(Message withoutBody, long size) {
+    if (withoutBody.replyTo().isEmpty()) {
+      return;
+    }
+    String reply =
+        new InvokeReply(
+                "",
+                "",
+                ToolResult.failure(
+                    ErrorCode.INVALID_ARGUMENTS,
+                    "The tool was not called: its request was "
+                        + size
+                        + " bytes, over the worker's limit of "
+                        + bus.maxMessageSize()
+                        + " bytes. Send smaller arguments."))
+            .toJson();
+    // Off the delivery thread: the reply waits for the broker's confirm.
+    THREADS
+        .newThread(
+            () -> {
+              try {
+                bus.reply(withoutBody, Message.of(reply));
+              } catch (BusException e) {
+                LOG.debug("Could not answer an oversized request: {}", e.getMessage());
+              }
+            })
+        .start();
+  }
+
+  private void hold(String key, ResultStore.Granted granted) {
+    held.put(key, granted);
+    // Every call passes here: the lock only until the renewing thread is there.
+    if (renewing == null) {
+      synchronized (this) {
+        if (renewing == null && !closed) {
+          renewing = Thread.ofVirtual().name("toolhost-invoke-lease-" + group).start(this::renew);
+        }
+      }
+    }
+  }
+
+  // Renews every held claim each third of a lease. A claim that is no longer this handler's lapsed
+  // (the worker stalled for a whole lease): another worker may run the call now; this run goes on,
+  // since a tool cannot be stopped safely halfway, and its result is stored all the same. Once the
+  // handler is closed, it renews until the calls still running have finished, then ends.
+  private void renew() {
+    Duration every = lease.dividedBy(3);
+    try {
+      while (true) {
+        Thread.sleep(every);
+        if (closed() && held.isEmpty()) {
+          return;
+        }
+        for (Map.Entry<String, ResultStore.Granted> claim : held.entrySet()) {
+          try {
+            if (!results.renew(claim.getKey(), claim.getValue(), lease)
+                && held.remove(claim.getKey(), claim.getValue())) {
+              LOG.warn(
+                  "The claim of call {} lapsed before it finished; another worker may run it",
+                  claim.getKey());
+            }
+          } catch (BusException e) {
+            LOG.warn("Could not renew the claim of call {}: {}", claim.getKey(), e.getMessage());
+          }
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private synchronized boolean closed() {
+    return closed;
+  }
+
+  /**
+   * Closes the handler. Claims of calls still running are renewed until they finish (their
+   * deliveries went back to the queue, and another worker waits for their results rather than
+   * running them again); with none running, the renewing thread ends now.
+   */
+  @Override
+  public void close() {
+    Thread stopping;
+    synchronized (this) {
+      closed = true;
+      stopping = held.isEmpty() ? renewing : null;
+    }
+    if (stopping != null) {
+      stopping.interrupt();
+      try {
+        stopping.join(Duration.ofSeconds(5));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 

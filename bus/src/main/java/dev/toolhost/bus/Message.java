@@ -82,6 +82,39 @@ public record Message(
     return new Message(body, headers, correlationId, replyTo, expiration, true);
   }
 
+  /**
+   * Whether the body is larger than the given number of bytes as UTF-8. Counts the bytes only when
+   * the body's length leaves it in doubt (a char is one to three bytes, a surrogate pair four).
+   */
+  public boolean largerThan(long bytes) {
+    if (body.length() > bytes) {
+      return true;
+    }
+    return body.length() * 3L > bytes && size() > bytes;
+  }
+
+  /** The body's size in bytes as UTF-8, counted without encoding it. */
+  public long size() {
+    long size = 0;
+    for (int i = 0; i < body.length(); i++) {
+      char c = body.charAt(i);
+      if (c < 0x80) {
+        size += 1;
+      } else if (c < 0x800) {
+        size += 2;
+      } else if (Character.isHighSurrogate(c)
+          && i + 1 < body.length()
+          && Character.isLowSurrogate(body.charAt(i + 1))) {
+        size += 4;
+        i++;
+      } else {
+        // A lone surrogate is encoded as '?', one byte; every other char as three.
+        size += Character.isSurrogate(c) ? 1 : 3;
+      }
+    }
+    return size;
+  }
+
   /** Whether the message expired before the given instant. */
   public boolean expiredAt(Instant now) {
     return expiration.isPresent() && !expiration.get().isAfter(now);

@@ -13,11 +13,26 @@ import org.slf4j.LoggerFactory;
  * contract suite. Thread-safe; every method blocks at most for a broker round trip; none waits for
  * a consumer. Failures are {@link BusException}s; a message that could reach no consumer is a
  * {@link NoRouteException}, thrown at once.
+ *
+ * <p>A bus has a {@linkplain #maxMessageSize() maximum message size}: it refuses to send a larger
+ * body ({@link MessageTooLargeException}, at once), and a larger one that reaches a consumer (sent
+ * by another process) is dead-lettered with one log line, never handed to the handler, which hears
+ * of it through {@link DeliveryHandler#tooLarge}. A message over the maximum never closes the
+ * connection nor comes back.
  */
 public interface MessageBus extends AutoCloseable {
 
   /** The queue that dead-lettered and expired messages of work queues end in. */
   String DEAD_LETTER_QUEUE = "toolhost.dead_letter";
+
+  /**
+   * The maximum message size of a bus unless configured: 64 MiB, half of RabbitMQ's default {@code
+   * max_message_size} of 128 MiB.
+   */
+  int DEFAULT_MAX_MESSAGE_SIZE = 64 * 1024 * 1024;
+
+  /** The largest body, in bytes as UTF-8, this bus sends or hands to a consumer. */
+  int maxMessageSize();
 
   /**
    * Declares a durable work queue (idempotent): consumers of it compete, each message goes to one;
@@ -36,6 +51,7 @@ public interface MessageBus extends AutoCloseable {
    * confirm, on a broker).
    *
    * @throws NoRouteException at once when no such queue exists
+   * @throws MessageTooLargeException at once when the body is over the maximum size
    */
   void send(String queue, Message message);
 
@@ -58,6 +74,7 @@ public interface MessageBus extends AutoCloseable {
    * that failure instead of a reply.
    *
    * @throws NoRouteException at once when the queue does not exist or nobody consumes it
+   * @throws MessageTooLargeException at once when the body is over the maximum size
    */
   Replies request(String queue, Message request, Instant deadline);
 
@@ -95,5 +112,14 @@ public interface MessageBus extends AutoCloseable {
   interface DeliveryHandler {
     /** Handles one delivery, settling it now or later. */
     void handle(Delivery delivery);
+
+    /**
+     * Hears of a message the bus did not deliver because its body was over the maximum size: the
+     * bus has dead-lettered it and logged it, once. The message has its properties and headers but
+     * an empty body. Does nothing unless overridden; must not throw.
+     *
+     * @param size the body's size in bytes
+     */
+    default void tooLarge(Message withoutBody, long size) {}
   }
 }

@@ -2,6 +2,9 @@ package dev.toolhost.bus;
 
 import java.net.URI;
 import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.params.SetParams;
@@ -10,17 +13,29 @@ import redis.clients.jedis.params.SetParams;
  * The Redis result store remembers finished calls in Redis, shared by every worker of a group, so
  * that no worker of the group runs a finished call twice.
  *
- * <p>A key holds {@code running} while claimed (expiring with the lease) and {@code done:} plus the
- * reply once finished (expiring after the keep time). Keys are prefixed {@code toolhost:result:}. A
- * Redis that cannot be reached is a {@link BusException}.
+ * <p>A key holds {@code running:} plus the holder while claimed ({@code SET NX PX}, expiring with
+ * the lease unless the holder renews it) and {@code done:} plus the reply once finished (expiring
+ * after the keep time). Renewing and releasing check the holder in one step (a Lua script), so a
+ * worker whose lease lapsed never renews or deletes the claim of the worker that took the call
+ * over. Keys are prefixed {@code toolhost:result:}. A Redis that cannot be reached is a {@link
+ * BusException}.
  */
 public final class RedisResultStore implements ResultStore {
 
   private static final String PREFIX = "toolhost:result:";
-  private static final String RUNNING = "running";
+  private static final String RUNNING = "running:";
   private static final String DONE = "done:";
+  private static final String RENEW =
+      "if redis.call('get', KEYS[1]) == ARGV[1] then"
+          + " return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end";
+  private static final String RELEASE =
+      "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1])"
+          + " else return 0 end";
 
   private final RedisClient redis;
+  // Holders must differ across every worker of the group: a random prefix per store, a counter.
+  private final String holders = UUID.randomUUID() + "-";
+  private final AtomicLong nextHolder = new AtomicLong();
 
   private RedisResultStore(RedisClient redis) {
     this.redis = redis;
@@ -51,18 +66,35 @@ public final class RedisResultStore implements ResultStore {
 
   @Override
   public Claim claim(String key, Duration lease) {
+    String holder = holders + Long.toHexString(nextHolder.incrementAndGet());
     try {
       String set =
           redis.set(
-              PREFIX + key, RUNNING, SetParams.setParams().nx().px(Math.max(1, lease.toMillis())));
+              PREFIX + key,
+              RUNNING + holder,
+              SetParams.setParams().nx().px(Math.max(1, lease.toMillis())));
       if ("OK".equals(set)) {
-        return new Granted();
+        return new Granted(holder);
       }
       String value = redis.get(PREFIX + key);
       if (value == null) {
         return claim(key, lease);
       }
       return value.startsWith(DONE) ? new Finished(value.substring(DONE.length())) : new Running();
+    } catch (JedisException e) {
+      throw new BusException("The result store failed: " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public boolean renew(String key, Granted claim, Duration lease) {
+    try {
+      Object renewed =
+          redis.eval(
+              RENEW,
+              List.of(PREFIX + key),
+              List.of(RUNNING + claim.holder(), Long.toString(Math.max(1, lease.toMillis()))));
+      return Long.valueOf(1).equals(renewed);
     } catch (JedisException e) {
       throw new BusException("The result store failed: " + e.getMessage(), e);
     }
@@ -78,11 +110,9 @@ public final class RedisResultStore implements ResultStore {
   }
 
   @Override
-  public void release(String key) {
+  public void release(String key, Granted claim) {
     try {
-      if (RUNNING.equals(redis.get(PREFIX + key))) {
-        redis.del(PREFIX + key);
-      }
+      redis.eval(RELEASE, List.of(PREFIX + key), List.of(RUNNING + claim.holder()));
     } catch (JedisException e) {
       throw new BusException("The result store failed: " + e.getMessage(), e);
     }

@@ -5,8 +5,13 @@ import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolExecutor;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.TraceContext;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.Objects;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -16,10 +21,27 @@ import tools.jackson.databind.JsonNode;
  * at the call's deadline) and waits for the reply until the deadline; the broker's confirm is
  * awaited alongside the reply, not before it, and a refused request fails the call as soon as the
  * broker says so. A tool no worker hosts answers {@code unavailable} at once; no reply by the
- * deadline answers {@code timeout}, and a reply that comes later is dropped; a lost broker
- * connection answers {@code unavailable} as soon as it is noticed. It never throws.
+ * deadline answers {@code timeout}, and a reply that comes later is dropped.
+ *
+ * <p>The call id is the request's idempotency key: workers answer a request for a call that ran
+ * from its stored result, and one for a call still running with that run's result. So when the
+ * connection to the broker is lost while a reply is awaited, the executor sends the same request
+ * (same call id) again once the bus is back, as often as it takes until the deadline, instead of
+ * answering that the call may or may not have run. A bus that is not reachable when the call starts
+ * is waited for at most {@link #RECONNECT_WAIT} (the call never left, so {@code unavailable} is the
+ * truth); one lost after the request went out is waited for until the deadline, and only then
+ * answers {@code unavailable}. A bus closed by its owner is not waited for: {@code unavailable} at
+ * once. A request over the bus's maximum message size is not sent: {@code invalid_arguments}. It
+ * never throws.
  */
 public final class RemoteToolExecutor implements ToolExecutor {
+
+  /** How long a call that was never sent waits for an unreachable bus to come back. */
+  public static final Duration RECONNECT_WAIT = Duration.ofSeconds(5);
+
+  private static final Logger LOG = LoggerFactory.getLogger(RemoteToolExecutor.class);
+  private static final Duration FIRST_PAUSE = Duration.ofMillis(50);
+  private static final Duration LAST_PAUSE = Duration.ofSeconds(1);
 
   private final MessageBus bus;
   private final String group;
@@ -41,45 +63,136 @@ public final class RemoteToolExecutor implements ToolExecutor {
     // caller's trace goes in headers, only when there is one: an untraced call carries none.
     Message request =
         Message.of(new InvokeRequest(call).toJson(arguments)).withHeaders(TraceContext.current());
-    Replies replies;
-    try {
-      replies = bus.request(ToolWorker.queue(group), request, call.deadline());
-    } catch (NoRouteException e) {
-      return noWorker(call);
-    } catch (BusException e) {
-      return ToolResult.failure(
-          ErrorCode.UNAVAILABLE,
-          "Tool '"
-              + call.toolName()
-              + "' is unavailable: the message bus is not reachable. You may retry later.",
-          e.getMessage());
-    }
-    try (replies) {
-      Optional<Message> reply = replies.next(call.deadline());
-      if (reply.isEmpty()) {
-        return ToolResult.failure(
-            ErrorCode.TIMEOUT,
-            "Tool '" + call.toolName() + "' did not answer before its deadline. You may retry.");
-      }
+    Instant start = Instant.now();
+    // Whether a request may have reached a worker: then the call may be running, and only its
+    // deadline ends the waiting.
+    boolean sent = false;
+    BusException lost = null;
+    Duration pause = FIRST_PAUSE;
+    while (true) {
+      Replies replies;
       try {
-        return InvokeReply.parse(reply.get().body()).result();
-      } catch (IllegalArgumentException e) {
-        return ToolResult.failure(
-            ErrorCode.EXECUTION_FAILED,
-            "Tool '" + call.toolName() + "' sent a reply that could not be read.",
-            e.getMessage());
+        replies = bus.request(ToolWorker.queue(group), request, call.deadline());
+      } catch (MessageTooLargeException e) {
+        return requestTooLarge(call.toolName(), e);
+      } catch (BusClosedException e) {
+        return closed(call, sent, e);
+      } catch (NoRouteException e) {
+        if (!sent) {
+          return noWorker(call);
+        }
+        // The workers lost their connections too, and have not consumed again yet.
+        lost = e;
+        replies = null;
+      } catch (BusException e) {
+        if (!sent && !Instant.now().isBefore(start.plus(RECONNECT_WAIT))) {
+          return ToolResult.failure(
+              ErrorCode.UNAVAILABLE,
+              "Tool '"
+                  + call.toolName()
+                  + "' is unavailable: the message bus is not reachable. You may retry later.",
+              e.getMessage());
+        }
+        lost = e;
+        replies = null;
       }
-    } catch (NoRouteException e) {
-      // The broker returned the request: the queue went away after its consumers were counted.
-      return noWorker(call);
-    } catch (BusException e) {
+      if (replies != null) {
+        try (Replies waiting = replies) {
+          Optional<Message> reply = waiting.next(call.deadline());
+          if (reply.isEmpty()) {
+            return ToolResult.failure(
+                ErrorCode.TIMEOUT,
+                "Tool '"
+                    + call.toolName()
+                    + "' did not answer before its deadline. You may retry.");
+          }
+          return read(call, reply.get());
+        } catch (MessageTooLargeException e) {
+          return replyTooLarge(call.toolName(), e);
+        } catch (BusClosedException e) {
+          return closed(call, true, e);
+        } catch (NoRouteException e) {
+          if (!sent) {
+            // The broker returned the request: the queue went away after its consumers were
+            // counted.
+            return noWorker(call);
+          }
+          lost = e;
+        } catch (BusException e) {
+          sent = true;
+          lost = e;
+          LOG.debug(
+              "Lost the reply of call {} of tool '{}'; sending it again: {}",
+              call.callId(),
+              call.toolName(),
+              e.getMessage());
+        }
+      }
+      Instant now = Instant.now();
+      if (!now.plus(pause).isBefore(call.deadline())) {
+        Thread.sleep(Math.max(0, now.until(call.deadline(), ChronoUnit.MILLIS)));
+        return ToolResult.failure(
+            ErrorCode.UNAVAILABLE,
+            "The connection to tool '"
+                + call.toolName()
+                + "' was lost while it ran and did not come back before the call's deadline; it"
+                + " may or may not have finished. You may retry.",
+            lost.getMessage());
+      }
+      Thread.sleep(pause);
+      pause = pause.multipliedBy(2).compareTo(LAST_PAUSE) < 0 ? pause.multipliedBy(2) : LAST_PAUSE;
+    }
+  }
+
+  // The bus was closed (the host is stopping): it will not come back, so nothing is sent again.
+  private static ToolResult closed(ToolCall call, boolean sent, BusClosedException e) {
+    return ToolResult.failure(
+        ErrorCode.UNAVAILABLE,
+        sent
+            ? "The connection to tool '"
+                + call.toolName()
+                + "' was closed while it ran; it may or may not have finished. You may retry."
+            : "Tool '" + call.toolName() + "' is unavailable: the message bus is closed.",
+        e.getMessage());
+  }
+
+  private static ToolResult read(ToolCall call, Message reply) {
+    try {
+      return InvokeReply.parse(reply.body()).result();
+    } catch (IllegalArgumentException e) {
       return ToolResult.failure(
-          ErrorCode.UNAVAILABLE,
-          "The connection to tool '"
-              + call.toolName()
-              + "' was lost while it ran; it may or may not have finished. You may retry.",
+          ErrorCode.EXECUTION_FAILED,
+          "Tool '" + call.toolName() + "' sent a reply that could not be read.",
           e.getMessage());
     }
+  }
+
+  /** A request the bus refused for its size, as {@code invalid_arguments}: nothing was sent. */
+  static ToolResult requestTooLarge(String toolName, MessageTooLargeException e) {
+    return ToolResult.failure(
+        ErrorCode.INVALID_ARGUMENTS,
+        "Tool '"
+            + toolName
+            + "' was not called: its request is "
+            + e.size()
+            + " bytes, over the message bus's limit of "
+            + e.limit()
+            + " bytes. Send smaller arguments.",
+        e.getMessage());
+  }
+
+  /** A reply the bus dropped for its size, as {@code execution_failed}: the tool ran. */
+  static ToolResult replyTooLarge(String toolName, MessageTooLargeException e) {
+    return ToolResult.failure(
+        ErrorCode.EXECUTION_FAILED,
+        "Tool '"
+            + toolName
+            + "' answered with "
+            + e.size()
+            + " bytes, over the message bus's limit of "
+            + e.limit()
+            + " bytes.",
+        e.getMessage());
   }
 
   private ToolResult noWorker(ToolCall call) {

@@ -47,6 +47,8 @@ public final class Replies implements AutoCloseable {
       case null -> Optional.empty();
       case Message message -> Optional.of(message);
       case NoRouteException noRoute -> throw noRoute;
+      case MessageTooLargeException tooLarge -> throw tooLarge;
+      case BusClosedException closed -> throw new BusClosedException();
       case BusException failure -> throw new BusException(failure.getMessage(), failure.getCause());
       default -> throw new IllegalStateException("unexpected " + next);
     };

@@ -54,6 +54,8 @@ public final class ToolServiceExecutor implements ToolExecutor {
               // Tool services follow TrustGraph's convention: correlation id and expiry as headers.
               Message.of(envelope.toString()).withPropertyHeaders(),
               call.deadline());
+    } catch (MessageTooLargeException e) {
+      return RemoteToolExecutor.requestTooLarge(tool.name(), e);
     } catch (NoRouteException e) {
       return ToolResult.failure(
           ErrorCode.UNAVAILABLE,
@@ -107,6 +109,8 @@ public final class ToolServiceExecutor implements ToolExecutor {
           return ToolResult.success(text.toString());
         }
       }
+    } catch (MessageTooLargeException e) {
+      return RemoteToolExecutor.replyTooLarge(tool.name(), e);
     } catch (BusException e) {
       return ToolResult.failure(
           ErrorCode.UNAVAILABLE,

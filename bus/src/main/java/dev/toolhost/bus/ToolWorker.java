@@ -45,7 +45,8 @@ public final class ToolWorker implements AutoCloseable {
   private boolean closed;
 
   /**
-   * A worker for the group, hosting every tool of the registry.
+   * A worker for the group, hosting every tool of the registry, whose claims on calls are leases of
+   * {@link ResultStore#DEFAULT_LEASE}.
    *
    * @param results where finished results are remembered, for redelivered requests
    * @param concurrency how many requests may run at once
@@ -59,6 +60,36 @@ public final class ToolWorker implements AutoCloseable {
       ResultStore results,
       int concurrency,
       Duration heartbeat) {
+    this(
+        bus,
+        group,
+        registry,
+        dispatcher,
+        results,
+        concurrency,
+        heartbeat,
+        ResultStore.DEFAULT_LEASE);
+  }
+
+  /**
+   * A worker for the group, hosting every tool of the registry.
+   *
+   * @param results where finished results are remembered, for redelivered requests
+   * @param concurrency how many requests may run at once
+   * @param heartbeat how often the worker announces itself
+   * @param lease how long the worker's claim on a call holds unless renewed (it renews it every
+   *     third of that while the call runs): a call of a worker that died waits about that long
+   *     before another worker of the group takes it over
+   */
+  public ToolWorker(
+      MessageBus bus,
+      String group,
+      ToolRegistry registry,
+      ToolDispatcher dispatcher,
+      ResultStore results,
+      int concurrency,
+      Duration heartbeat,
+      Duration lease) {
     this.bus = Objects.requireNonNull(bus, "bus");
     this.group = Objects.requireNonNull(group, "group");
     if (!group.matches("[a-z0-9_.-]{1,64}")) {
@@ -75,7 +106,8 @@ public final class ToolWorker implements AutoCloseable {
             ToolSet.of(registry, ToolProfiles.MAIN),
             dispatcher,
             results,
-            Duration.ofMinutes(10));
+            Duration.ofMinutes(10),
+            lease);
   }
 
   /** The queue the workers of a group consume. */
@@ -147,7 +179,10 @@ public final class ToolWorker implements AutoCloseable {
     }
   }
 
-  /** Says goodbye, stops the heartbeat, and stops consuming. */
+  /**
+   * Says goodbye, stops the heartbeat, and stops consuming; the claims of calls still running are
+   * renewed until they finish, so that the worker that gets them next waits for their results.
+   */
   @Override
   public void close() {
     Subscription consuming;
@@ -173,5 +208,6 @@ public final class ToolWorker implements AutoCloseable {
       }
       consuming.close();
     }
+    handler.close();
   }
 }

@@ -6,4 +6,9 @@ class InMemoryBusTest extends MessageBusContractTest {
   protected MessageBus newBus() {
     return new InMemoryBus();
   }
+
+  @Override
+  protected MessageBus newBus(int maxMessageSize) {
+    return new InMemoryBus(maxMessageSize);
+  }
 }

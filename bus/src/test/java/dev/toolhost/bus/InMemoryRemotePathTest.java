@@ -13,4 +13,10 @@ class InMemoryRemotePathTest extends RemotePathContractTest {
   protected MessageBus workerBus() {
     return bus;
   }
+
+  // One process, one bus: a bus of its own with the smaller limit, which refuses before routing.
+  @Override
+  protected MessageBus smallHostBus(int maxMessageSize) {
+    return new InMemoryBus(maxMessageSize);
+  }
 }

@@ -74,4 +74,27 @@ class InMemoryResultStoreTest {
           .isEqualTo(new ResultStore.Finished("kept"));
     }
   }
+
+  @Test
+  void aRenewedClaimOutlivesItsFirstLeaseAndAnUnrenewedOneLapsesToTheNextClaimant()
+      throws InterruptedException {
+    try (InMemoryResultStore store = new InMemoryResultStore()) {
+      ResultStore.Granted kept = (ResultStore.Granted) store.claim("g:kept", Duration.ofMillis(50));
+      ResultStore.Granted lapsing =
+          (ResultStore.Granted) store.claim("g:lapsing", Duration.ofMillis(50));
+      for (int i = 0; i < 4; i++) {
+        Thread.sleep(20);
+        assertThat(store.renew("g:kept", kept, Duration.ofMillis(50))).isTrue();
+      }
+      assertThat(store.claim("g:kept", Duration.ofMillis(50)))
+          .isInstanceOf(ResultStore.Running.class);
+      ResultStore.Claim next = store.claim("g:lapsing", Duration.ofSeconds(5));
+      assertThat(next).isInstanceOf(ResultStore.Granted.class).isNotEqualTo(lapsing);
+      // The first holder lost it: it can neither renew nor release the new holder's claim.
+      assertThat(store.renew("g:lapsing", lapsing, Duration.ofSeconds(5))).isFalse();
+      store.release("g:lapsing", lapsing);
+      assertThat(store.claim("g:lapsing", Duration.ofSeconds(5)))
+          .isInstanceOf(ResultStore.Running.class);
+    }
+  }
 }

@@ -31,6 +31,9 @@ public abstract class MessageBusContractTest {
   /** Makes a fresh bus for one test. */
   protected abstract MessageBus newBus();
 
+  /** Makes a fresh bus with the given maximum message size. */
+  protected abstract MessageBus newBus(int maxMessageSize);
+
   @BeforeEach
   void openBus() {
     bus = newBus();
@@ -106,6 +109,35 @@ public abstract class MessageBusContractTest {
     assertThatThrownBy(() -> bus.send("test.missing." + UUID.randomUUID(), Message.of("{}")))
         .isInstanceOf(NoRouteException.class);
     assertThat(Duration.between(start, Instant.now())).isLessThan(Duration.ofSeconds(2));
+  }
+
+  @Test
+  void aMessageOverTheMaximumSizeIsRefusedAtOnceNamingItsSizeInUtf8Bytes() throws Exception {
+    String queue = queue();
+    LinkedBlockingQueue<Delivery> got = new LinkedBlockingQueue<>();
+    track(bus.consume(queue, 10, got::add));
+    waitFor(() -> bus.consumerCount(queue) == 1);
+    assertThat(bus.maxMessageSize()).isEqualTo(MessageBus.DEFAULT_MAX_MESSAGE_SIZE);
+    try (MessageBus small = newBus(1024)) {
+      assertThat(small.maxMessageSize()).isEqualTo(1024);
+      // 600 chars, 1202 bytes as UTF-8.
+      Message accented = Message.of("\"" + "é".repeat(600) + "\"");
+      Instant deadline = Instant.now().plusSeconds(10);
+      assertThatThrownBy(() -> small.send(queue, accented))
+          .isInstanceOfSatisfying(
+              MessageTooLargeException.class,
+              e -> {
+                assertThat(e.size()).isEqualTo(1202);
+                assertThat(e.limit()).isEqualTo(1024);
+                assertThat(e.getMessage()).contains("1202 bytes").contains("1024 bytes");
+              });
+      assertThatThrownBy(() -> small.request(queue, accented, deadline))
+          .isInstanceOf(MessageTooLargeException.class);
+      assertThatThrownBy(() -> small.publish("test.topic." + UUID.randomUUID(), accented))
+          .isInstanceOf(MessageTooLargeException.class);
+      assertThat(Message.of("\"" + "é".repeat(511) + "\"").largerThan(1024)).isFalse();
+    }
+    assertThat(got.poll(300, TimeUnit.MILLISECONDS)).isNull();
   }
 
   @Test

@@ -1,6 +1,7 @@
 package dev.toolhost.bus;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.toolhost.core.ErrorCode;
 import dev.toolhost.core.ExecutableTool;
@@ -26,6 +27,10 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -131,6 +136,11 @@ public abstract class RemotePathContractTest {
   }
 
   protected ToolWorker worker(Object sample, ResultStore store, ToolDispatcher workerDispatcher) {
+    return worker(sample, store, workerDispatcher, ResultStore.DEFAULT_LEASE);
+  }
+
+  protected ToolWorker worker(
+      Object sample, ResultStore store, ToolDispatcher workerDispatcher, Duration lease) {
     MessageBus bus = workerBus();
     if (bus != host) {
       closing.add(bus);
@@ -138,7 +148,8 @@ public abstract class RemotePathContractTest {
     ToolRegistry tools = new ToolRegistry();
     tools.registerAll(MethodTools.of(sample, "builtin:sample"));
     return closeLater(
-        new ToolWorker(bus, group, tools, workerDispatcher, store, 16, Duration.ofMillis(200))
+        new ToolWorker(
+                bus, group, tools, workerDispatcher, store, 16, Duration.ofMillis(200), lease)
             .start());
   }
 
@@ -240,6 +251,38 @@ public abstract class RemotePathContractTest {
     assertThat(((ToolResult.Failure) broken).error().code()).isEqualTo(ErrorCode.EXECUTION_FAILED);
     assertThat(broken.text()).doesNotContain("IllegalStateException").doesNotContain("fire");
   }
+
+  @Test
+  void aCallOverTheBussMaximumSizeIsRefusedAtOnceAsInvalidArguments() {
+    worker(new Sample(), new InMemoryResultStore());
+    waitForSample();
+    MessageBus small = smallHostBus(1024);
+    if (small != host) {
+      closeLater(small);
+    }
+    registry.register(
+        new dev.toolhost.core.ToolSpec(
+            "big_echo",
+            "Echoes through a bus with a small limit.",
+            tools.jackson.databind.json.JsonMapper.shared()
+                .createObjectNode()
+                .put("type", "object"),
+            RemoteToolExecutor.source(group)),
+        (call, arguments) ->
+            new RemoteToolExecutor(small, group)
+                .execute(
+                    ToolCall.of("echo", call.arguments()).withDeadline(call.deadline()),
+                    arguments));
+    Instant start = Instant.now();
+    ToolResult result =
+        call("big_echo", "{\"text\":\"" + "x".repeat(2000) + "\"}", Duration.ofSeconds(30));
+    assertThat(((ToolResult.Failure) result).error().code()).isEqualTo(ErrorCode.INVALID_ARGUMENTS);
+    assertThat(result.text()).contains("1024 bytes");
+    assertThat(Duration.between(start, Instant.now())).isLessThan(Duration.ofSeconds(2));
+  }
+
+  /** A host bus with the given maximum message size, reaching the same queues. */
+  protected abstract MessageBus smallHostBus(int maxMessageSize);
 
   @Test
   void aToolNoWorkerHostsIsUnavailableAtOnce() {
@@ -482,6 +525,49 @@ public abstract class RemotePathContractTest {
       }
     }
     assertThat(sample.runs).hasValue(1);
+  }
+
+  @Test
+  void aCallThatOutlivesItsLeaseKeepsItsClaimAndASecondDeliveryGetsItsOneResult() throws Exception {
+    Sample first = new Sample();
+    Sample second = new Sample();
+    ResultStore shared = closeLater(new InMemoryResultStore());
+    // The call runs five leases long: only renewing keeps the second delivery from running it.
+    worker(first, shared, ToolDispatcher.create(), Duration.ofMillis(300));
+    worker(second, shared, ToolDispatcher.create(), Duration.ofMillis(300));
+    waitFor(() -> registry.find("slow").isPresent());
+    ToolCall call = ToolCall.of("slow", "{\"millis\":1500}").withTimeout(Duration.ofSeconds(20));
+    Message request = Message.of(new InvokeRequest(call).toJson());
+    try (Replies once = host.request(ToolWorker.queue(group), request, call.deadline())) {
+      await().atMost(Duration.ofSeconds(10)).until(() -> first.runs.get() + second.runs.get() == 1);
+      try (Replies again = host.request(ToolWorker.queue(group), request, call.deadline())) {
+        for (Replies replies : List.of(once, again)) {
+          assertThat(InvokeReply.parse(replies.next(call.deadline()).orElseThrow().body()).result())
+              .isEqualTo(ToolResult.success("slept 1500"));
+        }
+      }
+    }
+    assertThat(first.runs.get() + second.runs.get()).isEqualTo(1);
+  }
+
+  @Test
+  void aWorkerClosedMidCallKeepsItsClaimUntilTheCallEndsAndTheNextWorkerAnswersFromIt()
+      throws Exception {
+    Sample closed = new Sample();
+    Sample next = new Sample();
+    ResultStore shared = closeLater(new InMemoryResultStore());
+    ToolWorker first = worker(closed, shared, ToolDispatcher.create(), Duration.ofMillis(300));
+    waitFor(() -> registry.find("slow").isPresent());
+    ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
+    closeLater(threads::shutdownNow);
+    Future<ToolResult> inFlight =
+        threads.submit(() -> call("slow", "{\"millis\":1500}", Duration.ofSeconds(20)));
+    await().atMost(Duration.ofSeconds(10)).until(() -> closed.runs.get() == 1);
+    worker(next, shared, ToolDispatcher.create(), Duration.ofMillis(300));
+    // The request goes back to the queue and on to the next worker; the run goes on here.
+    first.close();
+    assertThat(inFlight.get(20, TimeUnit.SECONDS)).isEqualTo(ToolResult.success("slept 1500"));
+    assertThat(closed.runs.get() + next.runs.get()).isEqualTo(1);
   }
 
   @Test

@@ -11,11 +11,13 @@ import com.rabbitmq.client.Envelope;
 import com.rabbitmq.client.Recoverable;
 import com.rabbitmq.client.RecoveryListener;
 import com.rabbitmq.client.ShutdownSignalException;
+import dev.toolhost.bus.BusClosedException;
 import dev.toolhost.bus.BusException;
 import dev.toolhost.bus.Correlations;
 import dev.toolhost.bus.Delivery;
 import dev.toolhost.bus.Message;
 import dev.toolhost.bus.MessageBus;
+import dev.toolhost.bus.MessageTooLargeException;
 import dev.toolhost.bus.NoRouteException;
 import dev.toolhost.bus.Replies;
 import dev.toolhost.bus.Subscription;
@@ -57,15 +59,27 @@ import org.slf4j.LoggerFactory;
  * #replyThenAck}). Messages are transient: a request lives for seconds and expires (per-message
  * TTL) at its deadline.
  *
- * <p>The connection recovers by itself (queues, bindings and consumers too); while it is down,
- * sends throw and every request waiting for a reply fails with a {@link BusException} at once,
- * since a reply may never come. Thread-safe. {@link #toString()} never shows the password.
+ * <p>The connection recovers by itself (queues, bindings and consumers too); while it is down, and
+ * until its topology is back (so that a reply has a queue to reach), sends and requests throw, and
+ * every request waiting for a reply fails with a {@link BusException} at once, since a reply may
+ * never come. Thread-safe. {@link #toString()} never shows the password.
+ *
+ * <p>Message size: the client reads messages up to {@value #BROKER_LIMIT} bytes, the most any
+ * RabbitMQ accepts ({@code max_message_size} is 128 MiB by default and at most 512 MiB), so that no
+ * message the broker takes can close the connection (amqp-client's own default of 64 MiB closed it
+ * on every larger delivery, and recovery got the same message again, for ever). A body over this
+ * bus's {@linkplain #maxMessageSize() maximum} is refused when sent, and dead-lettered when it
+ * arrives, with one log line: {@code basic.reject} without requeue, to the dead-letter exchange
+ * every work queue names.
  */
 public final class RabbitBus implements MessageBus {
 
   private static final Logger LOG = LoggerFactory.getLogger(RabbitBus.class);
   private static final Duration CONFIRM_TIMEOUT = Duration.ofSeconds(10);
   private static final int PUBLISHERS = 4;
+
+  /** The largest message the client reads: RabbitMQ's highest {@code max_message_size}, 512 MiB. */
+  public static final int BROKER_LIMIT = 512 * 1024 * 1024;
 
   private final String redacted;
   private final Connection connection;
@@ -80,10 +94,14 @@ public final class RabbitBus implements MessageBus {
   private final AtomicBoolean closed = new AtomicBoolean();
   private final String messageIds = UUID.randomUUID() + "-";
   private final AtomicLong nextMessageId = new AtomicLong();
+  private final int maxMessageSize;
+  // From a lost connection until its recovery has declared the queues and consumers again.
+  private volatile boolean recovering;
 
-  private RabbitBus(String redacted, Connection connection) throws IOException {
+  private RabbitBus(String redacted, Connection connection, int maxMessageSize) throws IOException {
     this.redacted = redacted;
     this.connection = connection;
+    this.maxMessageSize = maxMessageSize;
     this.admin = connection.createChannel();
     admin.exchangeDeclare(DEAD_LETTER_QUEUE, BuiltinExchangeType.FANOUT, true);
     admin.queueDeclare(DEAD_LETTER_QUEUE, true, false, false, null);
@@ -98,6 +116,22 @@ public final class RabbitBus implements MessageBus {
           @Override
           public void handleDelivery(
               String tag, Envelope envelope, AMQP.BasicProperties properties, byte[] body) {
+            if (body.length > RabbitBus.this.maxMessageSize) {
+              LOG.warn(
+                  "Dropped a reply of {} bytes, over the limit of {} bytes",
+                  body.length,
+                  RabbitBus.this.maxMessageSize);
+              Message withoutBody = message(properties, new byte[0]);
+              String id =
+                  withoutBody
+                      .correlationId()
+                      .orElse(withoutBody.headers().getOrDefault(Message.ID_HEADER, ""));
+              correlations.fail(
+                  id,
+                  new MessageTooLargeException(
+                      replyQueue, body.length, RabbitBus.this.maxMessageSize));
+              return;
+            }
             correlations.deliver(message(properties, body));
           }
         });
@@ -109,6 +143,7 @@ public final class RabbitBus implements MessageBus {
           new RecoveryListener() {
             @Override
             public void handleRecovery(Recoverable recovered) {
+              recovering = false;
               LOG.info(
                   "The connection to the message bus at {} recovered", RabbitBus.this.redacted);
             }
@@ -128,12 +163,30 @@ public final class RabbitBus implements MessageBus {
   }
 
   /**
-   * Connects to the broker at the URI, such as {@code amqp://guest:guest@127.0.0.1:5672/}.
+   * Connects to the broker at the URI, such as {@code amqp://guest:guest@127.0.0.1:5672/}, with the
+   * {@linkplain #DEFAULT_MAX_MESSAGE_SIZE default maximum message size}.
    *
    * @throws BusException naming the URI, with the password hidden, when the broker cannot be
    *     reached or refuses the login
    */
   public static RabbitBus connect(URI uri) {
+    return connect(uri, DEFAULT_MAX_MESSAGE_SIZE);
+  }
+
+  /**
+   * Connects to the broker at the URI.
+   *
+   * @param maxMessageSize the largest body, in bytes, this bus sends or hands to a consumer; keep
+   *     it below the broker's {@code max_message_size}, so that the bus refuses what the broker
+   *     would
+   * @throws BusException naming the URI, with the password hidden, when the broker cannot be
+   *     reached or refuses the login
+   */
+  public static RabbitBus connect(URI uri, int maxMessageSize) {
+    if (maxMessageSize < 1 || maxMessageSize > BROKER_LIMIT) {
+      throw new IllegalArgumentException(
+          "The maximum message size must be from 1 to " + BROKER_LIMIT + " bytes.");
+    }
     String redacted = redact(uri);
     ConnectionFactory factory = new ConnectionFactory();
     try {
@@ -150,11 +203,12 @@ public final class RabbitBus implements MessageBus {
     factory.setNetworkRecoveryInterval(500);
     factory.setRequestedHeartbeat(10);
     factory.setConnectionTimeout(5_000);
+    factory.setMaxInboundMessageBodySize(BROKER_LIMIT);
     factory.setSharedExecutor(Executors.newVirtualThreadPerTaskExecutor());
     try {
       Connection connection = factory.newConnection("toolhost");
       try {
-        return new RabbitBus(redacted, connection);
+        return new RabbitBus(redacted, connection, maxMessageSize);
       } catch (IOException | RuntimeException e) {
         connection.abort();
         throw e;
@@ -186,6 +240,18 @@ public final class RabbitBus implements MessageBus {
   }
 
   @Override
+  public int maxMessageSize() {
+    return maxMessageSize;
+  }
+
+  // Before anything else, as the in-memory bus does; publishing checks the encoded bytes again.
+  private void checkSize(String where, Message message) {
+    if (message.largerThan(maxMessageSize)) {
+      throw new MessageTooLargeException(where, message.size(), maxMessageSize);
+    }
+  }
+
+  @Override
   public void declareQueue(String queue) {
     Map<String, Object> arguments = Map.of("x-dead-letter-exchange", DEAD_LETTER_QUEUE);
     onAdmin(channel -> channel.queueDeclare(queue, true, false, false, arguments));
@@ -210,6 +276,7 @@ public final class RabbitBus implements MessageBus {
 
   @Override
   public void send(String queue, Message message) {
+    checkSize(queue, message);
     await(publisher().publish("", queue, message, true), queue);
   }
 
@@ -226,6 +293,7 @@ public final class RabbitBus implements MessageBus {
 
   @Override
   public void publish(String topic, Message message) {
+    checkSize(topic, message);
     declareTopic(topic);
     await(publisher().publish(topic, "", message, false), topic);
   }
@@ -245,6 +313,12 @@ public final class RabbitBus implements MessageBus {
 
   @Override
   public Replies request(String queue, Message request, Instant deadline) {
+    checkSize(queue, request);
+    if (recovering) {
+      // A reply could find no reply queue yet: the request would run and its answer be lost.
+      throw new BusException(
+          "The connection to the message bus at " + redacted + " is being recovered.");
+    }
     if (!hasConsumers(queue)) {
       throw new NoRouteException(queue);
     }
@@ -308,7 +382,7 @@ public final class RabbitBus implements MessageBus {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
-    correlations.failAll(new BusException("The message bus was closed."));
+    correlations.failAll(new BusClosedException());
     try {
       connection.close(5_000);
     } catch (IOException | AlreadyClosedException e) {
@@ -347,6 +421,11 @@ public final class RabbitBus implements MessageBus {
       return;
     }
     LOG.warn("Lost the connection to the message bus at {}: {}", redacted, cause.getMessage());
+    // Only a lost connection recovers (and says so); a channel error alone would leave the flag
+    // set.
+    if (connection instanceof Recoverable && cause.isHardError()) {
+      recovering = true;
+    }
     consumerCounts.clear();
     correlations.failAll(
         new BusException(
@@ -380,6 +459,10 @@ public final class RabbitBus implements MessageBus {
                   Envelope envelope,
                   AMQP.BasicProperties properties,
                   byte[] body) {
+                if (body.length > maxMessageSize) {
+                  tooLarge(channel, envelope, properties, body.length, queue, handler);
+                  return;
+                }
                 Message message = message(properties, body);
                 if (message.expiredAt(Instant.now())) {
                   // The broker drops expired messages at the head of the queue only.
@@ -406,6 +489,28 @@ public final class RabbitBus implements MessageBus {
         }
       }
     };
+  }
+
+  // Dead-letters a delivery over the maximum size, once: rejected without requeue, it never comes
+  // back, and the connection stays up.
+  private void tooLarge(
+      Channel channel,
+      Envelope envelope,
+      AMQP.BasicProperties properties,
+      long size,
+      String queue,
+      DeliveryHandler handler) {
+    settle(channel, envelope.getDeliveryTag(), false);
+    LOG.warn(
+        "Dead-lettered a message of {} bytes on '{}': over the limit of {} bytes",
+        size,
+        queue,
+        maxMessageSize);
+    try {
+      handler.tooLarge(message(properties, new byte[0]), size);
+    } catch (RuntimeException e) {
+      LOG.warn("A consumer of '{}' threw on an oversized message", queue, e);
+    }
   }
 
   private static void settle(Channel channel, long tag, boolean ack) {
@@ -543,7 +648,7 @@ public final class RabbitBus implements MessageBus {
 
   private Publisher publisher() {
     if (closed.get()) {
-      throw new BusException("The message bus is closed.");
+      throw new BusClosedException();
     }
     // The next publisher in turn, or the first after it that nobody holds: a publish waits for
     // another only when every channel is busy.
@@ -664,6 +769,11 @@ public final class RabbitBus implements MessageBus {
 
     CompletableFuture<Void> publish(
         String exchange, String routingKey, Message message, boolean mandatory) {
+      byte[] body = message.body().getBytes(StandardCharsets.UTF_8);
+      if (body.length > maxMessageSize) {
+        throw new MessageTooLargeException(
+            exchange.isEmpty() ? routingKey : exchange, body.length, maxMessageSize);
+      }
       AMQP.BasicProperties.Builder builder = properties(message);
       CompletableFuture<Void> future = new CompletableFuture<>();
       if (mandatory) {
@@ -678,7 +788,6 @@ public final class RabbitBus implements MessageBus {
         future.whenComplete((ok, failed) -> byReturnId.remove(returnId, future));
       }
       AMQP.BasicProperties properties = builder.build();
-      byte[] body = message.body().getBytes(StandardCharsets.UTF_8);
       lock.lock();
       try {
         long seq = channel.getNextPublishSeqNo();

@@ -2,6 +2,7 @@ package dev.toolhost.rabbitmq;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Connection;
@@ -16,8 +17,13 @@ import dev.toolhost.bus.Subscription;
 import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /** The bus contract on the RabbitMQ at 127.0.0.1:5672. */
@@ -28,6 +34,70 @@ class RabbitBusTest extends MessageBusContractTest {
   @Override
   protected MessageBus newBus() {
     return RabbitBus.connect(BROKER);
+  }
+
+  @Override
+  protected MessageBus newBus(int maxMessageSize) {
+    return RabbitBus.connect(BROKER, maxMessageSize);
+  }
+
+  @Test
+  void aMessageOverTheConsumersLimitIsDeadLetteredOnceAndTheConsumerKeepsConsuming()
+      throws Exception {
+    String queue = queue();
+    String marker = UUID.randomUUID().toString();
+    LinkedBlockingQueue<Delivery> got = new LinkedBlockingQueue<>();
+    List<Long> tooLarge = new CopyOnWriteArrayList<>();
+    try (MessageBus small = newBus(1024)) {
+      Subscription consuming =
+          small.consume(
+              queue,
+              10,
+              new MessageBus.DeliveryHandler() {
+                @Override
+                public void handle(Delivery delivery) {
+                  got.add(delivery);
+                }
+
+                @Override
+                public void tooLarge(Message withoutBody, long size) {
+                  assertThat(withoutBody.body()).isEmpty();
+                  assertThat(withoutBody.headers()).containsEntry("marker", marker);
+                  tooLarge.add(size);
+                }
+              });
+      bus.send(
+          queue, Message.of("\"" + "x".repeat(2000) + "\"").withHeaders(Map.of("marker", marker)));
+      bus.send(queue, Message.of("{\"small\":true}"));
+      Delivery small1 = got.poll(10, TimeUnit.SECONDS);
+      assertThat(small1.message().body()).isEqualTo("{\"small\":true}");
+      small1.ack();
+      await().atMost(Duration.ofSeconds(10)).until(() -> tooLarge.size() == 1);
+      assertThat(tooLarge).containsExactly(2002L);
+      assertThat(small.consumerCount(queue)).isEqualTo(1);
+      assertThat(takeDeadLettered(marker)).isEqualTo(1);
+      assertThat(got.poll(300, TimeUnit.MILLISECONDS)).isNull();
+      consuming.close();
+    }
+  }
+
+  // Takes this test's letters off the shared dead-letter queue; others' go back to it.
+  private int takeDeadLettered(String marker) throws InterruptedException {
+    AtomicInteger taken = new AtomicInteger();
+    try (Subscription dead =
+        bus.consume(
+            MessageBus.DEAD_LETTER_QUEUE,
+            100,
+            delivery -> {
+              if (marker.equals(delivery.message().headers().get("marker"))) {
+                delivery.ack();
+                taken.incrementAndGet();
+              }
+            })) {
+      await().atMost(Duration.ofSeconds(10)).until(() -> taken.get() >= 1);
+      Thread.sleep(300);
+    }
+    return taken.get();
   }
 
   @Test

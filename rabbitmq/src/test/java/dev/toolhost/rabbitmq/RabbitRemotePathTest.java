@@ -14,4 +14,9 @@ class RabbitRemotePathTest extends RemotePathContractTest {
   protected MessageBus workerBus() {
     return RabbitBus.connect(RabbitBusTest.BROKER);
   }
+
+  @Override
+  protected MessageBus smallHostBus(int maxMessageSize) {
+    return RabbitBus.connect(RabbitBusTest.BROKER, maxMessageSize);
+  }
 }
