@@ -1,5 +1,6 @@
 package dev.toolhost.benchmarks;
 
+import dev.toolhost.core.DispatchStage;
 import dev.toolhost.core.ExecutableTool;
 import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolDispatcher;
@@ -60,7 +61,10 @@ public class ChunkingBenchmark {
     document = markdown(LENGTH);
     chunker = new ContentChunker(64_000);
     memory = new InProcessWorkingMemory();
-    dispatcher = ToolDispatcher.builder().resultChunker(new ResultChunker(memory)).build();
+    dispatcher =
+        ToolDispatcher.builder()
+            .interceptor(DispatchStage.RESULT_SHAPING, new ResultChunker(memory))
+            .build();
     ToolRegistry registry = new ToolRegistry();
     registry.register(
         ExecutableTool.of(

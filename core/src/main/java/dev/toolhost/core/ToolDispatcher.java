@@ -5,9 +5,11 @@ import io.opentelemetry.context.Context;
 import io.opentelemetry.context.Scope;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.EnumMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -48,17 +50,13 @@ public final class ToolDispatcher {
   private final OpenTelemetry openTelemetry;
   private final ToolTelemetry telemetry;
   private final ToolDeadline deadline = new ToolDeadline();
-  private final Optional<ToolInterceptor> resultChunker;
-  private final Optional<ToolInterceptor> leakScanner;
   private final List<ToolInterceptor> chain;
 
   private ToolDispatcher(Builder builder) {
     this.mapper = builder.mapper;
     this.openTelemetry = builder.openTelemetry;
     this.telemetry = new ToolTelemetry(builder.openTelemetry, builder.recordContent);
-    this.resultChunker = builder.resultChunker;
-    this.leakScanner = builder.leakScanner;
-    this.chain = interceptors();
+    this.chain = interceptors(builder.added);
   }
 
   /** A dispatcher with no telemetry backend and no optional steps. */
@@ -79,17 +77,21 @@ public final class ToolDispatcher {
     return openTelemetry;
   }
 
-  /** The interceptor chain, outermost first. This method is the one place its order is written. */
-  private List<ToolInterceptor> interceptors() {
+  /**
+   * The interceptor chain, outermost first: stage by stage in {@link DispatchStage}'s order (the
+   * one place the stages' order and reasons are written), the dispatcher's own step first in its
+   * stage, then the added ones in the order they were added.
+   */
+  private List<ToolInterceptor> interceptors(Map<DispatchStage, List<ToolInterceptor>> added) {
     List<ToolInterceptor> steps = new ArrayList<>();
-    // Outermost, so that it measures everything below it, timeouts included.
-    steps.add(telemetry);
-    // Runs the rest on a virtual thread of its own, bounded by the call's deadline.
-    steps.add(deadline);
-    // Sees the result after leak scanning: what it stores in working memory is already clean.
-    resultChunker.ifPresent(steps::add);
-    // Innermost, so that it sees the whole result before anything shrinks it.
-    leakScanner.ifPresent(steps::add);
+    for (DispatchStage stage : DispatchStage.values()) {
+      switch (stage) {
+        case TELEMETRY -> steps.add(telemetry);
+        case DEADLINE -> steps.add(deadline);
+        default -> {}
+      }
+      steps.addAll(added.getOrDefault(stage, List.of()));
+    }
     return List.copyOf(steps);
   }
 
@@ -368,9 +370,15 @@ public final class ToolDispatcher {
         }
       }
       if (index < chain.size()) {
-        return chain
-            .get(index)
-            .intercept(new DispatchChain(tools, entry, next, nextArguments, startNanos, index + 1));
+        ToolInterceptor interceptor = chain.get(index);
+        ToolResult result =
+            interceptor.intercept(
+                new DispatchChain(tools, entry, next, nextArguments, startNanos, index + 1));
+        if (result == null) {
+          throw new IllegalStateException(
+              "interceptor " + interceptor.getClass().getName() + " returned null");
+        }
+        return result;
       }
       return execute(next, nextArguments);
     }
@@ -399,8 +407,8 @@ public final class ToolDispatcher {
     private ObjectMapper mapper = JsonMapper.shared();
     private OpenTelemetry openTelemetry = OpenTelemetry.noop();
     private boolean recordContent;
-    private Optional<ToolInterceptor> resultChunker = Optional.empty();
-    private Optional<ToolInterceptor> leakScanner = Optional.empty();
+    private final Map<DispatchStage, List<ToolInterceptor>> added =
+        new EnumMap<>(DispatchStage.class);
 
     private Builder() {}
 
@@ -416,15 +424,15 @@ public final class ToolDispatcher {
       return this;
     }
 
-    /** The step that shrinks large results into working memory. */
-    public Builder resultChunker(ToolInterceptor resultChunker) {
-      this.resultChunker = Optional.of(resultChunker);
-      return this;
-    }
-
-    /** The step that scans results for leaked secrets. */
-    public Builder leakScanner(ToolInterceptor leakScanner) {
-      this.leakScanner = Optional.of(leakScanner);
+    /**
+     * Adds an interceptor at a stage of the chain ({@link DispatchStage}), after those already
+     * added there: the result chunker at {@link DispatchStage#RESULT_SHAPING}, a leak scanner at
+     * {@link DispatchStage#OUTPUT_SCAN}.
+     */
+    public Builder interceptor(DispatchStage stage, ToolInterceptor interceptor) {
+      added
+          .computeIfAbsent(Objects.requireNonNull(stage, "stage"), ignored -> new ArrayList<>())
+          .add(Objects.requireNonNull(interceptor, "interceptor"));
       return this;
     }
 

@@ -426,19 +426,21 @@ class ToolDispatcherTest {
   }
 
   @Test
-  void interceptorsRunInTheirSlotsAroundTheExecutor() {
+  void interceptorsRunInTheirStagesAroundTheExecutor() {
     registerAdd();
     List<String> order = new ArrayList<>();
     ToolDispatcher withSlots =
         ToolDispatcher.builder()
-            .resultChunker(
+            .interceptor(
+                DispatchStage.RESULT_SHAPING,
                 chain -> {
                   order.add("chunker saw " + chain.arguments());
                   ToolResult result = chain.proceed(chain.call());
                   order.add("chunker got " + result.text());
                   return ToolResult.success("[" + result.text() + "]");
                 })
-            .leakScanner(
+            .interceptor(
+                DispatchStage.OUTPUT_SCAN,
                 chain -> {
                   order.add("scanner in");
                   ToolResult result = chain.proceed(chain.call());
@@ -460,7 +462,8 @@ class ToolDispatcherTest {
     registerAdd();
     ToolDispatcher rewriting =
         ToolDispatcher.builder()
-            .leakScanner(
+            .interceptor(
+                DispatchStage.OUTPUT_SCAN,
                 chain -> chain.proceed(chain.call().withArguments("{\"a\": \"x\", \"b\": 1}")))
             .build();
 
@@ -481,7 +484,8 @@ class ToolDispatcherTest {
             return chain.proceed(chain.call());
           }
         };
-    ToolDispatcher broken = ToolDispatcher.builder().leakScanner(twice).build();
+    ToolDispatcher broken =
+        ToolDispatcher.builder().interceptor(DispatchStage.OUTPUT_SCAN, twice).build();
 
     ToolError error = error(broken.dispatch(main(), ToolCall.of("add", "{\"a\": 2, \"b\": 3}")));
 
@@ -490,6 +494,54 @@ class ToolDispatcherTest {
         .contains(
             "interceptor " + twice.getClass().getName() + " must call proceed() at most once");
     assertThat(runs).hasValue(1);
+  }
+
+  @Test
+  void stagesRunInTheirDeclaredOrderWhateverTheOrderTheyWereAddedIn() {
+    registerAdd();
+    List<String> order = new ArrayList<>();
+    ToolDispatcher staged =
+        ToolDispatcher.builder()
+            .interceptor(DispatchStage.OUTPUT_SCAN, recording(order, "scan"))
+            .interceptor(DispatchStage.RESULT_SHAPING, recording(order, "shape 1"))
+            .interceptor(DispatchStage.POLICY, recording(order, "policy"))
+            .interceptor(DispatchStage.RESULT_SHAPING, recording(order, "shape 2"))
+            .interceptor(DispatchStage.TELEMETRY, recording(order, "telemetry"))
+            .build();
+
+    staged.dispatch(main(), ToolCall.of("add", "{\"a\": 2, \"b\": 3}"));
+
+    assertThat(order).containsExactly("telemetry", "policy", "shape 1", "shape 2", "scan");
+  }
+
+  private static ToolInterceptor recording(List<String> order, String name) {
+    return chain -> {
+      synchronized (order) {
+        order.add(name);
+      }
+      return chain.proceed(chain.call());
+    };
+  }
+
+  @Test
+  void interceptorThatReturnsNullIsNamedAsTheCulprit() {
+    registerAdd();
+    ToolInterceptor nothing =
+        new ToolInterceptor() {
+          @Override
+          public ToolResult intercept(Chain chain) {
+            chain.proceed(chain.call());
+            return null;
+          }
+        };
+    ToolDispatcher broken =
+        ToolDispatcher.builder().interceptor(DispatchStage.POLICY, nothing).build();
+
+    ToolError error = error(broken.dispatch(main(), ToolCall.of("add", "{\"a\": 2, \"b\": 3}")));
+
+    assertThat(error.code()).isEqualTo(ErrorCode.EXECUTION_FAILED);
+    assertThat(error.detail())
+        .contains("interceptor " + nothing.getClass().getName() + " returned null");
   }
 
   @Test

@@ -107,7 +107,8 @@ class ToolSetTest {
     // The call has found its tool and waits in the chain, just before the executor.
     ToolDispatcher slow =
         ToolDispatcher.builder()
-            .leakScanner(
+            .interceptor(
+                DispatchStage.OUTPUT_SCAN,
                 chain -> {
                   queued.countDown();
                   try {

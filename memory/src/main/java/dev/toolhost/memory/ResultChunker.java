@@ -19,13 +19,14 @@ import org.slf4j.LoggerFactory;
  * conversation: a successful result longer than the threshold of the model in use is split into
  * chunks stored in working memory, and the model gets a compact index of them instead.
  *
- * <p>It fills {@link dev.toolhost.core.ToolDispatcher.Builder#resultChunker}, so it applies to
- * every tool whatever its source, after leak scanning has seen the whole result. For a result of
- * tool {@code name} in session {@code s}, with run id {@code r} (eight random hex digits), the
- * chunks ({@link ContentChunker}, each at most the larger of the threshold and 20,000 characters)
- * are stored under {@code session/s/tool-name-r-chunk0}, {@code ...-chunk1} and so on, and the
- * document outline ({@link ContentChunker#outline}) under {@code session/s/tool-name-r-index}, all
- * in category {@code tool-result} for 20 minutes. The model reads:
+ * <p>It runs at the dispatch chain's {@link dev.toolhost.core.DispatchStage#RESULT_SHAPING} stage,
+ * so it applies to every tool whatever its source, after leak scanning has seen the whole result.
+ * For a result of tool {@code name} in session {@code s}, with run id {@code r} (eight random hex
+ * digits), the chunks ({@link ContentChunker}, each at most the larger of the threshold and 20,000
+ * characters) are stored under {@code session/s/tool-name-r-chunk0}, {@code ...-chunk1} and so on,
+ * and the document outline ({@link ContentChunker#outline}) under {@code
+ * session/s/tool-name-r-index}, all in category {@code tool-result} for 20 minutes. The model
+ * reads:
  *
  * <pre>
  * Tool result for 'list_models' is large (462 000 chars) and has been split into 23 chunk(s) stored in working memory.

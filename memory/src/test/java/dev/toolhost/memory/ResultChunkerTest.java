@@ -3,6 +3,7 @@ package dev.toolhost.memory;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.toolhost.core.DispatchStage;
 import dev.toolhost.core.ErrorCode;
 import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolDispatcher;
@@ -44,7 +45,9 @@ class ResultChunkerTest {
 
   private ToolResult dispatch(ResultChunker.Config config, ToolCall call) {
     ToolDispatcher dispatcher =
-        ToolDispatcher.builder().resultChunker(new ResultChunker(memory, config)).build();
+        ToolDispatcher.builder()
+            .interceptor(DispatchStage.RESULT_SHAPING, new ResultChunker(memory, config))
+            .build();
     return dispatcher.dispatch(ToolSet.of(registry, ToolProfiles.MAIN), call);
   }
 
@@ -122,7 +125,9 @@ class ResultChunkerTest {
     try (RedisWorkingMemory unreachable =
         RedisWorkingMemory.connect(URI.create("redis://127.0.0.1:1"))) {
       ToolDispatcher dispatcher =
-          ToolDispatcher.builder().resultChunker(new ResultChunker(unreachable)).build();
+          ToolDispatcher.builder()
+              .interceptor(DispatchStage.RESULT_SHAPING, new ResultChunker(unreachable))
+              .build();
 
       ToolResult result =
           dispatcher.dispatch(

@@ -3,6 +3,7 @@ package dev.toolhost.memory;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.toolhost.core.DispatchStage;
 import dev.toolhost.core.ErrorCode;
 import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolDispatcher;
@@ -51,7 +52,10 @@ abstract class WorkingMemoryContract {
   void setUp() {
     memory = open();
     registry.registerAll(new WorkingMemoryTools(memory).tools());
-    dispatcher = ToolDispatcher.builder().resultChunker(new ResultChunker(memory)).build();
+    dispatcher =
+        ToolDispatcher.builder()
+            .interceptor(DispatchStage.RESULT_SHAPING, new ResultChunker(memory))
+            .build();
   }
 
   @AfterEach

@@ -1,6 +1,7 @@
 package dev.toolhost.server;
 
 import dev.toolhost.agent.Agents;
+import dev.toolhost.core.DispatchStage;
 import dev.toolhost.core.ToolDispatcher;
 import dev.toolhost.core.ToolGuides;
 import dev.toolhost.core.ToolProfile;
@@ -160,7 +161,9 @@ public final class Host implements AutoCloseable {
             .openTelemetry(openTelemetry)
             .recordContent(config.telemetry().recordContent());
     if (config.builtins().memory()) {
-      dispatch.resultChunker(new ResultChunker(workingMemory, config.memory().chunking()));
+      dispatch.interceptor(
+          DispatchStage.RESULT_SHAPING,
+          new ResultChunker(workingMemory, config.memory().chunking()));
     }
     this.dispatcher = dispatch.build();
     try {
