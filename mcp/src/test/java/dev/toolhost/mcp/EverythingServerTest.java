@@ -241,30 +241,31 @@ class EverythingServerTest {
   @Test
   void serversAreRegisteredAndUnregisteredAtRunTime() {
     // Registering a stdio server runs a program: only with the operator's opt-in.
-    McpBridge bridge =
+    try (McpBridge bridge =
         McpBridge.builder(registry)
             .registration(new RegistrationPolicy(RegistrationPolicy.Allowed.STDIO, false))
-            .build();
-    registry.registerAll(bridge.managementTools(dispatcher));
+            .build()) {
+      registry.registerAll(bridge.managementTools(dispatcher));
 
-    String registered =
-        call(
-                "mcp_register_server",
-                "{\"server_name\": \"late\", \"command\": \""
-                    + NpmPackages.bin(MARKER)
-                    + "\", \"arguments\": [\"stdio\"]}")
-            .text();
-    assertThat(registered).contains("connected").contains("late_echo");
-    assertThat(registry.find("late_echo")).isPresent();
+      String registered =
+          call(
+                  "mcp_register_server",
+                  "{\"server_name\": \"late\", \"command\": \""
+                      + NpmPackages.bin(MARKER)
+                      + "\", \"arguments\": [\"stdio\"]}")
+              .text();
+      assertThat(registered).contains("connected").contains("late_echo");
+      assertThat(registry.find("late_echo")).isPresent();
 
-    assertThat(call("mcp_unregister_server", "{\"server_name\": \"LATE\"}").text())
-        .contains("disconnected");
-    assertThat(registry.find("late_echo")).isEmpty();
-    assertThat(
-            ToolProfiles.SUBAGENT.allows(registry.find("mcp_register_server").orElseThrow().spec()))
-        .isFalse();
-    assertThat(Map.of()).isEmpty();
-    bridge.close();
+      assertThat(call("mcp_unregister_server", "{\"server_name\": \"LATE\"}").text())
+          .contains("disconnected");
+      assertThat(registry.find("late_echo")).isEmpty();
+      assertThat(
+              ToolProfiles.SUBAGENT.allows(
+                  registry.find("mcp_register_server").orElseThrow().spec()))
+          .isFalse();
+      assertThat(Map.of()).isEmpty();
+    }
   }
 
   private ToolResult callAs(ToolProfile profile, String tool, String arguments) {
