@@ -13,6 +13,7 @@ import io.modelcontextprotocol.json.jackson3.JacksonMcpJsonMapper;
 import io.modelcontextprotocol.spec.McpClientTransport;
 import io.modelcontextprotocol.spec.McpError;
 import io.modelcontextprotocol.spec.McpSchema;
+import io.modelcontextprotocol.spec.McpTransportException;
 import java.io.File;
 import java.net.URI;
 import java.net.http.HttpRequest;
@@ -59,6 +60,8 @@ final class McpConnection implements AutoCloseable {
   // The SDK's own request timeout is only a backstop: every wait here ends at the caller's
   // deadline first, and a caller's deadline may be longer than the server's call timeout.
   private static final Duration SDK_REQUEST_TIMEOUT = Duration.ofHours(24);
+  // What the SDK's HTTP transports say of a message over their size limit (16 MiB).
+  private static final String SDK_TOO_LARGE = "exceeds the maximum allowed size";
 
   /** What a connection tells its owner. */
   interface Listener {
@@ -489,8 +492,8 @@ final class McpConnection implements AutoCloseable {
       cause = failure;
       broken(myGeneration, cause);
     }
-    if (cause instanceof StdioTransport.MessageTooLarge tooLarge) {
-      return new Attempt.Done(tooLarge(shownName, tooLarge));
+    if (tooLarge(cause)) {
+      return new Attempt.Done(tooLarge(shownName, describe(cause)));
     }
     return new Attempt.Lost(
         answer.isDone() ? describe(cause) : "connection lost during the call: " + describe(cause));
@@ -544,7 +547,27 @@ final class McpConnection implements AutoCloseable {
         reason);
   }
 
-  private ToolResult tooLarge(String shownName, StdioTransport.MessageTooLarge tooLarge) {
+  /**
+   * Whether a failure is a message over the size limit: ours over stdio, or the SDK's over HTTP.
+   * MCP Java SDK 2.1.0 reports the latter as a plain {@code McpTransportException}, so it is known
+   * by its message ({@code HttpServerAnswerTest} pins it against the SDK in use).
+   */
+  private static boolean tooLarge(Throwable thrown) {
+    for (Throwable t = thrown; t != null; t = t.getCause()) {
+      if (t instanceof StdioTransport.MessageTooLarge
+          || (t instanceof McpTransportException
+              && t.getMessage() != null
+              && t.getMessage().contains(SDK_TOO_LARGE))) {
+        return true;
+      }
+      if (t.getCause() == t) {
+        break;
+      }
+    }
+    return false;
+  }
+
+  private ToolResult tooLarge(String shownName, String why) {
     return ToolResult.failure(
         ErrorCode.EXECUTION_FAILED,
         "Tool '"
@@ -552,11 +575,9 @@ final class McpConnection implements AutoCloseable {
             + "' (MCP server '"
             + config.name()
             + "') answered, or another call in flight at the same moment did, with a message"
-            + " larger than the host accepts ("
-            + size(tooLarge.limit())
-            + "), so the connection was reset. Ask for less at once (a smaller range, a"
-            + " filter, a page), or use another tool.",
-        "MCP server '" + config.name() + "': " + tooLarge.getMessage());
+            + " larger than the host accepts, so the connection was reset. Ask for less at"
+            + " once (a smaller range, a filter, a page), or use another tool.",
+        "MCP server '" + config.name() + "': " + why);
   }
 
   private ToolResult timeout(String shownName, Duration waited) {
@@ -571,12 +592,6 @@ final class McpConnection implements AutoCloseable {
             + " and the call was abandoned; the server may still be working on it. You may retry"
             + " (perhaps asking for less work at once), or tell the user the server is slow.",
         "MCP server '" + config.name() + "' call timeout is " + seconds(config.timeout()));
-  }
-
-  private static String size(int chars) {
-    return chars >= 1024 * 1024 && chars % (1024 * 1024) == 0
-        ? (chars / (1024 * 1024)) + " Mi characters"
-        : chars + " characters";
   }
 
   private static String seconds(Duration duration) {

@@ -55,15 +55,9 @@ final class StdioTransport implements McpClientTransport {
   /** Thrown into the loss handler when the server sent a message longer than the limit. */
   static final class MessageTooLarge extends IOException {
     private static final long serialVersionUID = 1L;
-    private final int limit;
 
     MessageTooLarge(int limit) {
       super("the server sent a message longer than " + limit + " characters");
-      this.limit = limit;
-    }
-
-    int limit() {
-      return limit;
     }
   }
 
