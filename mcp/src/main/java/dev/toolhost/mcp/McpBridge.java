@@ -1,17 +1,14 @@
 package dev.toolhost.mcp;
 
-import dev.toolhost.core.ErrorCode;
 import dev.toolhost.core.ExecutableTool;
 import dev.toolhost.core.ToolCall;
-import dev.toolhost.core.ToolException;
+import dev.toolhost.core.ToolDispatcher;
 import dev.toolhost.core.ToolGuide;
 import dev.toolhost.core.ToolRegistry;
-import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSpec;
 import io.modelcontextprotocol.spec.McpSchema;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -40,9 +37,13 @@ import tools.jackson.databind.node.ObjectNode;
  * appear when it does. On {@code notifications/tools/list_changed}, and after every reconnect, the
  * server's tools are listed again and the registry updated. A tool whose definition changed since
  * it was first pinned is quarantined (not registered) until approved; descriptions with known
- * tool-poisoning patterns are logged and flagged. The five management tools ({@link
- * #managementTools()}, source {@code mcp:management}) let a model list, inspect, call, add and
- * remove servers.
+ * tool-poisoning patterns are logged and flagged. The management tools ({@link
+ * #managementTools(ToolDispatcher)}, source {@code mcp:management}) let a model list, inspect and
+ * call servers' tools, through the dispatcher and within its own tool set, and, when the {@link
+ * RegistrationPolicy} allows it, add and remove servers.
+ *
+ * <p>A stdio server's child process gets a minimal environment ({@link
+ * McpServerConfig.Stdio#childEnvironment}), never the host's whole one.
  *
  * <p>Thread-safe and blocking; the SDK's Reactor types never leave this module. {@link #close()}
  * disconnects every server and unregisters their tools.
@@ -66,6 +67,9 @@ public final class McpBridge implements AutoCloseable {
   private final DefinitionPins pins;
   private final Duration connectTimeout;
   private final Duration startTimeout;
+  private final Map<String, String> environment;
+  private final int maxMessageChars;
+  private final RegistrationPolicy registration;
   private final Consumer<Progress> progressListener;
   private final PoisoningScanner scanner = new PoisoningScanner();
   private final Map<String, Served> servers = new ConcurrentHashMap<>();
@@ -81,6 +85,9 @@ public final class McpBridge implements AutoCloseable {
             .orElseGet(DefinitionPins::inMemory);
     this.connectTimeout = builder.connectTimeout;
     this.startTimeout = builder.startTimeout;
+    this.environment = builder.environment;
+    this.maxMessageChars = builder.maxMessageChars;
+    this.registration = builder.registration;
     this.progressListener = builder.progressListener;
   }
 
@@ -211,57 +218,9 @@ public final class McpBridge implements AutoCloseable {
     }
   }
 
-  /**
-   * Calls a server's tool by the server's own name for it, validating the arguments against its
-   * schema first; unknown servers and tools, quarantined tools and invalid arguments are failures.
-   */
-  public ToolResult invoke(String server, String tool, JsonNode arguments, Instant deadline)
-      throws InterruptedException {
-    Served served = servers.get(server.toLowerCase(Locale.ROOT));
-    if (served == null) {
-      throw ToolException.invalidArguments(unknownServer(server));
-    }
-    ServerTool found = served.tools.get(tool);
-    if (found == null) {
-      throw ToolException.invalidArguments(
-          "MCP server '"
-              + served.config.name()
-              + "' has no tool named '"
-              + tool
-              + "'. Its tools: "
-              + String.join(", ", served.tools.keySet())
-              + ".");
-    }
-    if (found.status() != ToolStatus.AVAILABLE) {
-      return ToolResult.failure(
-          ErrorCode.UNAVAILABLE,
-          "Tool '"
-              + tool
-              + "' of MCP server '"
-              + served.config.name()
-              + "' is "
-              + found.status().name().toLowerCase(Locale.ROOT)
-              + ": "
-              + found.reason()
-              + " Use another tool, or ask the operator.");
-    }
-    Optional<ExecutableTool> registered = registry.find(found.registeredName());
-    if (registered.isPresent()) {
-      List<String> violations = registered.get().schema().violations(arguments);
-      if (!violations.isEmpty()) {
-        return ToolResult.failure(
-            ErrorCode.INVALID_ARGUMENTS,
-            "The arguments for tool '"
-                + tool
-                + "' do not match its parameters schema:\n- "
-                + String.join("\n- ", violations));
-      }
-    }
-    return served.connection.call(tool, McpResults.arguments(arguments), deadline, tool);
-  }
-
-  String unknownServer(String name) {
-    List<String> names = servers().stream().map(ServerInfo::name).toList();
+  /** The refusal for a server the caller does not see, naming the ones it does. */
+  static String unknownServer(String name, List<ServerInfo> visible) {
+    List<String> names = visible.stream().map(ServerInfo::name).toList();
     return "There is no MCP server named '"
         + name
         + "'. "
@@ -270,9 +229,20 @@ public final class McpBridge implements AutoCloseable {
             : "Connected servers: " + String.join(", ", names) + ".");
   }
 
-  /** The five management tools, source {@code mcp:management}, to register on a registry. */
-  public List<ExecutableTool> managementTools() {
-    return new McpManagementTools(this).tools();
+  /**
+   * The management tools, source {@code mcp:management}, to register on a registry: {@code
+   * mcp_list_services}, {@code mcp_get_service_details} and {@code mcp_invoke_tool}, and, when the
+   * registration policy offers them, {@code mcp_register_server} and {@code mcp_unregister_server}.
+   * They show and call only what the calling tool set shows, and call through the given dispatcher
+   * (the host's), so validation, deadlines and telemetry apply.
+   */
+  public List<ExecutableTool> managementTools(ToolDispatcher dispatcher) {
+    return new McpManagementTools(this, dispatcher, registration).tools();
+  }
+
+  /** The registration policy of the management tools. */
+  public RegistrationPolicy registration() {
+    return registration;
   }
 
   Duration connectTimeout() {
@@ -358,6 +328,8 @@ public final class McpBridge implements AutoCloseable {
         try {
           McpConnection connection = served.connection;
           String mcpName = tool.name();
+          // Only a tool that says so is called again after its server was lost mid-call.
+          boolean retryable = spec.annotations().idempotent() || spec.annotations().readOnly();
           // The connection bounds every wait by the call's deadline and stops when interrupted,
           // so the call runs on the caller's thread, without the deadline step's thread hop.
           ExecutableTool executable =
@@ -368,7 +340,8 @@ public final class McpBridge implements AutoCloseable {
                               mcpName,
                               McpResults.arguments(arguments),
                               call.deadline(),
-                              call.toolName()))
+                              call.toolName(),
+                              retryable))
                   .runInline()
                   // A caller that names no deadline waits as long as the server's call timeout.
                   .withTimeout(served.config.timeout());
@@ -431,7 +404,8 @@ public final class McpBridge implements AutoCloseable {
 
     Served(McpServerConfig config) {
       this.config = config;
-      this.connection = new McpConnection(config, connectTimeout, this);
+      this.connection =
+          new McpConnection(config, connectTimeout, environment, maxMessageChars, this);
     }
 
     @Override
@@ -544,6 +518,9 @@ public final class McpBridge implements AutoCloseable {
     private Duration connectTimeout = Duration.ofSeconds(30);
     private Duration startTimeout = Duration.ofSeconds(30);
     private Consumer<Progress> progressListener = progress -> {};
+    private Map<String, String> environment = System.getenv();
+    private int maxMessageChars = StdioTransport.DEFAULT_MAX_MESSAGE_CHARS;
+    private RegistrationPolicy registration = RegistrationPolicy.none();
 
     private Builder(ToolRegistry registry) {
       this.registry = Objects.requireNonNull(registry, "registry");
@@ -578,6 +555,33 @@ public final class McpBridge implements AutoCloseable {
     /** Hears the progress notifications of running calls. */
     public Builder progressListener(Consumer<Progress> progressListener) {
       this.progressListener = Objects.requireNonNull(progressListener, "progressListener");
+      return this;
+    }
+
+    /**
+     * The host's environment, from which stdio servers get the base variables and those their
+     * config passes; this process's by default.
+     */
+    public Builder environment(Map<String, String> environment) {
+      this.environment = Map.copyOf(environment);
+      return this;
+    }
+
+    /**
+     * The longest message, in characters, read from a stdio server (16 Mi by default); a longer one
+     * fails the calls in flight and resets the connection.
+     */
+    public Builder maxMessageChars(int maxMessageChars) {
+      if (maxMessageChars <= 0) {
+        throw new IllegalArgumentException("maxMessageChars must be positive");
+      }
+      this.maxMessageChars = maxMessageChars;
+      return this;
+    }
+
+    /** Which servers a model may register at run time; none by default. */
+    public Builder registration(RegistrationPolicy registration) {
+      this.registration = Objects.requireNonNull(registration, "registration");
       return this;
     }
 

@@ -8,13 +8,12 @@ import io.modelcontextprotocol.client.McpAsyncClient;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.transport.HttpClientSseClientTransport;
 import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
-import io.modelcontextprotocol.client.transport.ServerParameters;
-import io.modelcontextprotocol.client.transport.StdioClientTransport;
 import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.json.jackson3.JacksonMcpJsonMapper;
 import io.modelcontextprotocol.spec.McpClientTransport;
 import io.modelcontextprotocol.spec.McpError;
 import io.modelcontextprotocol.spec.McpSchema;
+import io.modelcontextprotocol.spec.McpTransportException;
 import java.io.File;
 import java.net.URI;
 import java.net.http.HttpRequest;
@@ -29,6 +28,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -44,8 +44,10 @@ import tools.jackson.databind.json.JsonMapper;
  * server's tools, calls them, notices when the server is lost and reconnects with backoff.
  *
  * <p>Thread-safe; calls run concurrently over one session. A call answers, never throws, except
- * when its thread is interrupted. A call that fails because the session was lost is retried once
- * after reconnecting, within the call's own time; while the server is down, calls answer {@code
+ * when its thread is interrupted. A call waits until its own deadline, never cut at the server's
+ * call timeout. A call to an idempotent or read-only tool that fails because the session was lost
+ * is retried once after reconnecting, within the call's own time; any other answers {@code
+ * unavailable}, saying the tool may have run. While the server is down, calls answer {@code
  * unavailable}. Blocking: the SDK's Reactor types stay in here.
  */
 final class McpConnection implements AutoCloseable {
@@ -55,8 +57,11 @@ final class McpConnection implements AutoCloseable {
   private static final String VERSION = "0.1.0";
   private static final Duration FIRST_BACKOFF = Duration.ofMillis(250);
   private static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
-  // The SDK's own request timeout is a backstop: the connection's wait ends first.
-  private static final Duration SDK_TIMEOUT_MARGIN = Duration.ofSeconds(5);
+  // The SDK's own request timeout is only a backstop: every wait here ends at the caller's
+  // deadline first, and a caller's deadline may be longer than the server's call timeout.
+  private static final Duration SDK_REQUEST_TIMEOUT = Duration.ofHours(24);
+  // What the SDK's HTTP transports say of a message over their size limit (16 MiB).
+  private static final String SDK_TOO_LARGE = "exceeds the maximum allowed size";
 
   /** What a connection tells its owner. */
   interface Listener {
@@ -77,6 +82,8 @@ final class McpConnection implements AutoCloseable {
 
   private final McpServerConfig config;
   private final Duration connectTimeout;
+  private final Map<String, String> hostEnvironment;
+  private final int maxMessageChars;
   private final Listener listener;
   // The callers that listen to the progress of their calls, by the progress token sent with each.
   private final Map<String, ToolProgress.Listener> progressByToken = new ConcurrentHashMap<>();
@@ -86,14 +93,22 @@ final class McpConnection implements AutoCloseable {
   private State state = State.CONNECTING;
   private McpAsyncClient client;
   private long generation;
-  private CompletableFuture<Void> lost = new CompletableFuture<>();
+  // Completes with why the session was lost.
+  private CompletableFuture<Throwable> lost = new CompletableFuture<>();
   private CompletableFuture<Void> connected = new CompletableFuture<>();
   private String lastError = "";
   private Thread reconnector;
 
-  McpConnection(McpServerConfig config, Duration connectTimeout, Listener listener) {
+  McpConnection(
+      McpServerConfig config,
+      Duration connectTimeout,
+      Map<String, String> hostEnvironment,
+      int maxMessageChars,
+      Listener listener) {
     this.config = Objects.requireNonNull(config, "config");
     this.connectTimeout = Objects.requireNonNull(connectTimeout, "connectTimeout");
+    this.hostEnvironment = Map.copyOf(hostEnvironment);
+    this.maxMessageChars = maxMessageChars;
     this.listener = Objects.requireNonNull(listener, "listener");
   }
 
@@ -155,7 +170,7 @@ final class McpConnection implements AutoCloseable {
     McpAsyncClient candidate =
         McpClient.async(new SerialClientTransport(transport))
             .clientInfo(McpSchema.Implementation.builder("toolhost", VERSION).build())
-            .requestTimeout(config.timeout().plus(SDK_TIMEOUT_MARGIN))
+            .requestTimeout(SDK_REQUEST_TIMEOUT)
             .initializationTimeout(connectTimeout)
             .toolsChangeConsumer(ignored -> Mono.fromRunnable(this::relistInBackground))
             .progressConsumer(progress -> Mono.fromRunnable(() -> progressed(progress)))
@@ -183,18 +198,9 @@ final class McpConnection implements AutoCloseable {
       throw e;
     }
     LOG.info("MCP server '{}' connected", config.name());
-    if (transport instanceof StdioClientTransport stdio) {
-      Thread.ofVirtual()
-          .name("toolhost-mcp-exit-" + config.name())
-          .start(
-              () -> {
-                try {
-                  stdio.awaitForExit();
-                } catch (RuntimeException e) {
-                  // Interrupted or already gone: either way the process is no longer ours.
-                }
-                broken(myGeneration, new IllegalStateException("the server process exited"));
-              });
+    if (transport instanceof StdioTransport stdio) {
+      // The child exited, was killed, or sent a message over the limit: reconnect.
+      stdio.onLoss(cause -> broken(myGeneration, cause));
     }
   }
 
@@ -208,16 +214,7 @@ final class McpConnection implements AutoCloseable {
           throw new IllegalStateException(
               "cannot run '" + stdio.command() + "': no such executable file (or not on PATH)");
         }
-        StdioClientTransport transport =
-            new StdioClientTransport(
-                ServerParameters.builder(stdio.command())
-                    .args(stdio.arguments())
-                    .env(stdio.environment())
-                    .build(),
-                JSON);
-        transport.setStdErrorHandler(
-            line -> LOG.debug("MCP server '{}' stderr: {}", config.name(), line));
-        yield transport;
+        yield new StdioTransport(config.name(), stdio, hostEnvironment, JSON, maxMessageChars);
       }
       case McpServerConfig.StreamableHttp http -> {
         URI url = http.url();
@@ -244,11 +241,11 @@ final class McpConnection implements AutoCloseable {
     };
   }
 
-  private static boolean executable(String command) {
+  private boolean executable(String command) {
     if (command.contains("/")) {
       return Files.isExecutable(Path.of(command));
     }
-    String path = System.getenv("PATH");
+    String path = hostEnvironment.get("PATH");
     if (path == null) {
       return true;
     }
@@ -326,7 +323,7 @@ final class McpConnection implements AutoCloseable {
       state = State.BROKEN;
       old = client;
       client = null;
-      lost.complete(null);
+      lost.complete(cause);
       connected = new CompletableFuture<>();
       reconnector =
           Thread.ofVirtual().name("toolhost-mcp-reconnect-" + config.name()).start(this::reconnect);
@@ -367,16 +364,31 @@ final class McpConnection implements AutoCloseable {
   }
 
   /**
-   * Calls a tool of this server by its own name, waiting at most until the earlier of the deadline
-   * and the server's call timeout.
+   * Calls a tool of this server by its own name, waiting at most until the call's deadline: the
+   * caller's deadline wins over the server's call timeout, which is only the default for callers
+   * that name none (the bridged tool's own timeout).
+   *
+   * <p>A call lost with the session is retried once, after reconnecting and within the call's own
+   * time, only when {@code retryable} (the tool is annotated idempotent or read-only): any other
+   * tool may have run, so the call answers {@code unavailable} and says so. A message from the
+   * server over the size limit ends the session (it is reconnected) and fails the calls in flight
+   * with {@code execution_failed}, never retried: the same request would bring the same answer.
    *
    * @throws InterruptedException when the calling thread is interrupted; the call is abandoned
    */
-  ToolResult call(String tool, Map<String, Object> arguments, Instant deadline, String shownName)
+  ToolResult call(
+      String tool,
+      Map<String, Object> arguments,
+      Instant deadline,
+      String shownName,
+      boolean retryable)
       throws InterruptedException {
     Attempt first = attempt(tool, arguments, deadline, shownName);
     if (!(first instanceof Attempt.Lost lost)) {
       return ((Attempt.Done) first).result();
+    }
+    if (!retryable) {
+      return lostMidCall(shownName, lost.reason());
     }
     // Retried once, after reconnecting, within the call's own time.
     CompletableFuture<Void> back;
@@ -407,7 +419,7 @@ final class McpConnection implements AutoCloseable {
       String tool, Map<String, Object> arguments, Instant deadline, String shownName)
       throws InterruptedException {
     McpAsyncClient current;
-    CompletableFuture<Void> lostSignal;
+    CompletableFuture<Throwable> lostSignal;
     long myGeneration;
     synchronized (lock) {
       if (state != State.CONNECTED) {
@@ -417,9 +429,9 @@ final class McpConnection implements AutoCloseable {
       lostSignal = lost;
       myGeneration = generation;
     }
-    Duration wait = min(Duration.between(Instant.now(), deadline), config.timeout());
+    Duration wait = Duration.between(Instant.now(), deadline);
     if (wait.isNegative() || wait.isZero()) {
-      return new Attempt.Done(timeout(shownName, config.timeout()));
+      return new Attempt.Done(timeout(shownName, Duration.ZERO));
     }
     String token = UUID.randomUUID().toString();
     // The caller's trace goes with the request (SEP-414), so that the server's spans join it.
@@ -441,7 +453,7 @@ final class McpConnection implements AutoCloseable {
   private Attempt answer(
       McpAsyncClient current,
       McpSchema.CallToolRequest request,
-      CompletableFuture<Void> lostSignal,
+      CompletableFuture<Throwable> lostSignal,
       long myGeneration,
       Duration wait,
       String shownName)
@@ -458,24 +470,33 @@ final class McpConnection implements AutoCloseable {
     } catch (ExecutionException e) {
       // The answer failed; looked at below.
     }
-    if (!answer.isDone()) {
-      answer.cancel(true);
-      return new Attempt.Lost("connection lost during the call");
-    }
-    try {
-      return new Attempt.Done(McpResults.toToolResult(answer.get(), shownName));
-    } catch (ExecutionException e) {
-      Throwable cause = e.getCause();
-      if (cause instanceof McpError error) {
+    Throwable failure = null;
+    if (answer.isDone()) {
+      try {
+        return new Attempt.Done(McpResults.toToolResult(answer.get(), shownName));
+      } catch (ExecutionException | CancellationException e) {
+        failure = e instanceof ExecutionException ? e.getCause() : e;
+      }
+      if (failure instanceof McpError error) {
         return new Attempt.Done(McpResults.protocolError(error, shownName, config.name()));
       }
-      if (isTimeout(cause)) {
+      if (isTimeout(failure)) {
         return new Attempt.Done(timeout(shownName, wait));
       }
-      // Anything else is the transport: the session is gone.
-      broken(myGeneration, cause);
-      return new Attempt.Lost(describe(cause));
+    } else {
+      answer.cancel(true);
     }
+    // The session is gone: the loss says why, or the failed answer does (the transport).
+    Throwable cause = lostSignal.getNow(null);
+    if (cause == null) {
+      cause = failure;
+      broken(myGeneration, cause);
+    }
+    if (tooLarge(cause)) {
+      return new Attempt.Done(tooLarge(shownName, describe(cause)));
+    }
+    return new Attempt.Lost(
+        answer.isDone() ? describe(cause) : "connection lost during the call: " + describe(cause));
   }
 
   /**
@@ -513,6 +534,52 @@ final class McpConnection implements AutoCloseable {
         reason);
   }
 
+  private ToolResult lostMidCall(String shownName, String reason) {
+    return ToolResult.failure(
+        ErrorCode.UNAVAILABLE,
+        "Tool '"
+            + shownName
+            + "' lost its MCP server '"
+            + config.name()
+            + "' during the call, so the tool may have run (or partly run). It is not marked"
+            + " idempotent, so the host did not call it again. Check whether it took effect before"
+            + " calling it again; the host is reconnecting.",
+        reason);
+  }
+
+  /**
+   * Whether a failure is a message over the size limit: ours over stdio, or the SDK's over HTTP.
+   * MCP Java SDK 2.1.0 reports the latter as a plain {@code McpTransportException}, so it is known
+   * by its message ({@code HttpServerAnswerTest} pins it against the SDK in use).
+   */
+  private static boolean tooLarge(Throwable thrown) {
+    for (Throwable t = thrown; t != null; t = t.getCause()) {
+      if (t instanceof StdioTransport.MessageTooLarge
+          || (t instanceof McpTransportException
+              && t.getMessage() != null
+              && t.getMessage().contains(SDK_TOO_LARGE))) {
+        return true;
+      }
+      if (t.getCause() == t) {
+        break;
+      }
+    }
+    return false;
+  }
+
+  private ToolResult tooLarge(String shownName, String why) {
+    return ToolResult.failure(
+        ErrorCode.EXECUTION_FAILED,
+        "Tool '"
+            + shownName
+            + "' (MCP server '"
+            + config.name()
+            + "') answered, or another call in flight at the same moment did, with a message"
+            + " larger than the host accepts, so the connection was reset. Ask for less at"
+            + " once (a smaller range, a filter, a page), or use another tool.",
+        "MCP server '" + config.name() + "': " + why);
+  }
+
   private ToolResult timeout(String shownName, Duration waited) {
     return ToolResult.failure(
         ErrorCode.TIMEOUT,
@@ -528,8 +595,11 @@ final class McpConnection implements AutoCloseable {
   }
 
   private static String seconds(Duration duration) {
-    long millis = duration.toMillis();
-    return millis % 1000 == 0 ? (millis / 1000) + " s" : String.format("%.1f s", millis / 1000.0);
+    // To a tenth: a wait up to the deadline ends a few milliseconds short of a round number.
+    long tenths = Math.round(duration.toMillis() / 100.0);
+    return tenths % 10 == 0
+        ? (tenths / 10) + " s"
+        : String.format(java.util.Locale.ROOT, "%.1f s", tenths / 10.0);
   }
 
   private static Duration min(Duration a, Duration b) {
@@ -562,10 +632,10 @@ final class McpConnection implements AutoCloseable {
       state = State.CLOSED;
       old = client;
       client = null;
-      lost.complete(null);
+      lastError = "the server was unregistered or the host is stopping";
+      lost.complete(new IllegalStateException(lastError));
       retrying = reconnector;
       reconnector = null;
-      lastError = "the server was unregistered or the host is stopping";
     }
     if (retrying != null) {
       retrying.interrupt();

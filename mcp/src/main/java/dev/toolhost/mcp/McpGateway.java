@@ -120,7 +120,8 @@ public final class McpGateway implements AutoCloseable {
 
   /**
    * Serves the tool set over Streamable HTTP at the given endpoint path (such as {@code
-   * /mcp/main}); mount {@link #servlet()} at exactly that path.
+   * /mcp/main}), with the default {@link Sessions} limits; mount {@link #servlet()} at exactly that
+   * path.
    *
    * @param allowedHosts {@code Host} header values accepted, such as {@code 127.0.0.1:*}
    * @param allowedOrigins {@code Origin} header values accepted when a request has one
@@ -132,6 +133,27 @@ public final class McpGateway implements AutoCloseable {
       String endpoint,
       List<String> allowedHosts,
       List<String> allowedOrigins) {
+    return http(
+        registry, tools, dispatcher, endpoint, allowedHosts, allowedOrigins, Sessions.defaults());
+  }
+
+  /**
+   * Serves the tool set over Streamable HTTP at the given endpoint path (such as {@code
+   * /mcp/main}), holding sessions within the given limits; mount {@link #servlet()} at exactly that
+   * path.
+   *
+   * @param allowedHosts {@code Host} header values accepted, such as {@code 127.0.0.1:*}
+   * @param allowedOrigins {@code Origin} header values accepted when a request has one
+   * @param sessions how long an idle session is kept and how many are held at most
+   */
+  public static McpGateway http(
+      ToolRegistry registry,
+      ToolSet tools,
+      ToolDispatcher dispatcher,
+      String endpoint,
+      List<String> allowedHosts,
+      List<String> allowedOrigins,
+      Sessions sessions) {
     HttpServletStreamableServerTransportProvider transport =
         HttpServletStreamableServerTransportProvider.builder()
             .jsonMapper(McpConnection.JSON)
@@ -143,9 +165,44 @@ public final class McpGateway implements AutoCloseable {
                     .allowedOrigins(allowedOrigins)
                     .build())
             .build();
-    McpGateway gateway = new McpGateway(registry, tools, dispatcher, Optional.of(transport));
+    McpGateway gateway =
+        new McpGateway(
+            registry, tools, dispatcher, Optional.of(new GatewaySessions(transport, sessions)));
     gateway.serve(McpServer.async(transport));
     return gateway;
+  }
+
+  /**
+   * Sessions are the limits on the MCP sessions an HTTP gateway holds: a session without a request
+   * for {@code idleTimeout} is closed (at the next request the gateway gets), and past {@code
+   * maxSessions} opening a new session closes the least recently used one. A closed session's
+   * client gets 404 and, as the MCP spec has it, starts a new session.
+   *
+   * @param idleTimeout how long a session may go without a request, above zero
+   * @param maxSessions how many sessions are held at most, above zero
+   */
+  public record Sessions(Duration idleTimeout, int maxSessions) {
+
+    /** How long a session may be idle by default: 30 minutes. */
+    public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofMinutes(30);
+
+    /** How many sessions are held by default: 10,000. */
+    public static final int DEFAULT_MAX_SESSIONS = 10_000;
+
+    public Sessions {
+      Objects.requireNonNull(idleTimeout, "idleTimeout");
+      if (idleTimeout.isNegative() || idleTimeout.isZero()) {
+        throw new IllegalArgumentException("The idle timeout of MCP sessions must be positive.");
+      }
+      if (maxSessions <= 0) {
+        throw new IllegalArgumentException("The bound on MCP sessions must be positive.");
+      }
+    }
+
+    /** 30 minutes idle, 10,000 sessions. */
+    public static Sessions defaults() {
+      return new Sessions(DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_SESSIONS);
+    }
   }
 
   /** The servlet that answers the HTTP endpoint; empty for a stdio gateway. */

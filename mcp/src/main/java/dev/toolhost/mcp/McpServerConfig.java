@@ -99,37 +99,96 @@ public record McpServerConfig(
 
   /** How the bridge reaches a server. */
   public sealed interface Transport permits Stdio, StreamableHttp, Sse {
-    /** Where the server is, for operators: a command line or a URL. */
+    /**
+     * Where the server is, for operators and the model: a command line or a URL, with what looks
+     * like a secret in it replaced by {@code ***}.
+     */
     String describe();
   }
 
   /**
    * A server run as a child process that speaks MCP on its standard input and output.
    *
+   * <p>The child does not inherit the host's environment: it gets {@link #BASE_ENVIRONMENT} (the
+   * locale's {@code LC_*} variables too), the host variables named in {@code passEnvironment}, and
+   * {@code environment}, in that order, so a later one wins. The host's own secrets (its bearer
+   * token, a model's API key) never reach a server unless the config names them.
+   *
    * @param command the program
    * @param arguments its arguments
-   * @param environment variables added to the host's environment
+   * @param environment variables set for the child, whatever the host has
+   * @param passEnvironment names of host variables passed to the child when the host has them
    */
-  public record Stdio(String command, List<String> arguments, Map<String, String> environment)
+  public record Stdio(
+      String command,
+      List<String> arguments,
+      Map<String, String> environment,
+      List<String> passEnvironment)
       implements Transport {
+
+    /** The host variables every child gets when the host has them, besides {@code LC_*}. */
+    public static final List<String> BASE_ENVIRONMENT = List.of("PATH", "HOME", "LANG", "TMPDIR");
+
+    private static final Pattern VARIABLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+
     public Stdio {
       Objects.requireNonNull(command, "command");
       arguments = List.copyOf(arguments);
       environment = Map.copyOf(environment);
+      passEnvironment = List.copyOf(passEnvironment);
       if (command.isBlank()) {
         throw new IllegalArgumentException("A stdio MCP server needs a command.");
       }
+      for (String name : passEnvironment) {
+        if (!VARIABLE.matcher(name).matches()) {
+          throw new IllegalArgumentException(
+              "'" + name + "' is not an environment variable name (letters, digits and '_').");
+        }
+      }
     }
 
+    /** A stdio server that passes no host variables beyond the base ones. */
+    public Stdio(String command, List<String> arguments, Map<String, String> environment) {
+      this(command, arguments, environment, List.of());
+    }
+
+    /**
+     * The child's environment, built from the host's: the base variables, the passed ones, then
+     * {@link #environment()}.
+     */
+    public Map<String, String> childEnvironment(Map<String, String> host) {
+      Map<String, String> child = new java.util.TreeMap<>();
+      host.forEach(
+          (name, value) -> {
+            if (BASE_ENVIRONMENT.contains(name)
+                || name.startsWith("LC_")
+                || passEnvironment.contains(name)) {
+              child.put(name, value);
+            }
+          });
+      child.putAll(environment);
+      return child;
+    }
+
+    /**
+     * The command line with the values of secret-looking options and key-looking arguments replaced
+     * by {@code ***}: safe for logs and for the model ({@link Redaction}).
+     */
     @Override
     public String describe() {
-      return arguments.isEmpty() ? command : command + " " + String.join(" ", arguments);
+      return Redaction.commandLine(command, arguments);
     }
 
     /** Describes the server without the environment's values, which may be secrets. */
     @Override
     public String toString() {
-      return "Stdio[" + describe() + ", environment=" + environment.keySet() + "]";
+      return "Stdio["
+          + describe()
+          + ", environment="
+          + environment.keySet()
+          + ", passEnvironment="
+          + passEnvironment
+          + "]";
     }
   }
 
@@ -147,13 +206,13 @@ public record McpServerConfig(
 
     @Override
     public String describe() {
-      return url.toString();
+      return Redaction.url(url);
     }
 
     /** Describes the server without the headers' values, which may be secrets. */
     @Override
     public String toString() {
-      return "StreamableHttp[" + url + ", headers=" + headers.keySet() + "]";
+      return "StreamableHttp[" + describe() + ", headers=" + headers.keySet() + "]";
     }
   }
 
@@ -171,13 +230,13 @@ public record McpServerConfig(
 
     @Override
     public String describe() {
-      return url.toString();
+      return Redaction.url(url);
     }
 
     /** Describes the server without the headers' values, which may be secrets. */
     @Override
     public String toString() {
-      return "Sse[" + url + ", headers=" + headers.keySet() + "]";
+      return "Sse[" + describe() + ", headers=" + headers.keySet() + "]";
     }
   }
 }

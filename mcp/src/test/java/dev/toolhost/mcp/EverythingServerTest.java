@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.toolhost.core.ErrorCode;
 import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolDispatcher;
+import dev.toolhost.core.ToolProfile;
 import dev.toolhost.core.ToolProfiles;
 import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.ToolResult;
@@ -210,7 +211,7 @@ class EverythingServerTest {
   @Test
   void managementToolsListInspectAndInvokeIgnoringCase() {
     bridge.start(List.of(stdio()));
-    registry.registerAll(bridge.managementTools());
+    registry.registerAll(bridge.managementTools(dispatcher));
 
     assertThat(call("mcp_list_services", "{}").text()).contains("\"server_name\" : \"everything\"");
     assertThat(
@@ -239,24 +240,156 @@ class EverythingServerTest {
 
   @Test
   void serversAreRegisteredAndUnregisteredAtRunTime() {
-    registry.registerAll(bridge.managementTools());
+    // Registering a stdio server runs a program: only with the operator's opt-in.
+    try (McpBridge bridge =
+        McpBridge.builder(registry)
+            .registration(new RegistrationPolicy(RegistrationPolicy.Allowed.STDIO, false))
+            .build()) {
+      registry.registerAll(bridge.managementTools(dispatcher));
 
-    String registered =
-        call(
-                "mcp_register_server",
-                "{\"server_name\": \"late\", \"command\": \""
-                    + NpmPackages.bin(MARKER)
-                    + "\", \"arguments\": [\"stdio\"]}")
-            .text();
-    assertThat(registered).contains("connected").contains("late_echo");
-    assertThat(registry.find("late_echo")).isPresent();
+      String registered =
+          call(
+                  "mcp_register_server",
+                  "{\"server_name\": \"late\", \"command\": \""
+                      + NpmPackages.bin(MARKER)
+                      + "\", \"arguments\": [\"stdio\"]}")
+              .text();
+      assertThat(registered).contains("connected").contains("late_echo");
+      assertThat(registry.find("late_echo")).isPresent();
 
-    assertThat(call("mcp_unregister_server", "{\"server_name\": \"LATE\"}").text())
-        .contains("disconnected");
-    assertThat(registry.find("late_echo")).isEmpty();
+      assertThat(call("mcp_unregister_server", "{\"server_name\": \"LATE\"}").text())
+          .contains("disconnected");
+      assertThat(registry.find("late_echo")).isEmpty();
+      assertThat(
+              ToolProfiles.SUBAGENT.allows(
+                  registry.find("mcp_register_server").orElseThrow().spec()))
+          .isFalse();
+      assertThat(Map.of()).isEmpty();
+    }
+  }
+
+  private ToolResult callAs(ToolProfile profile, String tool, String arguments) {
+    return dispatcher.dispatch(ToolSet.of(registry, profile), ToolCall.of(tool, arguments));
+  }
+
+  @Test
+  void aProfileThatHidesAServerHidesItFromEveryManagementTool() {
+    bridge.start(List.of(stdio()));
+    registry.registerAll(bridge.managementTools(dispatcher));
+    ToolProfile hidden = ToolProfile.all("no-everything").withoutSources("mcp:everything");
+
+    assertThat(callAs(hidden, "mcp_list_services", "{}").text()).doesNotContain("everything");
+    ToolResult details =
+        callAs(hidden, "mcp_get_service_details", "{\"server_name\": \"everything\"}");
+    ToolResult invoked =
+        callAs(
+            hidden,
+            "mcp_invoke_tool",
+            "{\"server_name\": \"everything\", \"tool_name\": \"echo\","
+                + " \"arguments\": {\"message\": \"through the side door\"}}");
+    ToolResult nowhere =
+        callAs(
+            hidden,
+            "mcp_invoke_tool",
+            "{\"server_name\": \"nowhere\", \"tool_name\": \"echo\","
+                + " \"arguments\": {\"message\": \"x\"}}");
+
+    // Exactly as a server that does not exist.
+    assertThat(invoked.isError()).isTrue();
+    assertThat(invoked.text()).doesNotContain("through the side door");
+    assertThat(invoked.text()).isEqualTo(nowhere.text().replace("nowhere", "everything"));
+    assertThat(details.text()).isEqualTo(invoked.text());
+    assertThat(((ToolResult.Failure) invoked).error().code())
+        .isEqualTo(((ToolResult.Failure) nowhere).error().code());
+  }
+
+  @Test
+  void aProfileThatHidesOneToolHidesItFromListingDetailsAndInvocation() {
+    bridge.start(List.of(stdio()));
+    registry.registerAll(bridge.managementTools(dispatcher));
+    ToolProfile noEcho = ToolProfile.all("no-echo").withoutNames("everything_echo");
+
+    assertThat(callAs(noEcho, "mcp_list_services", "{}").text())
+        .contains("\"get-sum\"")
+        .doesNotContain("\"echo\"");
     assertThat(
-            ToolProfiles.SUBAGENT.allows(registry.find("mcp_register_server").orElseThrow().spec()))
-        .isFalse();
-    assertThat(Map.of()).isEmpty();
+            callAs(noEcho, "mcp_get_service_details", "{\"server_name\": \"everything\"}").text())
+        .contains("everything_get-sum")
+        .doesNotContain("everything_echo");
+    ToolResult invoked =
+        callAs(
+            noEcho,
+            "mcp_invoke_tool",
+            "{\"server_name\": \"everything\", \"tool_name\": \"echo\","
+                + " \"arguments\": {\"message\": \"hidden\"}}");
+    ToolResult missing =
+        callAs(
+            noEcho,
+            "mcp_invoke_tool",
+            "{\"server_name\": \"everything\", \"tool_name\": \"no-such-tool\","
+                + " \"arguments\": {}}");
+    assertThat(invoked.isError()).isTrue();
+    assertThat(invoked.text()).isEqualTo(missing.text().replace("no-such-tool", "echo"));
+    // What the profile shows is still called, through the dispatcher's validation.
+    ToolResult sum =
+        callAs(
+            noEcho,
+            "mcp_invoke_tool",
+            "{\"server_name\": \"everything\", \"tool_name\": \"get-sum\","
+                + " \"arguments\": {\"a\": 2, \"b\": 3}}");
+    assertThat(sum.text()).contains("5");
+    ToolResult invalid =
+        callAs(
+            noEcho,
+            "mcp_invoke_tool",
+            "{\"server_name\": \"everything\", \"tool_name\": \"get-sum\","
+                + " \"arguments\": {\"a\": \"two\"}}");
+    assertThat(((ToolResult.Failure) invalid).error().code())
+        .isEqualTo(ErrorCode.INVALID_ARGUMENTS);
+    assertThat(invalid.text()).contains("everything_get-sum").contains("$.a");
+  }
+
+  @Test
+  void aStdioServerSeesOnlyTheBaseVariablesAndThoseItsConfigNames() {
+    Map<String, String> host = new java.util.HashMap<>(System.getenv());
+    host.put("TOOLHOST_TOKEN", "host-bearer-token-1234");
+    host.put("OPENAI_API_KEY", "sk-model-key-abcdefghijklmnop");
+    host.put("PASSED_ON", "passed-value");
+    host.put("LC_TIME", "C");
+    McpBridge scoped = McpBridge.builder(registry).environment(host).build();
+    try {
+      scoped.start(
+          List.of(
+              new McpServerConfig(
+                  "everything",
+                  new McpServerConfig.Stdio(
+                      NpmPackages.bin(MARKER),
+                      List.of("stdio"),
+                      Map.of("SET_BY_CONFIG", "configured"),
+                      List.of("PASSED_ON")),
+                  Optional.empty(),
+                  McpServerConfig.DEFAULT_TIMEOUT)));
+
+      String env = call("everything_get-env", "{}").text();
+
+      assertThat(env)
+          .contains("\"PATH\"", "\"HOME\"", "\"LC_TIME\"")
+          .contains("passed-value", "configured")
+          .doesNotContain("host-bearer-token-1234", "sk-model-key", "TOOLHOST_TOKEN");
+    } finally {
+      scoped.close();
+    }
+  }
+
+  @Test
+  void aStdioServerDoesNotInheritTheHostsEnvironment() {
+    // The test JVM's environment has TOOLHOST_TEST_SECRET (mcp/pom.xml).
+    assertThat(System.getenv("TOOLHOST_TEST_SECRET")).isNotBlank();
+    bridge.start(List.of(stdio()));
+
+    String env = call("everything_get-env", "{}").text();
+
+    assertThat(env).contains("\"PATH\"").doesNotContain("TOOLHOST_TEST_SECRET");
+    assertThat(env).doesNotContain(System.getenv("TOOLHOST_TEST_SECRET"));
   }
 }

@@ -17,6 +17,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
@@ -135,7 +138,11 @@ class OwnServerTest {
     start(server());
 
     long started = System.nanoTime();
-    ToolResult result = call("t.hang", "{}");
+    // A caller that names no deadline gets the tool's own timeout, the server's call timeout.
+    ToolSet tools = ToolSet.of(registry, ToolProfiles.MAIN);
+    ToolResult result =
+        dispatcher.dispatch(
+            tools, ToolCall.of("t.hang", "{}").withTimeout(tools.defaultTimeout("t.hang")));
 
     assertThat(result).isInstanceOf(ToolResult.Failure.class);
     ToolResult.Failure failure = (ToolResult.Failure) result;
@@ -165,5 +172,101 @@ class OwnServerTest {
 
     assertThat(registry.find("t.add")).isPresent();
     assertThat(Files.readString(state.resolve("mcp-pins.json"))).isEqualTo(pins);
+  }
+
+  @Test
+  void aCallersLongerDeadlineWinsOverTheServersCallTimeout() {
+    start(server());
+
+    ToolResult result =
+        dispatcher.dispatch(
+            ToolSet.of(registry, ToolProfiles.MAIN),
+            ToolCall.of("t.slow_echo", "{\"text\": \"late\", \"millis\": 3500}")
+                .withTimeout(Duration.ofSeconds(20)));
+
+    // The server's call timeout is 2 s: it is the default, not a cap on the caller.
+    assertThat(result.isError()).as(result.text()).isFalse();
+    assertThat(result.text()).isEqualTo("late");
+  }
+
+  private ToolResult callThenKillTheServer(String tool, Path trace) throws Exception {
+    ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
+    try {
+      Future<ToolResult> running =
+          threads.submit(
+              () ->
+                  dispatcher.dispatch(
+                      ToolSet.of(registry, ToolProfiles.MAIN),
+                      ToolCall.of(
+                              tool,
+                              "{\"path\": \""
+                                  + trace.toString().replace("\\", "\\\\")
+                                  + "\", \"millis\": 5000}")
+                          .withTimeout(Duration.ofSeconds(40))));
+      // The tool has run once on the server (its line is there) and is still answering.
+      await(() -> runs(trace) == 1);
+      assertThat(TestProcesses.killDescendants(MARKER)).isPositive();
+      return running.get(60, TimeUnit.SECONDS);
+    } finally {
+      threads.shutdownNow();
+    }
+  }
+
+  private static long runs(Path trace) {
+    try {
+      return Files.exists(trace) ? Files.readAllLines(trace).size() : 0;
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  @Test
+  void aToolNotMarkedIdempotentIsNotCalledAgainWhenItsServerDiesMidCall() throws Exception {
+    start(server().withTimeout(Duration.ofSeconds(30)));
+    Path trace = state.resolve("append.trace");
+
+    ToolResult result = callThenKillTheServer("t.append", trace);
+
+    assertThat(result).isInstanceOf(ToolResult.Failure.class);
+    assertThat(((ToolResult.Failure) result).error().code()).isEqualTo(ErrorCode.UNAVAILABLE);
+    assertThat(result.text()).contains("may have run").contains("did not call it again");
+    // Back and serving, and the lost call never ran a second time.
+    await(() -> bridge.server("test").orElseThrow().state().equals("connected"));
+    assertThat(call("t.add", "{\"a\": 1, \"b\": 1}").text()).isEqualTo("2.0");
+    assertThat(runs(trace)).isEqualTo(1);
+  }
+
+  @Test
+  void anIdempotentToolIsCalledAgainOnceItsServerIsBack() throws Exception {
+    start(server().withTimeout(Duration.ofSeconds(30)));
+    Path trace = state.resolve("append-idempotent.trace");
+
+    ToolResult result = callThenKillTheServer("t.append_idempotent", trace);
+
+    assertThat(result.isError()).as(result.text()).isFalse();
+    assertThat(result.text()).isEqualTo("appended");
+    assertThat(runs(trace)).isEqualTo(2);
+  }
+
+  @Test
+  void anOversizedAnswerFailsThatCallResetsTheConnectionAndTheStateSaysSo() throws Exception {
+    start(server().withTimeout(Duration.ofSeconds(30)));
+    List<String> states = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    // 20 million characters: above the 16 Mi characters the bridge reads in one message.
+    ToolResult result =
+        dispatcher.dispatch(
+            ToolSet.of(registry, ToolProfiles.MAIN),
+            ToolCall.of("t.big", "{\"chars\": 20000000}").withTimeout(Duration.ofSeconds(60)));
+    states.add(bridge.server("test").orElseThrow().state());
+
+    assertThat(result).isInstanceOf(ToolResult.Failure.class);
+    assertThat(((ToolResult.Failure) result).error().code()).isEqualTo(ErrorCode.EXECUTION_FAILED);
+    assertThat(result.text()).contains("larger than the host accepts").contains("Ask for less");
+    // Right after, the state does not claim a connection it lost.
+    assertThat(states.getFirst()).isNotEqualTo("connected");
+    await(() -> bridge.server("test").orElseThrow().state().equals("connected"));
+    assertThat(call("t.add", "{\"a\": 2, \"b\": 2}").text()).isEqualTo("4.0");
+    assertThat(call("t.big", "{\"chars\": 10}").text()).isEqualTo("x".repeat(10));
   }
 }

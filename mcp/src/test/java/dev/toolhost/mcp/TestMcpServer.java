@@ -13,8 +13,9 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * The test MCP server is an MCP server of our own, on the SDK's server side over stdio, that the
  * bridge tests launch as a child process. Its tools change its own tool list ({@code add_tool}),
- * change a definition in one step ({@code redefine}), hang ({@code hang}), and answer ({@code add},
- * {@code slow_echo}).
+ * change a definition in one step ({@code redefine}), hang ({@code hang}), answer ({@code add},
+ * {@code slow_echo}), answer too much at once ({@code big}), and leave a trace of every run in a
+ * file before answering slowly ({@code append}, not idempotent; {@code append_idempotent}).
  */
 public final class TestMcpServer {
 
@@ -50,6 +51,14 @@ public final class TestMcpServer {
                       sleep(600_000);
                       return text("woke up");
                     }),
+                tool(
+                    "big",
+                    "Answers with the given number of characters.",
+                    Map.of("chars", Map.of("type", "integer")),
+                    List.of("chars"),
+                    arguments -> text("x".repeat(((Number) arguments.get("chars")).intValue()))),
+                appending("append", false),
+                appending("append_idempotent", true),
                 tool(
                     "add_tool",
                     "Adds the tool 'extra' to this server's list.",
@@ -102,6 +111,47 @@ public final class TestMcpServer {
                 String.valueOf(
                     ((Number) arguments.get("a")).doubleValue()
                         + ((Number) arguments.get("b")).doubleValue())));
+  }
+
+  /** A tool that appends a line to the file at {@code path}, then answers after {@code millis}. */
+  private static McpServerFeatures.SyncToolSpecification appending(
+      String name, boolean idempotent) {
+    Map<String, Object> schema =
+        Map.of(
+            "type",
+            "object",
+            "properties",
+            Map.of("path", Map.of("type", "string"), "millis", Map.of("type", "integer")),
+            "required",
+            List.of("path"));
+    return McpServerFeatures.SyncToolSpecification.builder()
+        .tool(
+            McpSchema.Tool.builder(name, schema)
+                .description("Appends a line to a file, then answers after the given time.")
+                .annotations(
+                    McpSchema.ToolAnnotations.builder()
+                        .readOnlyHint(false)
+                        .destructiveHint(false)
+                        .idempotentHint(idempotent)
+                        .openWorldHint(false)
+                        .build())
+                .build())
+        .callHandler(
+            (exchange, request) -> {
+              Map<String, Object> arguments = request.arguments();
+              try {
+                java.nio.file.Files.writeString(
+                    java.nio.file.Path.of((String) arguments.get("path")),
+                    "ran\n",
+                    java.nio.file.StandardOpenOption.CREATE,
+                    java.nio.file.StandardOpenOption.APPEND);
+              } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+              }
+              sleep(((Number) arguments.getOrDefault("millis", 0)).longValue());
+              return text("appended");
+            })
+        .build();
   }
 
   private interface Body {

@@ -187,7 +187,7 @@ public final class Host implements AutoCloseable {
     }
     // Last, so that nothing above can fail with MCP servers running.
     try {
-      this.mcpBridge = config.mcp().startBridge(registry, guides);
+      this.mcpBridge = config.mcp().startBridge(registry, guides, dispatcher);
     } catch (RuntimeException e) {
       agents.ifPresent(Agents::close);
       registryFeed.close();

@@ -1,9 +1,11 @@
 package dev.toolhost.server;
 
+import dev.toolhost.core.ToolDispatcher;
 import dev.toolhost.core.ToolGuides;
 import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.mcp.McpBridge;
 import dev.toolhost.mcp.McpServerConfig;
+import dev.toolhost.mcp.RegistrationPolicy;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -18,7 +20,10 @@ import java.util.Set;
  *
  * <p>A host whose config has no {@code mcp:} section has no bridge ({@link #enabled()} is false):
  * no management tools and no MCP guide. With the section, even an empty one, the host runs a bridge
- * with the five management tools. Immutable.
+ * with the management tools: {@code mcp_list_services}, {@code mcp_get_service_details} and {@code
+ * mcp_invoke_tool}, plus {@code mcp_register_server} and {@code mcp_unregister_server} only when
+ * {@code allow_register} opts in (registering a stdio server runs a program the model names).
+ * Immutable.
  *
  * @param enabled whether the config has an {@code mcp:} section
  * @param servers the servers, in file order; names unique ignoring case
@@ -28,6 +33,8 @@ import java.util.Set;
  * @param connectTimeout how long connecting to and listing one server may take
  * @param startTimeout how long the host's start waits for all servers before going on without the
  *     slow ones
+ * @param registration which servers a model may register at run time ({@code allow_register},
+ *     {@code allow_register_private}); none by default
  */
 public record McpConfig(
     boolean enabled,
@@ -35,7 +42,8 @@ public record McpConfig(
     Optional<Path> stateDirectory,
     Set<String> approved,
     Duration connectTimeout,
-    Duration startTimeout) {
+    Duration startTimeout,
+    RegistrationPolicy registration) {
 
   /** How long connecting to one server may take when the config does not say. */
   public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(30);
@@ -49,6 +57,7 @@ public record McpConfig(
     approved = Set.copyOf(approved);
     Objects.requireNonNull(connectTimeout, "connectTimeout");
     Objects.requireNonNull(startTimeout, "startTimeout");
+    Objects.requireNonNull(registration, "registration");
   }
 
   /** No {@code mcp:} section: no bridge. */
@@ -59,29 +68,50 @@ public record McpConfig(
         Optional.empty(),
         Set.of(),
         DEFAULT_CONNECT_TIMEOUT,
-        DEFAULT_START_TIMEOUT);
+        DEFAULT_START_TIMEOUT,
+        RegistrationPolicy.none());
   }
 
   /** A section with the given servers and every other key at its default. */
   public static McpConfig of(List<McpServerConfig> servers) {
     return new McpConfig(
-        true, servers, Optional.empty(), Set.of(), DEFAULT_CONNECT_TIMEOUT, DEFAULT_START_TIMEOUT);
+        true,
+        servers,
+        Optional.empty(),
+        Set.of(),
+        DEFAULT_CONNECT_TIMEOUT,
+        DEFAULT_START_TIMEOUT,
+        RegistrationPolicy.none());
   }
 
   /** This section keeping its pins in the given directory. */
   public McpConfig withStateDirectory(Path stateDirectory) {
     return new McpConfig(
-        enabled, servers, Optional.of(stateDirectory), approved, connectTimeout, startTimeout);
+        enabled,
+        servers,
+        Optional.of(stateDirectory),
+        approved,
+        connectTimeout,
+        startTimeout,
+        registration);
+  }
+
+  /** This section letting a model register the servers the policy allows. */
+  public McpConfig withRegistration(RegistrationPolicy registration) {
+    return new McpConfig(
+        enabled, servers, stateDirectory, approved, connectTimeout, startTimeout, registration);
   }
 
   /**
-   * Builds a bridge on the registry, registers its management tools and (when there are guides) its
-   * guide, and connects the servers in parallel, waiting at most the start timeout; a server that
-   * is broken or slow goes on connecting in the background.
+   * Builds a bridge on the registry, registers its management tools (calling through the host's
+   * dispatcher) and (when there are guides) its guide, and connects the servers in parallel,
+   * waiting at most the start timeout; a server that is broken or slow goes on connecting in the
+   * background. Stdio servers get their base and passed variables from this process's environment.
    *
    * @return the bridge, or empty when the config has no {@code mcp:} section
    */
-  Optional<McpBridge> startBridge(ToolRegistry registry, Optional<ToolGuides> guides) {
+  Optional<McpBridge> startBridge(
+      ToolRegistry registry, Optional<ToolGuides> guides, ToolDispatcher dispatcher) {
     if (!enabled) {
       return Optional.empty();
     }
@@ -89,11 +119,12 @@ public record McpConfig(
         McpBridge.builder(registry)
             .approved(approved)
             .connectTimeout(connectTimeout)
-            .startTimeout(startTimeout);
+            .startTimeout(startTimeout)
+            .registration(registration);
     stateDirectory.ifPresent(builder::stateDirectory);
     McpBridge bridge = builder.build();
     try {
-      registry.registerAll(bridge.managementTools());
+      registry.registerAll(bridge.managementTools(dispatcher));
       guides.ifPresent(toolGuides -> toolGuides.add(McpBridge.GUIDE));
       bridge.start(servers);
     } catch (RuntimeException e) {

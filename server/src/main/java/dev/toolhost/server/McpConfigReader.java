@@ -1,6 +1,7 @@
 package dev.toolhost.server;
 
 import dev.toolhost.mcp.McpServerConfig;
+import dev.toolhost.mcp.RegistrationPolicy;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.InvalidPathException;
@@ -29,6 +30,7 @@ import tools.jackson.core.JsonPointer;
 final class McpConfigReader {
 
   private static final List<String> TRANSPORTS = List.of("stdio", "http", "sse");
+  private static final List<String> REGISTRATIONS = List.of("none", "http", "stdio");
 
   private final ConfigProblems problems;
 
@@ -44,7 +46,7 @@ final class McpConfigReader {
         segments.size() == 5
             && segments.get(0).equals("mcp")
             && segments.get(1).equals("servers")
-            && segments.get(3).equals("args");
+            && (segments.get(3).equals("args") || segments.get(3).equals("pass_env"));
     return approved || args;
   }
 
@@ -129,7 +131,29 @@ final class McpConfigReader {
                 server(name, server, at).ifPresent(servers::add);
               });
     }
-    return new McpConfig(true, servers, stateDirectory, approved, connectTimeout, startTimeout);
+    RegistrationPolicy.Allowed allowed = RegistrationPolicy.Allowed.NONE;
+    if (raw.allowRegister() != null) {
+      String value = raw.allowRegister().strip().toLowerCase(Locale.ROOT);
+      if (REGISTRATIONS.contains(value)) {
+        allowed = RegistrationPolicy.Allowed.valueOf(value.toUpperCase(Locale.ROOT));
+      } else {
+        problem(
+            mcp.appendProperty("allow_register").toString(),
+            "'mcp.allow_register' is '"
+                + raw.allowRegister()
+                + "' (expected one of: none, http, stdio; stdio lets a model run programs on this"
+                + " host)");
+      }
+    }
+    boolean allowPrivate = Boolean.TRUE.equals(raw.allowRegisterPrivate());
+    return new McpConfig(
+        true,
+        servers,
+        stateDirectory,
+        approved,
+        connectTimeout,
+        startTimeout,
+        new RegistrationPolicy(allowed, allowPrivate));
   }
 
   private Optional<McpServerConfig> server(String name, RawServer raw, JsonPointer at) {
@@ -174,17 +198,34 @@ final class McpConfigReader {
             where + "' has no 'command' (expected the program that runs the server, such as npx)");
       }
       onlyFor(raw.headers() != null, at, "headers", where, "an HTTP server");
+      List<String> passEnv = raw.passEnv() == null ? List.of() : raw.passEnv();
+      for (int i = 0; i < passEnv.size(); i++) {
+        String variable = passEnv.get(i);
+        if (variable == null || !variable.matches("[A-Za-z_][A-Za-z0-9_]*")) {
+          problem(
+              at.appendProperty("pass_env").appendIndex(i).toString(),
+              where
+                  + ".pass_env["
+                  + i
+                  + "]' is "
+                  + (variable == null ? "empty" : "'" + variable + "'")
+                  + " (expected the name of an environment variable of the host, such as"
+                  + " GITHUB_TOKEN)");
+        }
+      }
       if (problems.count() == before) {
         built =
             new McpServerConfig.Stdio(
                 raw.command(),
                 raw.args() == null ? List.of() : raw.args(),
-                raw.env() == null ? Map.of() : raw.env());
+                raw.env() == null ? Map.of() : raw.env(),
+                passEnv);
       }
     } else {
       Optional<URI> url = url(raw.url(), at, where);
       onlyFor(raw.args() != null, at, "args", where, "a stdio server");
       onlyFor(raw.env() != null, at, "env", where, "a stdio server");
+      onlyFor(raw.passEnv() != null, at, "pass_env", where, "a stdio server");
       Map<String, String> headers = raw.headers() == null ? Map.of() : raw.headers();
       if (url.isPresent() && problems.count() == before) {
         built =
@@ -310,6 +351,8 @@ final class McpConfigReader {
   // ---- the section's raw shape: every key optional, so every field may be null ----
 
   record RawMcp(
+      String allowRegister,
+      Boolean allowRegisterPrivate,
       String stateDir,
       List<String> approved,
       String connectTimeout,
@@ -321,6 +364,7 @@ final class McpConfigReader {
       String command,
       List<String> args,
       LinkedHashMap<String, String> env,
+      List<String> passEnv,
       String url,
       LinkedHashMap<String, String> headers,
       String prefix,

@@ -70,6 +70,10 @@ class HostMcpTest {
   }
 
   private Path config() throws Exception {
+    return config("allow_register: stdio");
+  }
+
+  private Path config(String registration) throws Exception {
     Path file = dir.resolve("toolhost.yaml");
     Files.writeString(
         file,
@@ -77,6 +81,7 @@ class HostMcpTest {
         http:
           port: 0
         mcp:
+          %s
           state_dir: %s
           servers:
             everything:
@@ -86,7 +91,7 @@ class HostMcpTest {
             ghost:
               command: /nonexistent/mcp-server
         """
-            .formatted(dir.resolve("state"), NpmPackages.bin(MARKER)));
+            .formatted(registration, dir.resolve("state"), NpmPackages.bin(MARKER)));
     return file;
   }
 
@@ -275,6 +280,23 @@ class HostMcpTest {
                     "{\"arguments\": {\"server_name\": \"x\", \"command\": \"x\"}}")
                 .body());
     assertThat(refused.get("is_error").asBoolean()).isTrue();
+    assertThat(refused.at("/error/code").asString()).isEqualTo("tool_not_found");
+  }
+
+  @Test
+  void withoutOptingInTheHostOffersNoWayForAModelToRegisterAServer() throws Exception {
+    host = Host.builder(HostConfig.load(config("approved: []"))).environment(Map.of()).build();
+    host.start();
+
+    assertThat(names(JSON.readTree(get("/v1/tools").body())))
+        .contains("everything_echo", "mcp_list_services", "mcp_invoke_tool")
+        .doesNotContain("mcp_register_server", "mcp_unregister_server");
+    JsonNode refused =
+        JSON.readTree(
+            post(
+                    "/v1/tools/mcp_register_server/invoke",
+                    "{\"arguments\": {\"server_name\": \"x\", \"command\": \"/bin/sh\"}}")
+                .body());
     assertThat(refused.at("/error/code").asString()).isEqualTo("tool_not_found");
   }
 

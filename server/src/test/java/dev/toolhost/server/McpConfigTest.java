@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.toolhost.mcp.McpServerConfig;
+import dev.toolhost.mcp.RegistrationPolicy;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -166,8 +167,8 @@ class McpConfigTest {
         .isInstanceOf(ConfigException.class)
         .hasMessageStartingWith(
             "mcp.yaml line 4, column 7: unknown key 'comand' under 'mcp.servers.everything'"
-                + " (expected one of: args, command, env, headers, prefix, timeout, transport,"
-                + " url)");
+                + " (expected one of: args, command, env, headers, pass_env, prefix, timeout,"
+                + " transport, url)");
     assertThatThrownBy(
             () ->
                 parse(
@@ -206,5 +207,62 @@ class McpConfigTest {
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("mcp.yaml line 3, column 5: MCP server name 'no spaces' is invalid")
         .hasMessageContaining("mcp.yaml line 7, column 15: The tool prefix 'bad prefix'");
+  }
+
+  @Test
+  void aModelMayRegisterServersOnlyWhenTheConfigOptsIn() {
+    assertThat(parse("mcp: {}\n").mcp().registration()).isEqualTo(RegistrationPolicy.none());
+    assertThat(McpConfig.none().registration()).isEqualTo(RegistrationPolicy.none());
+    assertThat(parse("mcp:\n  allow_register: stdio\n").mcp().registration())
+        .isEqualTo(new RegistrationPolicy(RegistrationPolicy.Allowed.STDIO, false));
+    assertThat(
+            parse("mcp:\n  allow_register: http\n  allow_register_private: true\n")
+                .mcp()
+                .registration())
+        .isEqualTo(new RegistrationPolicy(RegistrationPolicy.Allowed.HTTP, true));
+    assertThatThrownBy(() -> parse("mcp:\n  allow_register: yes please\n"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage(
+            "mcp.yaml line 2, column 19: 'mcp.allow_register' is 'yes please' (expected one of:"
+                + " none, http, stdio; stdio lets a model run programs on this host)");
+  }
+
+  @Test
+  void aStdioServerGetsTheHostVariablesItsConfigPasses() {
+    McpConfig mcp =
+        parse(
+                """
+                mcp:
+                  servers:
+                    github:
+                      command: github-mcp-server
+                      pass_env: [GITHUB_TOKEN]
+                """)
+            .mcp();
+
+    assertThat(mcp.servers().getFirst().transport())
+        .isEqualTo(
+            new McpServerConfig.Stdio(
+                "github-mcp-server", List.of(), Map.of(), List.of("GITHUB_TOKEN")));
+    assertThatThrownBy(
+            () ->
+                parse(
+                    """
+                    mcp:
+                      servers:
+                        github:
+                          command: github-mcp-server
+                          pass_env: [GITHUB_TOKEN, "not a name"]
+                        remote:
+                          url: http://127.0.0.1:3001/mcp
+                          pass_env: [X]
+                    """))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining(
+            "mcp.yaml line 5, column 32: 'mcp.servers.github.pass_env[1]' is 'not a name'"
+                + " (expected the name of an environment variable of the host")
+        .hasMessageContaining(
+            "mcp.yaml line 8, column 7: 'mcp.servers.remote.pass_env' applies only to a stdio"
+                + " server");
   }
 }

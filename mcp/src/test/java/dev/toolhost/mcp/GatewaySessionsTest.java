@@ -1,0 +1,140 @@
+package dev.toolhost.mcp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.toolhost.core.ToolDispatcher;
+import dev.toolhost.core.ToolProfiles;
+import dev.toolhost.core.ToolRegistry;
+import dev.toolhost.core.ToolSet;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.eclipse.jetty.ee11.servlet.ServletContextHandler;
+import org.eclipse.jetty.ee11.servlet.ServletHolder;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The HTTP gateway's sessions, on the SDK's real Streamable HTTP transport in Jetty. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class GatewaySessionsTest {
+
+  private static final String INITIALIZE =
+      "{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"initialize\", \"params\":"
+          + " {\"protocolVersion\": \"2025-06-18\", \"capabilities\": {},"
+          + " \"clientInfo\": {\"name\": \"test\", \"version\": \"1\"}}}";
+  private static final String LIST =
+      "{\"jsonrpc\": \"2.0\", \"id\": 2, \"method\": \"tools/list\", \"params\": {}}";
+
+  private final ToolRegistry registry = new ToolRegistry();
+  private final HttpClient client = HttpClient.newHttpClient();
+  private McpGateway gateway;
+  private Server jetty;
+  private URI endpoint;
+
+  private void serve(McpGateway.Sessions sessions) throws Exception {
+    gateway =
+        McpGateway.http(
+            registry,
+            ToolSet.of(registry, ToolProfiles.MAIN),
+            ToolDispatcher.create(),
+            "/mcp",
+            List.of("127.0.0.1:*"),
+            List.of("http://127.0.0.1:*"),
+            sessions);
+    jetty = new Server();
+    ServerConnector connector = new ServerConnector(jetty);
+    connector.setHost("127.0.0.1");
+    connector.setPort(0);
+    jetty.addConnector(connector);
+    ServletContextHandler context = new ServletContextHandler("/");
+    ServletHolder holder = new ServletHolder(gateway.servlet().orElseThrow());
+    holder.setAsyncSupported(true);
+    context.addServlet(holder, "/mcp");
+    jetty.setHandler(context);
+    jetty.start();
+    endpoint = URI.create("http://127.0.0.1:" + connector.getLocalPort() + "/mcp");
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    if (jetty != null) {
+      jetty.stop();
+    }
+    if (gateway != null) {
+      gateway.close();
+    }
+    client.close();
+  }
+
+  private HttpResponse<String> post(String body, String session) throws Exception {
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(endpoint)
+            .timeout(Duration.ofSeconds(10))
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .POST(HttpRequest.BodyPublishers.ofString(body));
+    if (session != null) {
+      request.header("Mcp-Session-Id", session).header("Mcp-Protocol-Version", "2025-06-18");
+    }
+    return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  private String open() throws Exception {
+    HttpResponse<String> response = post(INITIALIZE, null);
+    assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+    String session = response.headers().firstValue("Mcp-Session-Id").orElseThrow();
+    post("{\"jsonrpc\": \"2.0\", \"method\": \"notifications/initialized\"}", session);
+    return session;
+  }
+
+  private int statusOf(String session) throws Exception {
+    return post(LIST, session).statusCode();
+  }
+
+  @Test
+  void pastTheBoundTheLeastRecentlyUsedSessionIsClosed() throws Exception {
+    serve(new McpGateway.Sessions(Duration.ofMinutes(30), 3));
+    List<String> sessions = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      sessions.add(open());
+    }
+    // The first is used again, so the second is now the least recently used.
+    assertThat(statusOf(sessions.get(0))).isEqualTo(200);
+
+    sessions.add(open());
+    sessions.add(open());
+
+    assertThat(statusOf(sessions.get(1))).isEqualTo(404);
+    assertThat(statusOf(sessions.get(2))).isEqualTo(404);
+    assertThat(statusOf(sessions.get(0))).isEqualTo(200);
+    assertThat(statusOf(sessions.get(3))).isEqualTo(200);
+    assertThat(statusOf(sessions.get(4))).isEqualTo(200);
+    assertThat(((GatewaySessions) gateway.servlet().orElseThrow()).held()).isEqualTo(3);
+  }
+
+  @Test
+  void aSessionIdleForTheIdleTimeoutIsClosed() throws Exception {
+    serve(new McpGateway.Sessions(Duration.ofMillis(600), 100));
+    String idle = open();
+    String busy = open();
+
+    // A wait with no request on the idle session is the point of the test: nothing to poll.
+    long until = System.nanoTime() + Duration.ofMillis(900).toNanos();
+    while (System.nanoTime() < until) {
+      assertThat(statusOf(busy)).isEqualTo(200);
+      Thread.sleep(100);
+    }
+
+    assertThat(statusOf(idle)).isEqualTo(404);
+    assertThat(statusOf(busy)).isEqualTo(200);
+    assertThat(((GatewaySessions) gateway.servlet().orElseThrow()).held()).isEqualTo(1);
+  }
+}
