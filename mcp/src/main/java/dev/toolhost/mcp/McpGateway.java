@@ -14,6 +14,7 @@ import io.modelcontextprotocol.server.McpServer;
 import io.modelcontextprotocol.server.McpServerFeatures;
 import io.modelcontextprotocol.server.transport.DefaultServerTransportSecurityValidator;
 import io.modelcontextprotocol.server.transport.HttpServletStreamableServerTransportProvider;
+import io.modelcontextprotocol.server.transport.ServerHttpHeaderValidator;
 import io.modelcontextprotocol.server.transport.StdioServerTransportProvider;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.opentelemetry.context.Context;
@@ -154,16 +155,47 @@ public final class McpGateway implements AutoCloseable {
       List<String> allowedHosts,
       List<String> allowedOrigins,
       Sessions sessions) {
+    return http(
+        registry,
+        tools,
+        dispatcher,
+        endpoint,
+        DefaultServerTransportSecurityValidator.builder()
+            .allowedHosts(allowedHosts)
+            .allowedOrigins(allowedOrigins)
+            .build(),
+        sessions);
+  }
+
+  /**
+   * Serves the tool set over Streamable HTTP at the given endpoint path, holding sessions within
+   * the given limits, with no {@code Host} or {@code Origin} check of its own: for an embedder
+   * whose server already checks every request's host and origin in front of the servlet (the
+   * Toolhost host's request guard does, on every route), so that there is one such check, not two
+   * that may disagree.
+   */
+  public static McpGateway http(
+      ToolRegistry registry,
+      ToolSet tools,
+      ToolDispatcher dispatcher,
+      String endpoint,
+      Sessions sessions) {
+    return http(registry, tools, dispatcher, endpoint, ServerHttpHeaderValidator.NOOP, sessions);
+  }
+
+  private static McpGateway http(
+      ToolRegistry registry,
+      ToolSet tools,
+      ToolDispatcher dispatcher,
+      String endpoint,
+      ServerHttpHeaderValidator headers,
+      Sessions sessions) {
     HttpServletStreamableServerTransportProvider transport =
         HttpServletStreamableServerTransportProvider.builder()
             .jsonMapper(McpConnection.JSON)
             .mcpEndpoint(endpoint)
             .keepAliveInterval(Duration.ofSeconds(30))
-            .httpHeaderValidator(
-                DefaultServerTransportSecurityValidator.builder()
-                    .allowedHosts(allowedHosts)
-                    .allowedOrigins(allowedOrigins)
-                    .build())
+            .httpHeaderValidator(headers)
             .build();
     McpGateway gateway =
         new McpGateway(

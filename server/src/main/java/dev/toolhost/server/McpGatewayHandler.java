@@ -41,15 +41,6 @@ final class McpGatewayHandler extends Handler.Wrapper implements AutoCloseable {
   private final List<String> profiles;
 
   McpGatewayHandler(Host host) {
-    String bound = host.config().http().host();
-    List<String> hosts = new ArrayList<>(List.of("127.0.0.1:*", "localhost:*", "[::1]:*"));
-    List<String> origins =
-        new ArrayList<>(List.of("http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"));
-    if (!hosts.contains(bound + ":*")) {
-      hosts.add(bound + ":*");
-      origins.add("http://" + bound + ":*");
-      origins.add("https://" + bound + ":*");
-    }
     this.profiles = host.profiles().names();
     ServletContextHandler context = new ServletContextHandler("/");
     context.setErrorHandler(new JsonErrorHandler());
@@ -59,14 +50,14 @@ final class McpGatewayHandler extends Handler.Wrapper implements AutoCloseable {
         profilePaths.add(MAIN_PATH);
       }
       for (String path : profilePaths) {
+        // Host and Origin are the request guard's to check, for this route as for every other.
         McpGateway gateway =
             McpGateway.http(
                 host.registry(),
                 host.toolSet(profile.name()),
                 host.dispatcher(),
                 path,
-                hosts,
-                origins);
+                McpGateway.Sessions.defaults());
         gateways.add(gateway);
         paths.add(path);
         ServletHolder holder = new ServletHolder(gateway.servlet().orElseThrow());
