@@ -2,7 +2,6 @@ package dev.toolhost.core;
 
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.context.Context;
-import io.opentelemetry.context.Scope;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumMap;
@@ -393,11 +392,14 @@ public final class ToolDispatcher {
         return cancelled(next.toolName());
       }
       // A tool that reaches other tools on its caller's behalf reaches at most the caller's set.
-      try (Scope ignored = ToolCaller.enter(tools)) {
+      ToolSet before = ToolCaller.swap(tools);
+      try {
         ToolResult result = entry.tool().executor().execute(next, nextArguments);
         return Objects.requireNonNull(result, "executor returned null");
       } catch (Exception | LinkageError | AssertionError e) {
         return classify(next.toolName(), e);
+      } finally {
+        ToolCaller.restore(before);
       }
     }
   }
