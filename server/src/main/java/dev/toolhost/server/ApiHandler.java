@@ -4,10 +4,13 @@ import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolProfile;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSet;
+import dev.toolhost.core.spi.Route;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -123,7 +126,46 @@ final class ApiHandler extends Handler.Abstract {
       }
       return invoke(request, invoke.group(1));
     }
+    Optional<Route> route = host.route(method, path);
+    if (route.isPresent()) {
+      return extensionRoute(request, route.get());
+    }
+    List<String> methods = host.routeMethods(path);
+    if (!methods.isEmpty()) {
+      return only(String.join(", ", methods), method).orElseThrow();
+    }
     return error(404, "not_found", "No route for " + method + " " + path + ". Routes: " + ROUTES);
+  }
+
+  /** Whether the host itself serves the path: no extension may add a route there. */
+  static boolean reserved(String path) {
+    return FIXED_ROUTES.contains(path)
+        || INVOKE.matcher(path).matches()
+        || path.equals(McpGatewayHandler.MAIN_PATH)
+        || path.startsWith(McpGatewayHandler.MAIN_PATH + "/");
+  }
+
+  private Reply extensionRoute(Request request, Route route) throws UnreadableBody {
+    Map<String, List<String>> query = new LinkedHashMap<>();
+    Request.extractQueryParameters(request)
+        .forEach(field -> query.put(field.getName(), field.getValues()));
+    Route.Request routed =
+        new Route.Request(
+            request.getMethod(), request.getHttpURI().getDecodedPath(), query, body(request));
+    Route.Answer answer;
+    try {
+      answer = route.handler().answer(routed);
+    } catch (Exception e) {
+      LOG.error("The route {} {} failed", route.method(), route.path(), e);
+      return error(
+          500, "internal_error", "The host failed to answer this request; the failure was logged.");
+    }
+    if (answer == null) {
+      LOG.error("The route {} {} answered null", route.method(), route.path());
+      return error(
+          500, "internal_error", "The host failed to answer this request; the failure was logged.");
+    }
+    return new Reply(answer.status(), answer.contentType(), answer.body(), Map.of());
   }
 
   private Reply listTools(Request request) {

@@ -55,7 +55,7 @@ final class CallCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    try (Host host = new Host(config.load())) {
+    try (Host host = ConfigOption.host(config.load())) {
       ToolSet tools;
       try {
         tools = host.toolSet(profile);

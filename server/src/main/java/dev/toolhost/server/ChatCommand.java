@@ -124,7 +124,7 @@ final class ChatCommand implements Callable<Integer> {
     } else {
       name = agentName.orElse(definitions.getFirst().name());
     }
-    try (Host host = new Host(hostConfig.withAgents(definitions))) {
+    try (Host host = ConfigOption.host(hostConfig.withAgents(definitions))) {
       Agents agents = host.agents().orElseThrow();
       Agent agent;
       try {

@@ -1,5 +1,6 @@
 package dev.toolhost.server;
 
+import dev.toolhost.core.spi.HostExtensions;
 import java.nio.file.Path;
 import java.util.Optional;
 import picocli.CommandLine.Option;
@@ -19,7 +20,16 @@ final class ConfigOption {
    * @throws ConfigException when the file is missing or invalid
    */
   HostConfig load() {
-    return file.map(HostConfig::load).orElseGet(HostConfig::defaults);
+    return file.map(path -> HostConfig.load(path, HostExtensions.discovered()))
+        .orElseGet(HostConfig::defaults);
+  }
+
+  /**
+   * A host of the config with the extensions on the class path ({@link
+   * HostExtensions#discovered()}), as every command builds it.
+   */
+  static Host host(HostConfig config) {
+    return Host.builder(config).extensions(HostExtensions.discovered()).build();
   }
 
   /** The config file, when one was given. */
@@ -34,7 +44,7 @@ final class ConfigOption {
    * @throws ConfigException when the file is missing or invalid, its tool services included
    */
   ConfigReader.Reading reading() {
-    return file.map(path -> new ConfigReader().reading(path))
+    return file.map(path -> new ConfigReader(HostExtensions.discovered()).reading(path))
         .orElseGet(
             () -> new ConfigReader.Reading(HostConfig.defaults(), ToolServicesConfig.none()));
   }

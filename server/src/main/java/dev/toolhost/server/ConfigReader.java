@@ -3,6 +3,7 @@ package dev.toolhost.server;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.toolhost.core.ToolProfile;
 import dev.toolhost.core.ToolProfiles;
+import dev.toolhost.core.spi.HostExtension;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -37,6 +38,7 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.PropertyNamingStrategies;
 import tools.jackson.databind.exc.MismatchedInputException;
 import tools.jackson.databind.exc.UnrecognizedPropertyException;
+import tools.jackson.databind.node.ObjectNode;
 import tools.jackson.dataformat.yaml.YAMLMapper;
 
 /**
@@ -55,6 +57,23 @@ final class ConfigReader {
   private static final Pattern MARK = Pattern.compile("^ in \\S+, line (\\d+), column (\\d+):");
   private static final List<String> LIST_KEYS =
       List.of("allow_sources", "deny_sources", "allow_tools", "deny_tools");
+
+  // The JSON Schemas of the host extensions' sections, by section name.
+  private final Map<String, JsonNode> sectionSchemas;
+
+  /** A reader of the built-in sections only. */
+  ConfigReader() {
+    this(List.of());
+  }
+
+  /** A reader that also reads, and checks by schema, the given extensions' sections. */
+  ConfigReader(List<HostExtension> extensions) {
+    Map<String, JsonNode> schemas = new LinkedHashMap<>();
+    for (HostExtension extension : extensions) {
+      schemas.put(extension.name(), extension.configSchema());
+    }
+    this.sectionSchemas = schemas;
+  }
 
   private final YAMLMapper mapper =
       YAMLMapper.builder()
@@ -113,12 +132,19 @@ final class ConfigReader {
     }
     checkListEntries(locations, fileName);
     RawConfig raw;
+    Map<String, JsonNode> sections;
     try {
-      raw = mapper.readValue(text, RawConfig.class);
+      JsonNode tree = mapper.readTree(text);
+      // The extensions' sections are theirs to check, by schema; the rest binds to the raw shape.
+      sections =
+          tree instanceof ObjectNode object
+              ? ExtensionSections.take(object, sectionSchemas)
+              : Map.of();
+      raw = mapper.treeToValue(tree, RawConfig.class);
     } catch (JacksonException e) {
-      throw bindingError(e, fileName, locations);
+      throw bindingError(e, fileName, locations, sectionSchemas.keySet());
     }
-    return build(raw, fileName, locations, directory);
+    return build(raw, sections, fileName, locations, directory);
   }
 
   /**
@@ -247,12 +273,17 @@ final class ConfigReader {
   // ---- pass 2: binding errors ----
 
   private static ConfigException bindingError(
-      JacksonException e, String fileName, Locations locations) {
+      JacksonException e, String fileName, Locations locations, Collection<String> sections) {
     List<JacksonException.Reference> path = e.getPath();
     String pointer = pointer(path);
     if (e instanceof UnrecognizedPropertyException unknown) {
       Position position =
           locations.key(pointer).orElseGet(() -> Position.of(unknown.getLocation()));
+      List<Object> known = new ArrayList<>(unknown.getKnownPropertyIds());
+      if (path.size() == 1) {
+        // At the top level, the extensions' sections are keys too.
+        known.addAll(sections);
+      }
       return new ConfigException(
           at(
               fileName,
@@ -262,7 +293,7 @@ final class ConfigReader {
                   + "'"
                   + under(path.subList(0, path.size() - 1))
                   + " (expected one of: "
-                  + sorted(unknown.getKnownPropertyIds())
+                  + sorted(known)
                   + ")"));
     }
     Position position = locations.value(pointer).orElseGet(() -> Position.of(e.getLocation()));
@@ -322,8 +353,12 @@ final class ConfigReader {
 
   // ---- pass 3: what binding cannot check ----
 
-  private static Reading build(
-      RawConfig raw, String fileName, Locations locations, Path directory) {
+  private Reading build(
+      RawConfig raw,
+      Map<String, JsonNode> sections,
+      String fileName,
+      Locations locations,
+      Path directory) {
     List<String> problems = new ArrayList<>();
     ConfigProblems placed =
         new ConfigProblems(
@@ -357,11 +392,14 @@ final class ConfigReader {
         ToolServicesConfig.read(raw.toolServices(), directory, placed);
     // An agent's profile must be one of the host's, the file's own included.
     AgentsConfig agents = AgentsConfig.read(raw.agents(), profileNames(raw.profiles()), placed);
+    sections.forEach(
+        (name, section) ->
+            ExtensionSections.check(name, sectionSchemas.get(name), section, placed));
     if (!problems.isEmpty()) {
       throw new ConfigException(String.join("\n", problems));
     }
     return new Reading(
-        new HostConfig(http, builtins, telemetry, profiles, mcp, memory, agents.agents()),
+        new HostConfig(http, builtins, telemetry, profiles, mcp, memory, agents.agents(), sections),
         toolServices);
   }
 

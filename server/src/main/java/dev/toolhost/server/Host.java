@@ -3,11 +3,18 @@ package dev.toolhost.server;
 import dev.toolhost.agent.Agents;
 import dev.toolhost.core.DispatchStage;
 import dev.toolhost.core.ToolDispatcher;
+import dev.toolhost.core.ToolGuide;
 import dev.toolhost.core.ToolGuides;
+import dev.toolhost.core.ToolInterceptor;
 import dev.toolhost.core.ToolProfile;
 import dev.toolhost.core.ToolProfiles;
 import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.ToolSet;
+import dev.toolhost.core.spi.HostContext;
+import dev.toolhost.core.spi.HostExtension;
+import dev.toolhost.core.spi.HostExtensions;
+import dev.toolhost.core.spi.ReadyHost;
+import dev.toolhost.core.spi.Route;
 import dev.toolhost.mcp.McpBridge;
 import dev.toolhost.memory.ResultChunker;
 import dev.toolhost.memory.WorkingMemory;
@@ -34,6 +41,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.eclipse.jetty.server.Handler;
@@ -44,6 +52,7 @@ import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import tools.jackson.databind.JsonNode;
 
 /**
  * A host is one running Toolhost: a tool registry with the configured built-ins, the named tool
@@ -100,6 +109,11 @@ public final class Host implements AutoCloseable {
   private final WorkingMemory workingMemory;
   private final ServiceIndex serviceIndex = new ServiceIndex();
   private final RegistryFeed registryFeed;
+  private final HostExtensions extensions;
+  // What extensions share with those started after them, by type.
+  private final Map<Class<?>, Object> services = new ConcurrentHashMap<>();
+  // The extensions' HTTP routes, by "METHOD path".
+  private final Map<String, Route> routes = new ConcurrentHashMap<>();
 
   private Server server;
   private ServerConnector connector;
@@ -160,6 +174,20 @@ public final class Host implements AutoCloseable {
         ToolDispatcher.builder()
             .openTelemetry(openTelemetry)
             .recordContent(config.telemetry().recordContent());
+    services.put(WorkingMemory.class, workingMemory);
+    services.put(ServiceIndex.class, serviceIndex);
+    services.put(ToolProfiles.class, profiles);
+    services.put(OpenTelemetry.class, openTelemetry);
+    // Extensions start in their declared order; one that fails closes those before it, in reverse.
+    this.extensions = HostExtensions.of(builder.extensions);
+    try {
+      extensions.start(extension -> new ExtensionContext(extension, dispatch, builder.environment));
+    } catch (RuntimeException e) {
+      registryFeed.close();
+      workingMemory.close();
+      openTelemetry.close();
+      throw e;
+    }
     if (config.builtins().memory()) {
       dispatch.interceptor(
           DispatchStage.RESULT_SHAPING,
@@ -175,6 +203,7 @@ public final class Host implements AutoCloseable {
                       config.agents(), registry, profiles, dispatcher, builder.environment));
     } catch (IllegalArgumentException e) {
       // An agent named like a built-in tool, say.
+      extensions.close();
       registryFeed.close();
       workingMemory.close();
       openTelemetry.close();
@@ -190,10 +219,128 @@ public final class Host implements AutoCloseable {
       this.mcpBridge = config.mcp().startBridge(registry, guides, dispatcher);
     } catch (RuntimeException e) {
       agents.ifPresent(Agents::close);
+      extensions.close();
       registryFeed.close();
       workingMemory.close();
       openTelemetry.close();
       throw e;
+    }
+    try {
+      extensions.ready(new Ready());
+    } catch (RuntimeException e) {
+      // The extensions closed themselves; the rest of the host goes with them.
+      mcpBridge.ifPresent(McpBridge::close);
+      agents.ifPresent(Agents::close);
+      registryFeed.close();
+      workingMemory.close();
+      openTelemetry.close();
+      throw e;
+    }
+  }
+
+  /** The extensions this host runs, in their start order. */
+  public List<HostExtension> extensions() {
+    return extensions.all();
+  }
+
+  /** The extension route of that method and path, if an extension added one. */
+  Optional<Route> route(String method, String path) {
+    return Optional.ofNullable(routes.get(method + " " + path));
+  }
+
+  /** The methods of the extension routes at that path, for a 405's {@code Allow}. */
+  List<String> routeMethods(String path) {
+    return routes.values().stream()
+        .filter(route -> route.path().equals(path))
+        .map(Route::method)
+        .sorted()
+        .toList();
+  }
+
+  /** What a starting extension sees of this host. */
+  private final class ExtensionContext implements HostContext {
+    private final HostExtension extension;
+    private final ToolDispatcher.Builder dispatch;
+    private final Map<String, String> environment;
+
+    ExtensionContext(
+        HostExtension extension, ToolDispatcher.Builder dispatch, Map<String, String> environment) {
+      this.extension = extension;
+      this.dispatch = dispatch;
+      this.environment = environment;
+    }
+
+    @Override
+    public ToolRegistry registry() {
+      return registry;
+    }
+
+    @Override
+    public void guide(ToolGuide guide) {
+      guides.ifPresent(all -> all.add(guide));
+    }
+
+    @Override
+    public void interceptor(DispatchStage stage, ToolInterceptor interceptor) {
+      dispatch.interceptor(stage, interceptor);
+    }
+
+    @Override
+    public void route(Route route) {
+      String key = route.method() + " " + route.path();
+      if (ApiHandler.reserved(route.path()) || routes.putIfAbsent(key, route) != null) {
+        throw new IllegalArgumentException(
+            "Host extension '"
+                + extension.name()
+                + "' adds the route "
+                + key
+                + ", which the host already serves.");
+      }
+    }
+
+    @Override
+    public JsonNode config() {
+      return config.section(extension.name());
+    }
+
+    @Override
+    public Map<String, String> environment() {
+      return environment;
+    }
+
+    @Override
+    public <T> void provide(Class<T> type, T service) {
+      if (services.putIfAbsent(type, Objects.requireNonNull(service, "service")) != null) {
+        throw new IllegalArgumentException(
+            "Host extension '"
+                + extension.name()
+                + "' shares a "
+                + type.getName()
+                + ", which another already shares.");
+      }
+    }
+
+    @Override
+    public <T> Optional<T> service(Class<T> type) {
+      return Optional.ofNullable(services.get(type)).map(type::cast);
+    }
+  }
+
+  /** The host as extensions see it once it is ready. */
+  private final class Ready implements ReadyHost {
+    @Override
+    public ToolDispatcher dispatcher() {
+      return dispatcher;
+    }
+
+    @Override
+    public ToolSet toolSet(String profile) {
+      return Host.this.toolSet(profile);
+    }
+
+    @Override
+    public <T> Optional<T> service(Class<T> type) {
+      return Optional.ofNullable(services.get(type)).map(type::cast);
     }
   }
 
@@ -406,6 +553,8 @@ public final class Host implements AutoCloseable {
       virtualThreads.shutdownNow();
       LOG.info("Toolhost stopped");
     }
+    // In reverse of their start: the extensions started last.
+    extensions.close();
     agents.ifPresent(Agents::close);
     mcpBridge.ifPresent(McpBridge::close);
     registryFeed.close();
@@ -444,6 +593,7 @@ public final class Host implements AutoCloseable {
     private Map<String, String> environment = System.getenv();
     private final List<SpanProcessor> spanProcessors = new ArrayList<>();
     private Duration headerTimeout = DEFAULT_HEADER_TIMEOUT;
+    private final List<HostExtension> extensions = new ArrayList<>();
 
     private Builder(HostConfig config) {
       this.config = Objects.requireNonNull(config, "config");
@@ -468,6 +618,21 @@ public final class Host implements AutoCloseable {
         throw new IllegalArgumentException("The header timeout must be positive: " + headerTimeout);
       }
       this.headerTimeout = headerTimeout;
+      return this;
+    }
+
+    /**
+     * Adds a host extension, started after those added before it and closed before them. Its config
+     * section is the config's section of its name ({@link HostConfig#section}).
+     */
+    public Builder extension(HostExtension extension) {
+      extensions.add(Objects.requireNonNull(extension, "extension"));
+      return this;
+    }
+
+    /** Adds the given host extensions, in order. */
+    public Builder extensions(List<HostExtension> extensions) {
+      extensions.forEach(this::extension);
       return this;
     }
 

@@ -3,10 +3,12 @@ package dev.toolhost.server;
 import dev.toolhost.agent.AgentDefinition;
 import dev.toolhost.core.ToolProfile;
 import dev.toolhost.core.ToolProfiles;
+import dev.toolhost.core.spi.HostExtension;
 import java.net.URI;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Deque;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -16,6 +18,8 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.JsonNodeFactory;
 
 /**
  * A host config is everything a {@link Host} is built from: where it listens and how callers prove
@@ -34,6 +38,8 @@ import java.util.stream.Collectors;
  * @param mcp the MCP servers to bridge, and the bridge's settings
  * @param memory the working memory and how large tool results are chunked into it
  * @param agents the configured agents (the {@code agents:} section), each a tool on the host
+ * @param sections the sections of host extensions, by extension name, each checked against its
+ *     extension's schema (see {@link dev.toolhost.core.spi.HostExtension})
  */
 public record HostConfig(
     Http http,
@@ -42,7 +48,8 @@ public record HostConfig(
     List<Profile> profiles,
     McpConfig mcp,
     MemoryConfig memory,
-    List<AgentDefinition> agents) {
+    List<AgentDefinition> agents,
+    Map<String, JsonNode> sections) {
 
   public HostConfig {
     Objects.requireNonNull(http, "http");
@@ -52,6 +59,19 @@ public record HostConfig(
     Objects.requireNonNull(mcp, "mcp");
     Objects.requireNonNull(memory, "memory");
     agents = List.copyOf(agents);
+    sections = Collections.unmodifiableMap(new LinkedHashMap<>(sections));
+  }
+
+  /** A config with no extension sections. */
+  public HostConfig(
+      Http http,
+      Builtins builtins,
+      Telemetry telemetry,
+      List<Profile> profiles,
+      McpConfig mcp,
+      MemoryConfig memory,
+      List<AgentDefinition> agents) {
+    this(http, builtins, telemetry, profiles, mcp, memory, agents, Map.of());
   }
 
   /** A config with no agents. */
@@ -93,6 +113,28 @@ public record HostConfig(
   }
 
   /**
+   * Reads a config file as {@link #load(Path)} does, reading and checking the given extensions'
+   * sections too, each against its extension's schema.
+   *
+   * @throws ConfigException as {@link #load(Path)} does
+   */
+  public static HostConfig load(Path file, List<HostExtension> extensions) {
+    return new ConfigReader(extensions).read(file);
+  }
+
+  /** The section of the named extension; an empty object when the file has none. */
+  public JsonNode section(String name) {
+    return sections.getOrDefault(name, JsonNodeFactory.instance.objectNode());
+  }
+
+  /** This config with the named extension's section. */
+  public HostConfig withSection(String name, JsonNode section) {
+    Map<String, JsonNode> changed = new LinkedHashMap<>(sections);
+    changed.put(name, section);
+    return new HostConfig(http, builtins, telemetry, profiles, mcp, memory, agents, changed);
+  }
+
+  /**
    * Reads a config from YAML text; relative tool service {@code files} are resolved against the
    * working directory.
    *
@@ -105,37 +147,37 @@ public record HostConfig(
 
   /** This config with another HTTP listener. */
   public HostConfig withHttp(Http http) {
-    return new HostConfig(http, builtins, telemetry, profiles, mcp, memory, agents);
+    return new HostConfig(http, builtins, telemetry, profiles, mcp, memory, agents, sections);
   }
 
   /** This config with other built-ins. */
   public HostConfig withBuiltins(Builtins builtins) {
-    return new HostConfig(http, builtins, telemetry, profiles, mcp, memory, agents);
+    return new HostConfig(http, builtins, telemetry, profiles, mcp, memory, agents, sections);
   }
 
   /** This config with other telemetry. */
   public HostConfig withTelemetry(Telemetry telemetry) {
-    return new HostConfig(http, builtins, telemetry, profiles, mcp, memory, agents);
+    return new HostConfig(http, builtins, telemetry, profiles, mcp, memory, agents, sections);
   }
 
   /** This config with other user profiles. */
   public HostConfig withProfiles(List<Profile> profiles) {
-    return new HostConfig(http, builtins, telemetry, profiles, mcp, memory, agents);
+    return new HostConfig(http, builtins, telemetry, profiles, mcp, memory, agents, sections);
   }
 
   /** This config with another MCP section. */
   public HostConfig withMcp(McpConfig mcp) {
-    return new HostConfig(http, builtins, telemetry, profiles, mcp, memory, agents);
+    return new HostConfig(http, builtins, telemetry, profiles, mcp, memory, agents, sections);
   }
 
   /** This config with other agents. */
   public HostConfig withAgents(List<AgentDefinition> agents) {
-    return new HostConfig(http, builtins, telemetry, profiles, mcp, memory, agents);
+    return new HostConfig(http, builtins, telemetry, profiles, mcp, memory, agents, sections);
   }
 
   /** This config with another memory section. */
   public HostConfig withMemory(MemoryConfig memory) {
-    return new HostConfig(http, builtins, telemetry, profiles, mcp, memory, agents);
+    return new HostConfig(http, builtins, telemetry, profiles, mcp, memory, agents, sections);
   }
 
   /**

@@ -38,7 +38,7 @@ final class McpCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws InterruptedException {
-    try (Host host = new Host(config.load())) {
+    try (Host host = ConfigOption.host(config.load())) {
       ToolSet tools;
       try {
         tools = host.toolSet(profile);

@@ -42,7 +42,7 @@ final class SearchCommand implements Callable<Integer> {
           .println("The query is empty: give keywords that describe the task.");
       return CommandLine.ExitCode.USAGE;
     }
-    try (Host host = new Host(config.load())) {
+    try (Host host = ConfigOption.host(config.load())) {
       ApiJson api = new ApiJson();
       PrintWriter out = spec.commandLine().getOut();
       out.println(api.prettyText(host.serviceIndex().searchResults(query)));

@@ -61,7 +61,7 @@ final class ServeCommand implements Callable<Integer> {
       }
       http = http.withPort(port.get());
     }
-    Host server = new Host(loaded.withHttp(http));
+    Host server = ConfigOption.host(loaded.withHttp(http));
     URI uri;
     BusAttachment attached;
     try {

@@ -43,7 +43,7 @@ final class ToolsCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
-    try (Host host = new Host(config.load())) {
+    try (Host host = ConfigOption.host(config.load())) {
       ToolSet tools;
       try {
         tools = host.toolSet(profile);

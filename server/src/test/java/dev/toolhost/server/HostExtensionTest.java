@@ -1,0 +1,252 @@
+package dev.toolhost.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.toolhost.core.DispatchStage;
+import dev.toolhost.core.ExecutableTool;
+import dev.toolhost.core.ToolCall;
+import dev.toolhost.core.ToolGuide;
+import dev.toolhost.core.ToolResult;
+import dev.toolhost.core.ToolSpec;
+import dev.toolhost.core.spi.HostContext;
+import dev.toolhost.core.spi.HostExtension;
+import dev.toolhost.core.spi.HostExtensionException;
+import dev.toolhost.core.spi.ReadyHost;
+import dev.toolhost.core.spi.Route;
+import dev.toolhost.memory.WorkingMemory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * A capability joins a host as one extension, with no edit to the server or core modules: its
+ * config section checked by its schema, a tool, a guide, an interceptor at a stage and an HTTP
+ * route; and the host starts extensions in order and closes the started ones in reverse.
+ */
+@Timeout(60)
+class HostExtensionTest {
+
+  private static final JsonMapper JSON = JsonMapper.builder().build();
+
+  @TempDir Path dir;
+  private Host host;
+
+  @AfterEach
+  void closeHost() {
+    if (host != null) {
+      host.close();
+    }
+  }
+
+  /** The smallest real extension: a weather capability with its own config section. */
+  static final class WeatherExtension implements HostExtension {
+    final List<String> readyWith = new ArrayList<>();
+
+    @Override
+    public String name() {
+      return "weather";
+    }
+
+    @Override
+    public JsonNode configSchema() {
+      return JSON.readTree(
+          """
+          {"type": "object", "additionalProperties": false,
+           "properties": {
+             "city": {"type": "string", "minLength": 1},
+             "units": {"enum": ["metric", "imperial"]}}}
+          """);
+    }
+
+    @Override
+    public void start(HostContext host) {
+      String city = host.config().path("city").asString("Lyon");
+      String units = host.config().path("units").asString("metric");
+      host.registry()
+          .register(
+              ExecutableTool.of(
+                  new ToolSpec(
+                      "weather_now",
+                      "Tells the weather in the configured city.",
+                      (ObjectNode)
+                          JSON.readTree("{\"type\": \"object\", \"additionalProperties\": false}"),
+                      "builtin:weather"),
+                  (call, arguments) ->
+                      ToolResult.success("Sunny in " + city + ", 21 " + units + " degrees")));
+      host.guide(new ToolGuide("weather", "How to read the weather.", "# Weather\n"));
+      // Output scan: the word "Sunny" is this extension's secret, for the test's sake.
+      host.interceptor(
+          DispatchStage.OUTPUT_SCAN,
+          chain -> ToolResult.success(chain.proceed(chain.call()).text().replace("Sunny", "***")));
+      host.route(
+          new Route(
+              "GET",
+              "/v1/weather",
+              request ->
+                  Route.Answer.json(
+                      "{\"city\": \""
+                          + city
+                          + "\", \"asked\": \""
+                          + request.parameter("q").orElse("")
+                          + "\"}")));
+      // Another extension's service, found through the context.
+      host.service(WorkingMemory.class).orElseThrow();
+    }
+
+    @Override
+    public void ready(ReadyHost host) {
+      readyWith.add(host.dispatcher().getClass().getSimpleName());
+    }
+  }
+
+  @Test
+  void anExtensionAddsASectionAToolAGuideAnInterceptorAndARoute() throws Exception {
+    Path file = dir.resolve("toolhost.yaml");
+    Files.writeString(file, "http:\n  port: 0\nweather:\n  city: Nantes\n  units: metric\n");
+    WeatherExtension weather = new WeatherExtension();
+    host =
+        Host.builder(HostConfig.load(file, List.of(new WeatherExtension())))
+            .environment(Map.of())
+            .extension(weather)
+            .build();
+    int port = host.start().getPort();
+
+    ToolResult now =
+        host.dispatcher().dispatch(host.toolSet("main"), ToolCall.of("weather_now", "{}"));
+    ToolResult guides =
+        host.dispatcher().dispatch(host.toolSet("main"), ToolCall.of("list_tool_guides", "{}"));
+    RequestGuardTest.Answer route =
+        RequestGuardTest.send(
+            port, "GET", "/v1/weather?q=today", "127.0.0.1:" + port, List.of(), "");
+    RequestGuardTest.Answer crossSite =
+        RequestGuardTest.send(
+            port,
+            "GET",
+            "/v1/weather",
+            "127.0.0.1:" + port,
+            List.of("Origin: http://evil.example"),
+            "");
+
+    assertThat(now.text()).isEqualTo("*** in Nantes, 21 metric degrees");
+    assertThat(guides.text()).contains("weather");
+    assertThat(route.status()).isEqualTo(200);
+    assertThat(route.body()).isEqualTo("{\"city\": \"Nantes\", \"asked\": \"today\"}");
+    assertThat(crossSite.status()).isEqualTo(403);
+    assertThat(weather.readyWith).containsExactly("ToolDispatcher");
+  }
+
+  @Test
+  void aTypoInAnExtensionsSectionIsRefusedWithItsPlace() throws Exception {
+    Path file = dir.resolve("toolhost.yaml");
+    Files.writeString(file, "weather:\n  city: Nantes\n  unit: metric\n");
+    Path misnamed = dir.resolve("misnamed.yaml");
+    Files.writeString(misnamed, "wether:\n  city: Nantes\n");
+
+    assertThatThrownBy(() -> HostConfig.load(file, List.of(new WeatherExtension())))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage(
+            file
+                + " line 3, column 3: unknown key 'unit' under 'weather' (expected one of: city,"
+                + " units)");
+    assertThatThrownBy(() -> HostConfig.load(misnamed, List.of(new WeatherExtension())))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageStartingWith(misnamed + " line 1, column 1: unknown key 'wether'")
+        .hasMessageContaining("weather");
+  }
+
+  /** An extension that opens a thread and a child process, and records its close. */
+  static final class Resourceful implements HostExtension {
+    private final String name;
+    private final List<String> closed;
+    private Thread thread;
+    private Process child;
+
+    Resourceful(String name, List<String> closed) {
+      this.name = name;
+      this.closed = closed;
+    }
+
+    @Override
+    public String name() {
+      return name;
+    }
+
+    @Override
+    public void start(HostContext host) throws Exception {
+      thread =
+          Thread.ofPlatform()
+              .name("test-extension-" + name)
+              .start(
+                  () -> {
+                    try {
+                      Thread.sleep(Long.MAX_VALUE);
+                    } catch (InterruptedException e) {
+                      Thread.currentThread().interrupt();
+                    }
+                  });
+      child = new ProcessBuilder("sleep", "600").start();
+    }
+
+    @Override
+    public void close() throws Exception {
+      thread.interrupt();
+      thread.join(5_000);
+      child.destroy();
+      child.waitFor(5, TimeUnit.SECONDS);
+      closed.add(name);
+    }
+
+    boolean leftRunning() {
+      return thread.isAlive() || child.isAlive();
+    }
+  }
+
+  @Test
+  void whenTheThirdExtensionFailsToStartTheFirstTwoAreClosedInReverseWithNothingLeftRunning() {
+    List<String> closed = new CopyOnWriteArrayList<>();
+    Resourceful first = new Resourceful("first", closed);
+    Resourceful second = new Resourceful("second", closed);
+    HostExtension third =
+        new HostExtension() {
+          @Override
+          public String name() {
+            return "third";
+          }
+
+          @Override
+          public void start(HostContext host) {
+            throw new IllegalStateException("port 9 is taken");
+          }
+        };
+
+    assertThatThrownBy(
+            () ->
+                Host.builder(HostConfig.defaults())
+                    .environment(Map.of())
+                    .extension(first)
+                    .extension(second)
+                    .extension(third)
+                    .build())
+        .isInstanceOf(HostExtensionException.class)
+        .hasMessageContaining("'third' failed to start: port 9 is taken");
+
+    assertThat(closed).containsExactly("second", "first");
+    assertThat(first.leftRunning()).isFalse();
+    assertThat(second.leftRunning()).isFalse();
+    assertThat(Thread.getAllStackTraces().keySet())
+        .extracting(Thread::getName)
+        .noneMatch(name -> name.startsWith("test-extension-"));
+  }
+}
