@@ -22,7 +22,6 @@ import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -305,25 +304,16 @@ class HostMcpTest {
     host = Host.builder(HostConfig.load(config())).environment(Map.of()).build();
     String url = host.start() + "mcp";
 
-    Process inspector =
-        new ProcessBuilder(
-                NpmPackages.bin("mcp-inspector"),
-                "--cli",
-                url,
-                "--transport",
-                "http",
-                "--method",
-                "tools/call",
-                "--tool-name",
-                "everything_echo",
-                "--tool-arg",
-                "message=through the gateway")
-            .redirectErrorStream(true)
-            .start();
-    String output = new String(inspector.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(inspector.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    String output =
+        InspectorCli.run(
+            url,
+            "--method",
+            "tools/call",
+            "--tool-name",
+            "everything_echo",
+            "--tool-arg",
+            "message=through the gateway");
 
-    assertThat(inspector.exitValue()).as(output).isZero();
     assertThat(output).contains("through the gateway").contains("\"isError\": false");
   }
 

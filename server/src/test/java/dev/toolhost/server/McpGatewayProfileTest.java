@@ -5,12 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.toolhost.core.ExecutableTool;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSpec;
-import dev.toolhost.mcp.NpmPackages;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
@@ -60,20 +57,7 @@ class McpGatewayProfileTest {
   }
 
   private static List<String> inspectorTools(String url) throws Exception {
-    Process inspector =
-        new ProcessBuilder(
-                NpmPackages.bin("mcp-inspector"),
-                "--cli",
-                url,
-                "--transport",
-                "http",
-                "--method",
-                "tools/list")
-            .redirectErrorStream(true)
-            .start();
-    String output = new String(inspector.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(inspector.waitFor(60, TimeUnit.SECONDS)).isTrue();
-    assertThat(inspector.exitValue()).as(output).isZero();
+    String output = InspectorCli.run(url, "--method", "tools/list");
     List<String> names = new ArrayList<>();
     // Tool names are the only "name" values at the first level of indentation of each tool.
     Matcher matcher = Pattern.compile("(?m)^ {6}\"name\": \"([^\"]+)\"").matcher(output);
