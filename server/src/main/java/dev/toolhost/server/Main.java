@@ -27,6 +27,7 @@ import picocli.CommandLine.Spec;
       SearchCommand.class,
       McpCommand.class,
       McpApproveCommand.class,
+      ConfigCommand.class,
       WorkerCommand.class,
       ChatCommand.class,
       DevCommand.class,
