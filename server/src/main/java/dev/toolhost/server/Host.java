@@ -174,6 +174,12 @@ public final class Host implements AutoCloseable {
         ToolDispatcher.builder()
             .openTelemetry(openTelemetry)
             .recordContent(config.telemetry().recordContent());
+    // The host's own step first in its stage, the extensions' after it.
+    if (config.builtins().memory()) {
+      dispatch.interceptor(
+          DispatchStage.RESULT_SHAPING,
+          new ResultChunker(workingMemory, config.memory().chunking()));
+    }
     services.put(WorkingMemory.class, workingMemory);
     services.put(ServiceIndex.class, serviceIndex);
     services.put(ToolProfiles.class, profiles);
@@ -187,11 +193,6 @@ public final class Host implements AutoCloseable {
       workingMemory.close();
       openTelemetry.close();
       throw e;
-    }
-    if (config.builtins().memory()) {
-      dispatch.interceptor(
-          DispatchStage.RESULT_SHAPING,
-          new ResultChunker(workingMemory, config.memory().chunking()));
     }
     this.dispatcher = dispatch.build();
     try {
