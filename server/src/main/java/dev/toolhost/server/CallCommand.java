@@ -27,6 +27,8 @@ final class CallCommand implements Callable<Integer> {
 
   @Mixin private ConfigOption config;
 
+  @Mixin private BusOption bus;
+
   @Parameters(index = "0", paramLabel = "NAME", description = "The tool to call.")
   private String name;
 
@@ -55,7 +57,8 @@ final class CallCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    try (Host host = ConfigOption.host(config.load())) {
+    try (CommandHost opened = CommandHost.open(config.reading(), file -> file, bus)) {
+      Host host = opened.host();
       ToolSet tools;
       try {
         tools = host.toolSet(profile);

@@ -29,6 +29,8 @@ final class McpCommand implements Callable<Integer> {
 
   @Mixin private ConfigOption config;
 
+  @Mixin private BusOption bus;
+
   @Option(
       names = "--profile",
       paramLabel = "P",
@@ -38,7 +40,8 @@ final class McpCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws InterruptedException {
-    try (Host host = ConfigOption.host(config.load())) {
+    try (CommandHost opened = CommandHost.open(config.reading(), file -> file, bus)) {
+      Host host = opened.host();
       ToolSet tools;
       try {
         tools = host.toolSet(profile);

@@ -27,6 +27,8 @@ final class SearchCommand implements Callable<Integer> {
 
   @Mixin private ConfigOption config;
 
+  @Mixin private BusOption bus;
+
   @Parameters(
       arity = "1..*",
       paramLabel = "QUERY",
@@ -42,7 +44,8 @@ final class SearchCommand implements Callable<Integer> {
           .println("The query is empty: give keywords that describe the task.");
       return CommandLine.ExitCode.USAGE;
     }
-    try (Host host = ConfigOption.host(config.load())) {
+    try (CommandHost opened = CommandHost.open(config.reading(), file -> file, bus)) {
+      Host host = opened.host();
       ApiJson api = new ApiJson();
       PrintWriter out = spec.commandLine().getOut();
       out.println(api.prettyText(host.serviceIndex().searchResults(query)));

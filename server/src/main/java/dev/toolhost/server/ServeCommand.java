@@ -45,9 +45,7 @@ final class ServeCommand implements Callable<Integer> {
   @Override
   public Integer call() throws InterruptedException {
     ConfigReader.Reading reading = config.reading();
-    HostConfig loaded = reading.host();
-    ToolServicesConfig toolServices = reading.toolServices();
-    HostConfig.Http http = loaded.http();
+    HostConfig.Http http = reading.host().http();
     if (host.isPresent()) {
       if (host.get().isBlank()) {
         throw new CommandLine.ParameterException(spec.commandLine(), "--host is empty.");
@@ -61,20 +59,14 @@ final class ServeCommand implements Callable<Integer> {
       }
       http = http.withPort(port.get());
     }
-    Host server = ConfigOption.host(loaded.withHttp(http));
+    HostConfig.Http listener = http;
+    CommandHost opened = CommandHost.open(reading, file -> file.withHttp(listener), bus);
+    Host server = opened.host();
     URI uri;
-    BusAttachment attached;
     try {
-      attached = BusAttachment.attach(bus.open(), server.registry());
-      try {
-        toolServices.applyTo(attached.toolServices());
-        uri = server.start();
-      } catch (RuntimeException e) {
-        attached.close();
-        throw e;
-      }
+      uri = server.start();
     } catch (RuntimeException e) {
-      server.close();
+      opened.close();
       throw e;
     }
     CountDownLatch stopped = new CountDownLatch(1);
@@ -82,8 +74,7 @@ final class ServeCommand implements Callable<Integer> {
         .addShutdownHook(
             new Thread(
                 () -> {
-                  attached.close();
-                  server.close();
+                  opened.close();
                   stopped.countDown();
                 },
                 "toolhost-shutdown"));

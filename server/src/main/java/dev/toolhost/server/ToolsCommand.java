@@ -28,6 +28,8 @@ final class ToolsCommand implements Callable<Integer> {
 
   @Mixin private ConfigOption config;
 
+  @Mixin private BusOption bus;
+
   @Option(
       names = "--profile",
       paramLabel = "P",
@@ -43,7 +45,8 @@ final class ToolsCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
-    try (Host host = ConfigOption.host(config.load())) {
+    try (CommandHost opened = CommandHost.open(config.reading(), file -> file, bus)) {
+      Host host = opened.host();
       ToolSet tools;
       try {
         tools = host.toolSet(profile);
