@@ -14,7 +14,8 @@ import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The API's JSON is the shape of every document the HTTP API and the command line write: tool lists
- * in OpenAI function form, call results on the wire protocol, profiles and errors.
+ * in OpenAI function form, call results on the wire protocol and profiles ({@link JsonErrorHandler}
+ * writes the errors).
  *
  * <p>Field names are lower_snake wire names and never change once released. Thread-safe.
  */
@@ -77,15 +78,6 @@ final class ApiJson {
     strings(document.putArray("denied_tools"), profile.deniedNames());
     ArrayNode tools = document.putArray("tools");
     visibleTools.forEach(tools::add);
-    return document;
-  }
-
-  /** {@code {"error": {"code", "message"}}}. */
-  ObjectNode error(String code, String message) {
-    ObjectNode document = mapper.createObjectNode();
-    ObjectNode error = document.putObject("error");
-    error.put("code", code);
-    error.put("message", message);
     return document;
   }
 
