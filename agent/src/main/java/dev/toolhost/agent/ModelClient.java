@@ -105,6 +105,7 @@ public final class ModelClient implements AutoCloseable {
       throws InterruptedException {
     HttpRequest http = httpRequest(request);
     boolean cutRetried = false;
+    boolean sendRetried = false;
     for (int attempt = 0; ; attempt++) {
       HttpResponse<InputStream> response;
       try {
@@ -114,6 +115,18 @@ public final class ModelClient implements AutoCloseable {
             "Cannot connect to the model at " + endpoint.baseUrl() + " (" + e + ")", e);
       } catch (IOException e) {
         interruptedCheck(e);
+        // A kept-alive connection the server closed just as it was reused fails before any answer
+        // ("header parser received no bytes"). A chat completion has no effect but its cost, so
+        // it is sent again, once, on a new connection; a second failure is the caller's.
+        if (!sendRetried) {
+          sendRetried = true;
+          attempt--;
+          LOG.warn(
+              "The request to the model at {} failed before any answer ({}); retrying once",
+              endpoint.baseUrl(),
+              e.getMessage());
+          continue;
+        }
         throw new ModelException(
             "The request to the model at " + endpoint.baseUrl() + " failed: " + e.getMessage(), e);
       }

@@ -6,11 +6,21 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.toolhost.testing.RecordedRequest;
 import dev.toolhost.testing.ScriptedModelServer;
 import dev.toolhost.testing.ScriptedReply;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -344,6 +354,72 @@ class ModelClientTest {
     assertThat(String.join("", deltas)).isEqualTo("Whole answer.");
     assertThat(reply.toolCalls()).isEmpty();
     assertThat(server.requestCount()).isEqualTo(2);
+  }
+
+  @Test
+  void aConnectionClosedBeforeAnyAnswerIsSentAgainOnceOnANewOne() throws Exception {
+    String completion =
+        "{\"id\":\"c1\",\"model\":\"gpt-test\",\"choices\":[{\"index\":0,\"message\":"
+            + "{\"role\":\"assistant\",\"content\":\"Sunny.\"},\"finish_reason\":\"stop\"}]}";
+    AtomicInteger connections = new AtomicInteger();
+    try (ServerSocket listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+      Thread serving =
+          Thread.ofVirtual()
+              .start(
+                  () -> {
+                    for (int i = 0; i < 2; i++) {
+                      try (Socket socket = listener.accept()) {
+                        connections.incrementAndGet();
+                        readHead(socket.getInputStream());
+                        if (i == 0) {
+                          continue; // closed with no answer, as a stale keep-alive would be
+                        }
+                        byte[] body = completion.getBytes(StandardCharsets.UTF_8);
+                        socket
+                            .getOutputStream()
+                            .write(
+                                ("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                                        + "Content-Length: "
+                                        + body.length
+                                        + "\r\nConnection: close\r\n\r\n")
+                                    .getBytes(StandardCharsets.US_ASCII));
+                        socket.getOutputStream().write(body);
+                      } catch (IOException e) {
+                        return;
+                      }
+                    }
+                  });
+      try (ModelClient closing =
+          ModelClient.builder(
+                  new ModelEndpoint(
+                      URI.create("http://127.0.0.1:" + listener.getLocalPort() + "/v1"),
+                      "gpt-test",
+                      "K"))
+              .environment(Map.of("K", "sk-test"))
+              .build()) {
+        ModelReply reply = closing.complete(request(false), ModelListener.NONE);
+
+        assertThat(reply.content()).contains("Sunny.");
+        assertThat(connections).hasValue(2);
+      }
+      serving.join(5_000);
+    }
+  }
+
+  /** Reads a request's head and body (by its Content-Length) off the stream. */
+  private static void readHead(InputStream in) throws IOException {
+    StringBuilder head = new StringBuilder();
+    while (!head.toString().endsWith("\r\n\r\n")) {
+      int b = in.read();
+      if (b < 0) {
+        return;
+      }
+      head.append((char) b);
+    }
+    Matcher length = Pattern.compile("(?i)content-length: *(\\d+)").matcher(head);
+    if (length.find()) {
+      in.readNBytes(Integer.parseInt(length.group(1)));
+    }
   }
 
   @Test
