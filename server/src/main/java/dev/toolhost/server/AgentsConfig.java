@@ -219,9 +219,8 @@ record AgentsConfig(List<AgentDefinition> agents) {
                       + key
                       + "' under 'agents."
                       + name
-                      + "' (expected one of: "
-                      + keys()
-                      + ")");
+                      + "'"
+                      + ConfigProblems.expectedKeys(key, KEYS));
         }
       }
       if (problems.count() > before) {

@@ -1,5 +1,6 @@
 package dev.toolhost.server;
 
+import java.util.Collection;
 import java.util.List;
 import java.util.function.Function;
 import tools.jackson.core.JsonToken;
@@ -86,5 +87,49 @@ final class ConfigProblems {
       case VALUE_NULL -> "nothing";
       default -> "something else";
     };
+  }
+
+  /**
+   * What to say after an unknown key: {@code " (did you mean 'port'? expected one of: host,
+   * port)"}, naming the nearest valid key when one is within two edits (a transposition counts
+   * one), else only the valid keys, sorted.
+   */
+  static String expectedKeys(String given, Collection<String> known) {
+    List<String> sorted = known.stream().sorted().toList();
+    String nearest = null;
+    int best = Math.min(2, given.length() - 1);
+    for (String key : sorted) {
+      int distance = distance(given, key);
+      if (distance <= best && (nearest == null || distance < distance(given, nearest))) {
+        nearest = key;
+      }
+    }
+    String keys = "expected one of: " + String.join(", ", sorted);
+    return nearest == null ? " (" + keys + ")" : " (did you mean '" + nearest + "'? " + keys + ")";
+  }
+
+  // The optimal string alignment distance: Levenshtein with adjacent transpositions, so that
+  // 'prot' is one edit from 'port'. A dozen lines; no library in the build has it.
+  static int distance(String a, String b) {
+    int[][] d = new int[a.length() + 1][b.length() + 1];
+    for (int i = 0; i <= a.length(); i++) {
+      d[i][0] = i;
+    }
+    for (int j = 0; j <= b.length(); j++) {
+      d[0][j] = j;
+    }
+    for (int i = 1; i <= a.length(); i++) {
+      for (int j = 1; j <= b.length(); j++) {
+        int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+        d[i][j] = Math.min(Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1] + cost);
+        if (i > 1
+            && j > 1
+            && a.charAt(i - 1) == b.charAt(j - 2)
+            && a.charAt(i - 2) == b.charAt(j - 1)) {
+          d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+        }
+      }
+    }
+    return d[a.length()][b.length()];
   }
 }

@@ -292,9 +292,8 @@ final class ConfigReader {
                   + unknown.getPropertyName()
                   + "'"
                   + under(path.subList(0, path.size() - 1))
-                  + " (expected one of: "
-                  + sorted(known)
-                  + ")"));
+                  + ConfigProblems.expectedKeys(
+                      unknown.getPropertyName(), known.stream().map(String::valueOf).toList())));
     }
     Position position = locations.value(pointer).orElseGet(() -> Position.of(e.getLocation()));
     if (e instanceof MismatchedInputException mismatch && !path.isEmpty()) {
@@ -694,10 +693,6 @@ final class ConfigReader {
 
   private static String under(List<JacksonException.Reference> parent) {
     return parent.isEmpty() ? " at the top level" : " under '" + dotted(parent) + "'";
-  }
-
-  private static String sorted(Collection<Object> keys) {
-    return keys.stream().map(String::valueOf).sorted().collect(Collectors.joining(", "));
   }
 
   /** The YAML keys of a raw record, as the naming strategy spells them. */

@@ -49,7 +49,7 @@ final class ExtensionSections {
                 + "' under '"
                 + where
                 + "'"
-                + expected(schema, at));
+                + expected(schema, at, error.getProperty()));
         continue;
       }
       String message = error.getMessage();
@@ -61,8 +61,8 @@ final class ExtensionSections {
     }
   }
 
-  /** " (expected one of: a, b)" for the schema's properties at the pointer, when it names any. */
-  private static String expected(JsonNode schema, String at) {
+  /** What to say after an unknown key, from the schema's properties at the pointer, if any. */
+  private static String expected(JsonNode schema, String at, String given) {
     JsonNode node = schema;
     for (String segment : at.split("/")) {
       if (!segment.isEmpty()) {
@@ -73,8 +73,7 @@ final class ExtensionSections {
     for (String key : node.path("properties").propertyNames()) {
       keys.add(key);
     }
-    keys.sort(null);
-    return keys.isEmpty() ? "" : " (expected one of: " + String.join(", ", keys) + ")";
+    return keys.isEmpty() ? "" : ConfigProblems.expectedKeys(given, keys);
   }
 
   /** The sections of the given tree that the named schemas own, each removed from the tree. */

@@ -230,7 +230,8 @@ public record ToolServicesConfig(List<ToolServiceDescriptor> services, List<Tool
                   + entry.getKey()
                   + "' under '"
                   + KEY
-                  + "' (expected one of: files, services, tools)");
+                  + "'"
+                  + ConfigProblems.expectedKeys(entry.getKey(), SECTION_KEYS));
         }
       }
       descriptors(problems, section.path("services"), pointer + "/services", "id", false);

@@ -152,7 +152,7 @@ class AgentsConfigTest {
     assertThatThrownBy(() -> parse("agents:\n  helper:\n    modle: small\n"))
         .isInstanceOf(ConfigException.class)
         .hasMessage(
-            "agents.yaml line 3, column 5: unknown key 'modle' under 'agents.helper' (expected one"
+            "agents.yaml line 3, column 5: unknown key 'modle' under 'agents.helper' (did you mean 'model'? expected one"
                 + " of: "
                 + KEYS
                 + ")");

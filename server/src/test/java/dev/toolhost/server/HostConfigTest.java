@@ -140,7 +140,7 @@ class HostConfigTest {
     assertThatThrownBy(() -> HostConfig.parse(yaml, "config.yaml"))
         .isInstanceOf(ConfigException.class)
         .hasMessage(
-            "config.yaml line 4, column 3: unknown key 'prot' under 'http' (expected one of:"
+            "config.yaml line 4, column 3: unknown key 'prot' under 'http' (did you mean 'port'? expected one of:"
                 + " allowed_hosts, allowed_origins, host, port, token, token_env)");
   }
 
@@ -148,7 +148,7 @@ class HostConfigTest {
   void unknownTopLevelKeyIsRefusedWithItsLine() {
     assertThatThrownBy(() -> HostConfig.parse("htp:\n  port: 1\n", "config.yaml"))
         .hasMessage(
-            "config.yaml line 1, column 1: unknown key 'htp' at the top level (expected one of:"
+            "config.yaml line 1, column 1: unknown key 'htp' at the top level (did you mean 'http'? expected one of:"
                 + " agents, builtins, http, mcp, memory, profiles, telemetry, tool_services)");
   }
 
@@ -165,7 +165,8 @@ class HostConfigTest {
     assertThatThrownBy(() -> HostConfig.parse(yaml, "config.yaml"))
         .hasMessage(
             "config.yaml line 4, column 5: unknown key 'allow_source' under 'profiles.reviewer'"
-                + " (expected one of: allow_sources, allow_tools, deny_sources, deny_tools,"
+                + " (did you mean 'allow_sources'? expected one of: allow_sources, allow_tools,"
+                + " deny_sources, deny_tools,"
                 + " extends)");
   }
 

@@ -158,7 +158,7 @@ class HostExtensionTest {
         .isInstanceOf(ConfigException.class)
         .hasMessage(
             file
-                + " line 3, column 3: unknown key 'unit' under 'weather' (expected one of: city,"
+                + " line 3, column 3: unknown key 'unit' under 'weather' (did you mean 'units'? expected one of: city,"
                 + " units)");
     assertThatThrownBy(() -> HostConfig.load(misnamed, List.of(new WeatherExtension())))
         .isInstanceOf(ConfigException.class)

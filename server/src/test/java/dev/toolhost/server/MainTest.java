@@ -201,7 +201,7 @@ class MainTest {
           .as(command)
           .isEqualTo(
               config
-                  + " line 2, column 3: unknown key 'prot' under 'http' (expected one of:"
+                  + " line 2, column 3: unknown key 'prot' under 'http' (did you mean 'port'? expected one of:"
                   + " allowed_hosts, allowed_origins, host, port, token, token_env)"
                   + System.lineSeparator());
     }

@@ -167,7 +167,8 @@ class McpConfigTest {
         .isInstanceOf(ConfigException.class)
         .hasMessageStartingWith(
             "mcp.yaml line 4, column 7: unknown key 'comand' under 'mcp.servers.everything'"
-                + " (expected one of: args, command, env, headers, pass_env, prefix, timeout,"
+                + " (did you mean 'command'? expected one of: args, command, env, headers, pass_env,"
+                + " prefix, timeout,"
                 + " transport, url)");
     assertThatThrownBy(
             () ->

@@ -114,7 +114,7 @@ class MemoryConfigTest {
     assertThatThrownBy(() -> parse("memory:\n  stor: redis\n"))
         .isInstanceOf(ConfigException.class)
         .hasMessage(
-            "memory.yaml line 2, column 3: unknown key 'stor' under 'memory' (expected one of:"
+            "memory.yaml line 2, column 3: unknown key 'stor' under 'memory' (did you mean 'store'? expected one of:"
                 + " chunking, key_prefix, redis_uri, store)");
     assertThatThrownBy(() -> parse("builtins:\n  memroy: false\n"))
         .isInstanceOf(ConfigException.class)

@@ -105,7 +105,8 @@ class ToolServicesConfigTest {
     assertThatThrownBy(() -> ToolServicesConfig.parse(yaml, "toolhost.yaml", directory))
         .isInstanceOf(ConfigException.class)
         .hasMessage(
-            "toolhost.yaml line 9, column 3: unknown key 'tool' under 'tool_services' (expected"
+            "toolhost.yaml line 9, column 3: unknown key 'tool' under 'tool_services' (did you mean"
+                + " 'tools'? expected"
                 + " one of: files, services, tools)");
     String missing = SECTION.replace("      collection: customers\n", "");
     assertThatThrownBy(() -> ToolServicesConfig.parse(missing, "toolhost.yaml", directory))
@@ -171,7 +172,7 @@ class ToolServicesConfigTest {
         """
         %1$s line 2, column 9: 'http.port' is -1, out of range (expected 0 to 65535; 0 picks a free port)
         %1$s line 4, column 10: 'memory.store' is 'postgres' (expected one of: memory, redis)
-        %1$s line 6, column 3: unknown key 'tool' under 'tool_services' (expected one of: files, services, tools)
+        %1$s line 6, column 3: unknown key 'tool' under 'tool_services' (did you mean 'tools'? expected one of: files, services, tools)
         %2$s line 3, column 5: a tool descriptor has no 'name'
         %1$s line 14, column 21: 'tool_services.files[1]' is 'gone.json' (expected a JSON file or a directory of them; there is none at %3$s)
         %1$s line 14, column 32: wrong type for 'tool_services.files[2]': expected a path to a JSON file or a directory, got the number 7
