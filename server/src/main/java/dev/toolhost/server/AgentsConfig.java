@@ -3,7 +3,6 @@ package dev.toolhost.server;
 import dev.toolhost.agent.AgentDefinition;
 import dev.toolhost.agent.ModelEndpoint;
 import dev.toolhost.agent.RunLimits;
-import dev.toolhost.core.spi.HostExtensions;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
@@ -58,7 +57,7 @@ record AgentsConfig(List<AgentDefinition> agents) {
    * an absent section gives no agents.
    */
   static AgentsConfig load(Path file) {
-    return new AgentsConfig(new ConfigReader(HostExtensions.discovered()).read(file).agents());
+    return new AgentsConfig(new ConfigReader().read(file).agents());
   }
 
   /**
@@ -66,8 +65,7 @@ record AgentsConfig(List<AgentDefinition> agents) {
    * whole text as {@link HostConfig#parse} does.
    */
   static AgentsConfig parse(String yaml, String fileName) {
-    return new AgentsConfig(
-        new ConfigReader(HostExtensions.discovered()).parse(yaml, fileName).agents());
+    return new AgentsConfig(new ConfigReader().parse(yaml, fileName).agents());
   }
 
   /**

@@ -134,7 +134,17 @@ final class ApiHandler extends Handler.Abstract {
     if (!methods.isEmpty()) {
       return only(String.join(", ", methods), method).orElseThrow();
     }
-    return error(404, "not_found", "No route for " + method + " " + path + ". Routes: " + ROUTES);
+    List<String> added = host.routeNames();
+    return error(
+        404,
+        "not_found",
+        "No route for "
+            + method
+            + " "
+            + path
+            + ". Routes: "
+            + ROUTES
+            + (added.isEmpty() ? "" : ", " + String.join(", ", added)));
   }
 
   /** Whether the host itself serves the path: no extension may add a route there. */

@@ -57,7 +57,7 @@ final class CallCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    try (CommandHost opened = CommandHost.open(config.reading(), file -> file, bus)) {
+    try (CommandHost opened = CommandHost.open(config, file -> file, bus)) {
       Host host = opened.host();
       ToolSet tools;
       try {

@@ -124,7 +124,7 @@ final class ChatCommand implements Callable<Integer> {
     } else {
       name = agentName.orElse(definitions.getFirst().name());
     }
-    try (Host host = ConfigOption.host(hostConfig.withAgents(definitions))) {
+    try (Host host = config.host(hostConfig.withAgents(definitions))) {
       Agents agents = host.agents().orElseThrow();
       Agent agent;
       try {

@@ -1,6 +1,6 @@
 package dev.toolhost.server;
 
-import dev.toolhost.core.spi.HostExtensions;
+import java.util.function.UnaryOperator;
 
 /**
  * A command host is the host every command builds from one config file: the config's host with the
@@ -21,21 +21,17 @@ final class CommandHost implements AutoCloseable {
   }
 
   /**
-   * Builds the host of the reading and attaches it to the bus the option names, registering the
-   * reading's tool services; closes what it opened when any step fails.
+   * Reads the config file once, builds its host and attaches it to the bus the option names,
+   * registering the file's tool services; closes what it opened when any step fails.
    *
    * @param transform what the command changes in the file's host config (serve's --host and
    *     --port); the identity for the others
    * @throws ConfigException for a bad bus URI or tool services that cannot all be registered
    */
   static CommandHost open(
-      ConfigReader.Reading reading,
-      java.util.function.UnaryOperator<HostConfig> transform,
-      BusOption busOption) {
-    Host host =
-        Host.builder(transform.apply(reading.host()))
-            .extensions(HostExtensions.discovered())
-            .build();
+      ConfigOption config, UnaryOperator<HostConfig> transform, BusOption busOption) {
+    ConfigReader.Reading reading = config.reading();
+    Host host = config.host(transform.apply(reading.host()));
     try {
       BusAttachment bus = BusAttachment.attach(busOption.open(), host.registry());
       try {

@@ -1,7 +1,9 @@
 package dev.toolhost.server;
 
+import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.core.spi.HostExtensions;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 import picocli.CommandLine.Option;
 
@@ -14,22 +16,29 @@ final class ConfigOption {
       description = "The YAML config file. Without it, the embedded defaults apply.")
   private Optional<Path> file = Optional.empty();
 
+  // Found once per command: the same extensions read the file's sections and run in its host.
+  private List<HostExtension> extensions;
+
+  /** The host extensions on the class path ({@link HostExtensions#discovered()}), found once. */
+  List<HostExtension> extensions() {
+    if (extensions == null) {
+      extensions = HostExtensions.discovered();
+    }
+    return extensions;
+  }
+
   /**
    * The config from the file, or the embedded defaults without one.
    *
    * @throws ConfigException when the file is missing or invalid
    */
   HostConfig load() {
-    return file.map(path -> HostConfig.load(path, HostExtensions.discovered()))
-        .orElseGet(HostConfig::defaults);
+    return file.map(path -> HostConfig.load(path, extensions())).orElseGet(HostConfig::defaults);
   }
 
-  /**
-   * A host of the config with the extensions on the class path ({@link
-   * HostExtensions#discovered()}), as every command builds it.
-   */
-  static Host host(HostConfig config) {
-    return Host.builder(config).extensions(HostExtensions.discovered()).build();
+  /** A host of the config with the extensions on the class path, as every command builds it. */
+  Host host(HostConfig config) {
+    return Host.builder(config).extensions(extensions()).build();
   }
 
   /** The config file, when one was given. */
@@ -44,7 +53,7 @@ final class ConfigOption {
    * @throws ConfigException when the file is missing or invalid, its tool services included
    */
   ConfigReader.Reading reading() {
-    return file.map(path -> new ConfigReader(HostExtensions.discovered()).reading(path))
+    return file.map(path -> new ConfigReader(extensions()).reading(path))
         .orElseGet(
             () -> new ConfigReader.Reading(HostConfig.defaults(), ToolServicesConfig.none()));
   }

@@ -249,6 +249,11 @@ public final class Host implements AutoCloseable {
     return Optional.ofNullable(routes.get(method + " " + path));
   }
 
+  /** The extension routes, as {@code METHOD path}, sorted: for a 404 that lists the routes. */
+  List<String> routeNames() {
+    return routes.keySet().stream().sorted().toList();
+  }
+
   /** The methods of the extension routes at that path, for a 405's {@code Allow}. */
   List<String> routeMethods(String path) {
     return routes.values().stream()

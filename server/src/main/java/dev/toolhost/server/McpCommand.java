@@ -40,7 +40,7 @@ final class McpCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws InterruptedException {
-    try (CommandHost opened = CommandHost.open(config.reading(), file -> file, bus)) {
+    try (CommandHost opened = CommandHost.open(config, file -> file, bus)) {
       Host host = opened.host();
       ToolSet tools;
       try {

@@ -44,7 +44,7 @@ final class SearchCommand implements Callable<Integer> {
           .println("The query is empty: give keywords that describe the task.");
       return CommandLine.ExitCode.USAGE;
     }
-    try (CommandHost opened = CommandHost.open(config.reading(), file -> file, bus)) {
+    try (CommandHost opened = CommandHost.open(config, file -> file, bus)) {
       Host host = opened.host();
       ApiJson api = new ApiJson();
       PrintWriter out = spec.commandLine().getOut();

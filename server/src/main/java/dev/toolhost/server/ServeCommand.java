@@ -42,10 +42,8 @@ final class ServeCommand implements Callable<Integer> {
       description = "The port to bind, 0 for a free one; overrides http.port.")
   private Optional<Integer> port = Optional.empty();
 
-  @Override
-  public Integer call() throws InterruptedException {
-    ConfigReader.Reading reading = config.reading();
-    HostConfig.Http http = reading.host().http();
+  /** The file's listener with --host and --port applied. */
+  private HostConfig.Http listener(HostConfig.Http http) {
     if (host.isPresent()) {
       if (host.get().isBlank()) {
         throw new CommandLine.ParameterException(spec.commandLine(), "--host is empty.");
@@ -59,8 +57,13 @@ final class ServeCommand implements Callable<Integer> {
       }
       http = http.withPort(port.get());
     }
-    HostConfig.Http listener = http;
-    CommandHost opened = CommandHost.open(reading, file -> file.withHttp(listener), bus);
+    return http;
+  }
+
+  @Override
+  public Integer call() throws InterruptedException {
+    CommandHost opened =
+        CommandHost.open(config, file -> file.withHttp(listener(file.http())), bus);
     Host server = opened.host();
     URI uri;
     try {

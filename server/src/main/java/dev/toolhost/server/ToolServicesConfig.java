@@ -3,7 +3,6 @@ package dev.toolhost.server;
 import dev.toolhost.bus.ToolDescriptor;
 import dev.toolhost.bus.ToolServiceDescriptor;
 import dev.toolhost.bus.ToolServices;
-import dev.toolhost.core.spi.HostExtensions;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -78,7 +77,7 @@ public record ToolServicesConfig(List<ToolServiceDescriptor> services, List<Tool
    * @throws ConfigException naming the file, line and column of every problem of the file
    */
   public static ToolServicesConfig load(Path configFile) {
-    return new ConfigReader(HostExtensions.discovered()).reading(configFile).toolServices();
+    return new ConfigReader().reading(configFile).toolServices();
   }
 
   /**
@@ -90,9 +89,7 @@ public record ToolServicesConfig(List<ToolServiceDescriptor> services, List<Tool
    * @throws ConfigException naming the file, line and column of every problem of the text
    */
   public static ToolServicesConfig parse(String yaml, String fileName, Path directory) {
-    return new ConfigReader(HostExtensions.discovered())
-        .reading(yaml, fileName, directory)
-        .toolServices();
+    return new ConfigReader().reading(yaml, fileName, directory).toolServices();
   }
 
   /**

@@ -45,7 +45,7 @@ final class ToolsCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
-    try (CommandHost opened = CommandHost.open(config.reading(), file -> file, bus)) {
+    try (CommandHost opened = CommandHost.open(config, file -> file, bus)) {
       Host host = opened.host();
       ToolSet tools;
       try {

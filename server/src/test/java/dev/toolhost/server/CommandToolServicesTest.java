@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,7 +13,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * Every command builds the same host from the config: {@code tools} and {@code call} see the tool
@@ -36,18 +33,6 @@ class CommandToolServicesTest {
       service.destroy();
       service.waitFor(10, TimeUnit.SECONDS);
     }
-  }
-
-  private record Run(int exitCode, String out, String err) {}
-
-  private static Run run(String... args) {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    CommandLine commandLine = Main.commandLine();
-    commandLine.setOut(new PrintWriter(out, true));
-    commandLine.setErr(new PrintWriter(err, true));
-    int exitCode = commandLine.execute(args);
-    return new Run(exitCode, out.toString(), err.toString());
   }
 
   private Path config(String queue) throws Exception {
@@ -76,7 +61,7 @@ class CommandToolServicesTest {
   void toolsListsAToolServiceTheConfigDescribes() throws Exception {
     Path file = config("restyle-" + UUID.randomUUID());
 
-    Run tools = run("tools", "--config", file.toString());
+    CommandRun tools = CommandRun.of("tools", "--config", file.toString());
 
     assertThat(tools.exitCode()).as(tools.err()).isZero();
     assertThat(tools.out()).contains("title-case").contains("service:restyle");
@@ -105,8 +90,8 @@ class CommandToolServicesTest {
     // It prints one line once it consumes its queue.
     assertThat(serviceOut.readLine()).contains("serving " + queue);
 
-    Run call =
-        run(
+    CommandRun call =
+        CommandRun.of(
             "call",
             "title-case",
             "{\"text\": \"late deliveries\"}",

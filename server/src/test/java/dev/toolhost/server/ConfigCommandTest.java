@@ -6,8 +6,6 @@ import com.networknt.schema.Error;
 import com.networknt.schema.Schema;
 import com.networknt.schema.SchemaRegistry;
 import com.networknt.schema.SpecificationVersion;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -66,18 +64,6 @@ class ConfigCommandTest {
         .contains("host", "port", "token_env", "allowed_hosts", "allowed_origins");
   }
 
-  private record Run(int exitCode, String out, String err) {}
-
-  private static Run run(String... args) {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    CommandLine commandLine = Main.commandLine();
-    commandLine.setOut(new PrintWriter(out, true));
-    commandLine.setErr(new PrintWriter(err, true));
-    int exitCode = commandLine.execute(args);
-    return new Run(exitCode, out.toString(), err.toString());
-  }
-
   @Test
   void checkSaysAFileIsValidOrNamesEveryProblemWithItsPlace() throws Exception {
     Path good = dir.resolve("good.yaml");
@@ -85,8 +71,8 @@ class ConfigCommandTest {
     Path bad = dir.resolve("bad.yaml");
     Files.writeString(bad, "http:\n  prot: 9090\n");
 
-    Run valid = run("config", "check", good.toString());
-    Run invalid = run("config", "check", bad.toString());
+    CommandRun valid = CommandRun.of("config", "check", good.toString());
+    CommandRun invalid = CommandRun.of("config", "check", bad.toString());
 
     assertThat(valid.exitCode()).isZero();
     assertThat(valid.out()).contains(good + ": valid");
@@ -96,7 +82,7 @@ class ConfigCommandTest {
 
   @Test
   void schemaPrintsTheWholeFilesSchema() {
-    Run schema = run("config", "schema");
+    CommandRun schema = CommandRun.of("config", "schema");
 
     assertThat(schema.exitCode()).isZero();
     JsonNode printed = YAML.readTree(schema.out());

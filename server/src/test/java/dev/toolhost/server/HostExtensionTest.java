@@ -143,7 +143,12 @@ class HostExtensionTest {
     assertThat(guides.text()).contains("weather");
     assertThat(route.status()).isEqualTo(200);
     assertThat(route.body()).isEqualTo("{\"city\": \"Nantes\", \"asked\": \"today\"}");
+    RequestGuardTest.Answer unknown =
+        RequestGuardTest.send(port, "GET", "/v1/weathr", "127.0.0.1:" + port, List.of(), "");
+
     assertThat(crossSite.status()).isEqualTo(403);
+    assertThat(unknown.status()).isEqualTo(404);
+    assertThat(unknown.errorMessage()).contains("GET /v1/weather");
     assertThat(weather.readyWith).containsExactly("ToolDispatcher");
   }
 

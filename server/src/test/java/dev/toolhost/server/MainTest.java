@@ -2,13 +2,10 @@ package dev.toolhost.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -17,22 +14,9 @@ class MainTest {
 
   @TempDir Path dir;
 
-  /** What one run printed and how it exited. */
-  record Run(int exitCode, String out, String err) {}
-
-  private static Run run(String... args) {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    CommandLine commandLine = Main.commandLine();
-    commandLine.setOut(new PrintWriter(out, true));
-    commandLine.setErr(new PrintWriter(err, true));
-    int exitCode = commandLine.execute(args);
-    return new Run(exitCode, out.toString(), err.toString());
-  }
-
   @Test
   void toolsJsonPrintsTheListThatTheApiServes() throws Exception {
-    Run run = run("tools", "--json");
+    CommandRun run = CommandRun.of("tools", "--json");
 
     assertThat(run.exitCode()).isZero();
     assertThat(run.err()).isEmpty();
@@ -55,8 +39,8 @@ class MainTest {
   @Test
   void searchPrintsWhatTheServicesSearchEndpointAnswers() throws Exception {
     // The defaults know no service: built-in tools are not services to route work to.
-    Run found = run("search", "reschedule", "meeting");
-    Run empty = run("search", " ");
+    CommandRun found = CommandRun.of("search", "reschedule", "meeting");
+    CommandRun empty = CommandRun.of("search", " ");
 
     assertThat(found.exitCode()).isZero();
     assertThat(found.err()).isEmpty();
@@ -68,7 +52,7 @@ class MainTest {
 
   @Test
   void toolsPrintsATableOfNameSourceAndDescription() {
-    Run run = run("tools");
+    CommandRun run = CommandRun.of("tools");
 
     assertThat(run.exitCode()).isZero();
     assertThat(run.out().lines().toList())
@@ -90,7 +74,8 @@ class MainTest {
             allow_tools: [list_tool_guides]
         """);
 
-    Run run = run("tools", "--config", config.toString(), "--profile", "readers", "--json");
+    CommandRun run =
+        CommandRun.of("tools", "--config", config.toString(), "--profile", "readers", "--json");
 
     assertThat(run.exitCode()).isZero();
     assertThat(run.out()).contains("\"list_tool_guides\"").doesNotContain("\"get_tool_guide\"");
@@ -101,7 +86,7 @@ class MainTest {
     Path config = dir.resolve("config.yaml");
     Files.writeString(config, "builtins:\n  guides: false\n  memory: false\n  search: false\n");
 
-    Run run = run("tools", "--config", config.toString());
+    CommandRun run = CommandRun.of("tools", "--config", config.toString());
 
     assertThat(run.exitCode()).isZero();
     assertThat(run.out().lines()).containsExactly("NAME  SOURCE  DESCRIPTION");
@@ -109,8 +94,9 @@ class MainTest {
 
   @Test
   void callPrintsTheToolsContent() {
-    Run list = run("call", "list_tool_guides", "{}");
-    Run guide = run("call", "get_tool_guide", "{\"name\": \"tool-calls\"}", "--timeout", "30s");
+    CommandRun list = CommandRun.of("call", "list_tool_guides", "{}");
+    CommandRun guide =
+        CommandRun.of("call", "get_tool_guide", "{\"name\": \"tool-calls\"}", "--timeout", "30s");
 
     assertThat(list.exitCode()).isZero();
     assertThat(list.out()).startsWith("Available tool guides:").contains("- tool-calls: ");
@@ -121,12 +107,12 @@ class MainTest {
 
   @Test
   void callWithoutArgumentsSendsAnEmptyObject() {
-    assertThat(run("call", "list_tool_guides").exitCode()).isZero();
+    assertThat(CommandRun.of("call", "list_tool_guides").exitCode()).isZero();
   }
 
   @Test
   void callOfAMissingToolPrintsTheErrorAndExitsOne() {
-    Run run = run("call", "list_tool_guide", "{}");
+    CommandRun run = CommandRun.of("call", "list_tool_guide", "{}");
 
     assertThat(run.exitCode()).isEqualTo(1);
     assertThat(run.out()).isEmpty();
@@ -137,7 +123,7 @@ class MainTest {
 
   @Test
   void callWithInvalidArgumentsPrintsEveryViolation() {
-    Run run = run("call", "get_tool_guide", "{\"nam\": 1}");
+    CommandRun run = CommandRun.of("call", "get_tool_guide", "{\"nam\": 1}");
 
     assertThat(run.exitCode()).isEqualTo(1);
     assertThat(run.err()).startsWith("error [invalid_arguments]: ").contains("name");
@@ -148,8 +134,8 @@ class MainTest {
     Path config = dir.resolve("config.yaml");
     Files.writeString(config, "profiles:\n  nothing: {}\n");
 
-    Run run =
-        run(
+    CommandRun run =
+        CommandRun.of(
             "call",
             "list_tool_guides",
             "{}",
@@ -164,10 +150,10 @@ class MainTest {
 
   @Test
   void badUsagePrintsTheUsageAndExitsTwo() {
-    Run unknownOption = run("tools", "--bogus");
-    Run missingName = run("call");
-    Run badTimeout = run("call", "list_tool_guides", "--timeout", "soon");
-    Run nothing = run();
+    CommandRun unknownOption = CommandRun.of("tools", "--bogus");
+    CommandRun missingName = CommandRun.of("call");
+    CommandRun badTimeout = CommandRun.of("call", "list_tool_guides", "--timeout", "soon");
+    CommandRun nothing = CommandRun.of();
 
     assertThat(unknownOption.exitCode()).isEqualTo(2);
     assertThat(unknownOption.err()).contains("Unknown option: '--bogus'").contains("Usage:");
@@ -181,7 +167,7 @@ class MainTest {
 
   @Test
   void anUnknownProfileExitsTwoNamingTheKnownOnes() {
-    Run run = run("tools", "--profile", "nobody");
+    CommandRun run = CommandRun.of("tools", "--profile", "nobody");
 
     assertThat(run.exitCode()).isEqualTo(2);
     assertThat(run.err())
@@ -194,7 +180,7 @@ class MainTest {
     Files.writeString(config, "http:\n  prot: 8081\n");
 
     for (String command : new String[] {"tools", "serve"}) {
-      Run run = run(command, "--config", config.toString());
+      CommandRun run = CommandRun.of(command, "--config", config.toString());
 
       assertThat(run.exitCode()).as(command).isEqualTo(2);
       assertThat(run.err())
@@ -209,7 +195,8 @@ class MainTest {
 
   @Test
   void aMissingConfigFileExitsTwo() {
-    Run run = run("call", "list_tool_guides", "--config", dir.resolve("nope.yaml").toString());
+    CommandRun run =
+        CommandRun.of("call", "list_tool_guides", "--config", dir.resolve("nope.yaml").toString());
 
     assertThat(run.exitCode()).isEqualTo(2);
     assertThat(run.err()).contains("nope.yaml: no such config file").doesNotContain("\tat ");
@@ -221,7 +208,8 @@ class MainTest {
     // A variable no one sets, so the token cannot come from this machine's environment.
     Files.writeString(config, "http:\n  token_env: TOOLHOST_TEST_UNSET_TOKEN\n");
 
-    Run run = run("serve", "--config", config.toString(), "--host", "0.0.0.0", "--port", "0");
+    CommandRun run =
+        CommandRun.of("serve", "--config", config.toString(), "--host", "0.0.0.0", "--port", "0");
 
     assertThat(run.exitCode()).isEqualTo(2);
     assertThat(run.err()).startsWith("Refusing to listen on 0.0.0.0 without a bearer token");
@@ -229,7 +217,7 @@ class MainTest {
 
   @Test
   void serveRefusesAPortOutOfRange() {
-    Run run = run("serve", "--port", "70000");
+    CommandRun run = CommandRun.of("serve", "--port", "70000");
 
     assertThat(run.exitCode()).isEqualTo(2);
     assertThat(run.err()).contains("--port 70000 is out of range");
