@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -85,11 +86,33 @@ class ToolProfileTest {
     assertThat(narrower.allowedSources()).isEqualTo(Set.of("builtin:web"));
   }
 
+  // The rules the scheduling and MCP extensions add about the tools they own.
+  private static final List<ToolProfile> WITH_EXTENSION_RULES =
+      ToolProfiles.withDenied(
+          Map.of(
+              "subagent",
+              List.of("cancel_scheduled_task", "mcp_register_server", "mcp_unregister_server"),
+              "scheduled",
+              List.of("mcp_register_server", "mcp_unregister_server")));
+
+  @Test
+  void builtInProfilesDenyOnlySourcesUntilExtensionsAddTheirRules() {
+    assertThat(ToolProfiles.SUBAGENT)
+        .isEqualTo(
+            new ToolProfile("subagent", Set.of("*"), Set.of("subagent"), Set.of(), Set.of()));
+    assertThat(ToolProfiles.SCHEDULED)
+        .isEqualTo(
+            new ToolProfile("scheduled", Set.of("*"), Set.of("subagent"), Set.of(), Set.of()));
+    assertThatThrownBy(() -> ToolProfiles.withDenied(Map.of("reviewer", List.of("x"))))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("No built-in profile is named 'reviewer'");
+  }
+
   @Test
   void builtInProfilesAreTheSeedsTable() {
-    assertThat(ToolProfiles.MAIN)
+    assertThat(WITH_EXTENSION_RULES.get(0))
         .isEqualTo(new ToolProfile("main", Set.of("*"), Set.of(), Set.of(), Set.of()));
-    assertThat(ToolProfiles.SUBAGENT)
+    assertThat(WITH_EXTENSION_RULES.get(1))
         .isEqualTo(
             new ToolProfile(
                 "subagent",
@@ -97,7 +120,7 @@ class ToolProfileTest {
                 Set.of("subagent"),
                 Set.of(),
                 Set.of("cancel_scheduled_task", "mcp_register_server", "mcp_unregister_server")));
-    assertThat(ToolProfiles.SCHEDULED)
+    assertThat(WITH_EXTENSION_RULES.get(2))
         .isEqualTo(
             new ToolProfile(
                 "scheduled",
@@ -105,7 +128,7 @@ class ToolProfileTest {
                 Set.of("subagent"),
                 Set.of(),
                 Set.of("mcp_register_server", "mcp_unregister_server")));
-    assertThat(ToolProfiles.A2A_SYNTHESIS)
+    assertThat(WITH_EXTENSION_RULES.get(3))
         .isEqualTo(
             new ToolProfile("a2a_synthesis", Set.of("*"), Set.of("a2a"), Set.of(), Set.of()));
   }
@@ -114,8 +137,10 @@ class ToolProfileTest {
   void userProfilesJoinTheBuiltInOnesInNameOrder() {
     ToolProfiles profiles =
         ToolProfiles.of(
+            WITH_EXTENSION_RULES,
             List.of(
-                NOTHING.named("zeta"), ToolProfiles.SUBAGENT.named("reviewer").withoutNames("x")));
+                NOTHING.named("zeta"),
+                WITH_EXTENSION_RULES.get(1).named("reviewer").withoutNames("x")));
 
     assertThat(profiles.names())
         .containsExactly("main", "subagent", "scheduled", "a2a_synthesis", "reviewer", "zeta");

@@ -38,8 +38,14 @@ import tools.jackson.databind.node.ObjectNode;
 final class McpManagementTools {
 
   private static final JsonMapper MAPPER = JsonMapper.shared();
-  private static final Set<String> REGISTRATION_TOOLS =
-      Set.of("mcp_register_server", "mcp_unregister_server");
+
+  /** The tool that registers a server at run time. */
+  static final String REGISTER_SERVER = "mcp_register_server";
+
+  /** The tool that unregisters a server registered at run time. */
+  static final String UNREGISTER_SERVER = "mcp_unregister_server";
+
+  private static final Set<String> REGISTRATION_TOOLS = Set.of(REGISTER_SERVER, UNREGISTER_SERVER);
 
   private final McpBridge bridge;
   private final ToolDispatcher dispatcher;

@@ -261,8 +261,11 @@ class EverythingServerTest {
           .contains("disconnected");
       assertThat(registry.find("late_echo")).isEmpty();
       assertThat(
-              ToolProfiles.SUBAGENT.allows(
-                  registry.find("mcp_register_server").orElseThrow().spec()))
+              ToolProfiles.withDenied(McpExtension.PROFILE_RULES).stream()
+                  .filter(profile -> profile.name().equals("subagent"))
+                  .findFirst()
+                  .orElseThrow()
+                  .allows(registry.find("mcp_register_server").orElseThrow().spec()))
           .isFalse();
       assertThat(Map.of()).isEmpty();
     }

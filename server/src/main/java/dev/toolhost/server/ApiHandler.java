@@ -5,6 +5,7 @@ import dev.toolhost.core.ToolProfile;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSet;
 import dev.toolhost.core.spi.Route;
+import dev.toolhost.search.ServiceIndex;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -201,6 +202,14 @@ final class ApiHandler extends Handler.Abstract {
   }
 
   private Reply searchServices(Request request) {
+    Optional<ServiceIndex> index = host.service(ServiceIndex.class);
+    if (index.isEmpty()) {
+      return error(
+          404,
+          "not_found",
+          "This host has no service search: the service search extension is not among its"
+              + " extensions.");
+    }
     String query = Request.extractQueryParameters(request).getValue("q");
     if (query == null || query.isBlank()) {
       return error(
@@ -218,7 +227,7 @@ final class ApiHandler extends Handler.Abstract {
       return unknownProfile(named.get());
     }
     // As search_known_services answers a caller of that profile: nothing the profile hides.
-    return ok(host.serviceIndex().searchResults(query, name -> !set.get().hides(name)));
+    return ok(index.get().searchResults(query, name -> !set.get().hides(name)));
   }
 
   private Reply invoke(Request request, String toolName) throws UnreadableBody {

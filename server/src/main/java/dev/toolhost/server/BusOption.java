@@ -2,6 +2,7 @@ package dev.toolhost.server;
 
 import dev.toolhost.bus.InMemoryBus;
 import dev.toolhost.bus.MessageBus;
+import dev.toolhost.core.spi.ConfigException;
 import dev.toolhost.rabbitmq.RabbitBus;
 import java.net.URI;
 import java.net.URISyntaxException;

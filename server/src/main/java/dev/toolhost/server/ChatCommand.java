@@ -3,6 +3,8 @@ package dev.toolhost.server;
 import dev.toolhost.agent.Agent;
 import dev.toolhost.agent.AgentDefinition;
 import dev.toolhost.agent.Agents;
+import dev.toolhost.agent.AgentsConfig;
+import dev.toolhost.agent.AgentsExtension;
 import dev.toolhost.agent.Conversation;
 import dev.toolhost.agent.ModelEndpoint;
 import dev.toolhost.agent.ModelException;
@@ -10,6 +12,8 @@ import dev.toolhost.agent.RunListener;
 import dev.toolhost.agent.RunResult;
 import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolResult;
+import dev.toolhost.core.spi.ConfigProblems;
+import dev.toolhost.core.spi.SectionReading;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -52,6 +56,8 @@ final class ChatCommand implements Callable<Integer> {
   @Spec private CommandSpec spec;
 
   @Mixin private ConfigOption config;
+
+  @Mixin private BusOption bus;
 
   @Option(
       names = "--agent",
@@ -101,7 +107,14 @@ final class ChatCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     HostConfig hostConfig = config.load();
-    List<AgentDefinition> definitions = new ArrayList<>(hostConfig.agents());
+    // The file's agents, read again from its checked section, with --model's in front.
+    SectionReading reading =
+        new SectionReading(
+            ConfigProblems.unplaced(), hostConfig.directory(), hostConfig.toolProfiles().names());
+    List<AgentDefinition> definitions =
+        new ArrayList<>(
+            AgentsConfig.read(hostConfig.sections().get(AgentsExtension.NAME), reading).agents());
+    reading.problems().throwIfAny();
     String name;
     if (model.isPresent()) {
       name = "chat";
@@ -124,8 +137,9 @@ final class ChatCommand implements Callable<Integer> {
     } else {
       name = agentName.orElse(definitions.getFirst().name());
     }
-    try (Host host = config.host(hostConfig.withAgents(definitions))) {
-      Agents agents = host.agents().orElseThrow();
+    try (CommandHost opened =
+        CommandHost.open(config, file -> file, bus, List.of(new AgentsExtension(definitions)))) {
+      Agents agents = opened.host().service(Agents.class).orElseThrow();
       Agent agent;
       try {
         agent = agents.agent(name);

@@ -1,48 +1,62 @@
 package dev.toolhost.server;
 
+import dev.toolhost.bus.MessageBus;
+import dev.toolhost.core.spi.ConfigException;
+import dev.toolhost.core.spi.HostExtension;
+import java.util.List;
 import java.util.function.UnaryOperator;
 
 /**
  * A command host is the host every command builds from one config file: the config's host with the
- * host extensions on the class path, attached to the message bus with the file's tool services
- * registered. {@code serve}, {@code tools}, {@code call}, {@code search} and {@code mcp} build it
- * alike, so that each sees the same catalogue the config describes.
+ * host extensions on the class path, sharing the message bus the command's {@code --bus} names, so
+ * that the tool services extension registers the file's tool services and the tools announced on
+ * the bus. {@code serve}, {@code tools}, {@code call}, {@code search}, {@code mcp} and {@code chat}
+ * build it alike, so that each sees the same catalogue the config describes.
  *
- * <p>{@link #close()} detaches from the bus, then closes the host.
+ * <p>{@link #close()} closes the host, then the bus.
  */
 final class CommandHost implements AutoCloseable {
 
   private final Host host;
-  private final BusAttachment bus;
+  private final MessageBus bus;
 
-  private CommandHost(Host host, BusAttachment bus) {
+  private CommandHost(Host host, MessageBus bus) {
     this.host = host;
     this.bus = bus;
   }
 
   /**
-   * Reads the config file once, builds its host and attaches it to the bus the option names,
-   * registering the file's tool services; closes what it opened when any step fails.
+   * Reads the config file once, opens the bus the option names and builds the file's host on it;
+   * closes the bus when the host fails to build.
    *
    * @param transform what the command changes in the file's host config (serve's --host and
    *     --port); the identity for the others
-   * @throws ConfigException for a bad bus URI or tool services that cannot all be registered
+   * @throws ConfigException for a bad config file or bus URI, or tool services that cannot all be
+   *     registered
    */
   static CommandHost open(
       ConfigOption config, UnaryOperator<HostConfig> transform, BusOption busOption) {
-    ConfigReader.Reading reading = config.reading();
-    Host host = config.host(transform.apply(reading.host()));
+    return open(config, transform, busOption, List.of());
+  }
+
+  /**
+   * Opens a command host as {@link #open(ConfigOption, UnaryOperator, BusOption)} does, with the
+   * given extensions in place of those of their names (chat's agents, say).
+   */
+  static CommandHost open(
+      ConfigOption config,
+      UnaryOperator<HostConfig> transform,
+      BusOption busOption,
+      List<HostExtension> replacing) {
+    HostConfig hostConfig = transform.apply(config.load());
+    MessageBus bus = busOption.open();
     try {
-      BusAttachment bus = BusAttachment.attach(busOption.open(), host.registry());
-      try {
-        reading.toolServices().applyTo(bus.toolServices());
-        return new CommandHost(host, bus);
-      } catch (RuntimeException e) {
-        bus.close();
-        throw e;
-      }
+      Host.Builder builder =
+          Host.builder(hostConfig).extensions(config.extensions()).service(MessageBus.class, bus);
+      replacing.forEach(builder::extension);
+      return new CommandHost(builder.build(), bus);
     } catch (RuntimeException e) {
-      host.close();
+      bus.close();
       throw e;
     }
   }
@@ -54,7 +68,8 @@ final class CommandHost implements AutoCloseable {
 
   @Override
   public void close() {
-    bus.close();
+    // The host's extensions stop using the bus first.
     host.close();
+    bus.close();
   }
 }

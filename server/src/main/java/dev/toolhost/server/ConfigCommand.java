@@ -1,26 +1,17 @@
 package dev.toolhost.server;
 
-import com.fasterxml.jackson.annotation.JsonProperty;
-import com.github.victools.jsonschema.generator.CustomDefinition;
-import com.github.victools.jsonschema.generator.Option;
-import com.github.victools.jsonschema.generator.OptionPreset;
-import com.github.victools.jsonschema.generator.SchemaGenerator;
-import com.github.victools.jsonschema.generator.SchemaGeneratorConfigBuilder;
-import com.github.victools.jsonschema.generator.SchemaVersion;
+import dev.toolhost.core.spi.ConfigSections;
 import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.core.spi.HostExtensions;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
@@ -51,48 +42,14 @@ final class ConfigCommand implements Callable<Integer> {
 
   /** The JSON Schema of the whole config file, with the given extensions' sections. */
   static ObjectNode schema(List<HostExtension> extensions) {
-    JsonMapper mapper = JsonMapper.shared();
-    SchemaGeneratorConfigBuilder config =
-        new SchemaGeneratorConfigBuilder(
-            mapper, SchemaVersion.DRAFT_2020_12, OptionPreset.PLAIN_JSON);
-    config.with(
-        Option.FORBIDDEN_ADDITIONAL_PROPERTIES_BY_DEFAULT,
-        Option.MAP_VALUES_AS_ADDITIONAL_PROPERTIES,
-        Option.NULLABLE_FIELDS_BY_DEFAULT);
-    config.without(Option.SCHEMA_VERSION_INDICATOR);
-    // Open shapes (tool descriptors, agent parameter schemas) are checked by their readers.
-    config
-        .forTypesInGeneral()
-        .withCustomDefinitionProvider(
-            (type, context) ->
-                JsonNode.class.isAssignableFrom(type.getErasedType())
-                    ? new CustomDefinition(
-                        mapper.createObjectNode(),
-                        CustomDefinition.DefinitionType.INLINE,
-                        CustomDefinition.AttributeInclusion.NO)
-                    : null);
-    config
-        .forFields()
-        .withPropertyNameOverrideResolver(
-            field -> {
-              JsonProperty named = field.getAnnotationConsideringFieldAndGetter(JsonProperty.class);
-              if (named != null && !named.value().isEmpty()) {
-                return named.value();
-              }
-              // The reader's SNAKE_CASE naming, for the plain camel-case names the records use
-              // (Jackson's translate is not public).
-              return field
-                  .getName()
-                  .replaceAll("([a-z0-9])([A-Z])", "$1_$2")
-                  .toLowerCase(Locale.ROOT);
-            });
-    ObjectNode schema =
-        new SchemaGenerator(config.build()).generateSchema(ConfigReader.RawConfig.class);
+    ObjectNode schema = ConfigSections.schema(ConfigReader.RawConfig.class);
     schema.put("$schema", "https://json-schema.org/draft/2020-12/schema");
     schema.put("title", "Toolhost config");
     ObjectNode properties = (ObjectNode) schema.get("properties");
     for (HostExtension extension : extensions) {
-      properties.set(extension.name(), extension.configSchema());
+      if (!extension.configSchema().isMissingNode()) {
+        properties.set(extension.name(), extension.configSchema());
+      }
     }
     return schema;
   }
@@ -133,7 +90,7 @@ final class ConfigCommand implements Callable<Integer> {
     public Integer call() {
       // Every problem of the file at once, tool service files included; a ConfigException is
       // printed by Main without a stack trace, exit code 2.
-      new ConfigReader(HostExtensions.discovered()).reading(file);
+      new ConfigReader(HostExtensions.discovered()).read(file);
       PrintWriter out = spec.commandLine().getOut();
       out.println(file + ": valid");
       out.flush();

@@ -1,5 +1,6 @@
 package dev.toolhost.server;
 
+import dev.toolhost.core.spi.ConfigException;
 import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.core.spi.HostExtensions;
 import java.nio.file.Path;
@@ -36,25 +37,8 @@ final class ConfigOption {
     return file.map(path -> HostConfig.load(path, extensions())).orElseGet(HostConfig::defaults);
   }
 
-  /** A host of the config with the extensions on the class path, as every command builds it. */
-  Host host(HostConfig config) {
-    return Host.builder(config).extensions(extensions()).build();
-  }
-
   /** The config file, when one was given. */
   Optional<Path> file() {
     return file;
-  }
-
-  /**
-   * The config and the tool services of the file, read once, or the embedded defaults and no tool
-   * services without one.
-   *
-   * @throws ConfigException when the file is missing or invalid, its tool services included
-   */
-  ConfigReader.Reading reading() {
-    return file.map(path -> new ConfigReader(extensions()).reading(path))
-        .orElseGet(
-            () -> new ConfigReader.Reading(HostConfig.defaults(), ToolServicesConfig.none()));
   }
 }

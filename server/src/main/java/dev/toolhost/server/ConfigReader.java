@@ -3,7 +3,11 @@ package dev.toolhost.server;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.toolhost.core.ToolProfile;
 import dev.toolhost.core.ToolProfiles;
+import dev.toolhost.core.spi.ConfigException;
+import dev.toolhost.core.spi.ConfigProblems;
+import dev.toolhost.core.spi.ConfigSections;
 import dev.toolhost.core.spi.HostExtension;
+import dev.toolhost.core.spi.SectionReading;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -46,11 +50,12 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
  * ConfigException} that names the file, the line and column, and what was expected.
  *
  * <p>It reads in three passes: a token pass that checks the YAML and notes where every key and
- * value sits, a binding pass (Jackson, unknown keys refused) into the file's raw shape, and a check
- * of what binding cannot see (ranges, profile names, {@code extends}, and the {@code mcp}, {@code
- * memory}, {@code tool_services} and {@code agents} sections by their own readers), which collects
- * every problem of the file into one {@link ConfigProblems} before refusing it. Locations are the
- * YAML parser's token locations, found by the JSON pointer of the key or value at fault.
+ * value sits, a binding pass (Jackson, unknown keys refused) of the host's own sections into the
+ * file's raw shape, with the host extensions' sections taken out as trees, and a check of what
+ * binding cannot see (ranges, profile names, {@code extends}) and of each extension's section,
+ * against its schema and then by the extension ({@link HostExtension#check}), which collects every
+ * problem of the file into one {@link ConfigProblems} before refusing it. Locations are the YAML
+ * parser's token locations, found by the JSON pointer of the key or value at fault.
  */
 final class ConfigReader {
 
@@ -58,21 +63,14 @@ final class ConfigReader {
   private static final List<String> LIST_KEYS =
       List.of("allow_sources", "deny_sources", "allow_tools", "deny_tools");
 
-  // The JSON Schemas of the host extensions' sections, by section name.
-  private final Map<String, JsonNode> sectionSchemas;
+  // The host extensions whose sections the file may hold, by section name.
+  private final Map<String, HostExtension> extensions = new LinkedHashMap<>();
 
-  /** A reader of the built-in sections only. */
-  ConfigReader() {
-    this(List.of());
-  }
-
-  /** A reader that also reads, and checks by schema, the given extensions' sections. */
+  /** A reader of the host's own sections and the given extensions'. */
   ConfigReader(List<HostExtension> extensions) {
-    Map<String, JsonNode> schemas = new LinkedHashMap<>();
-    for (HostExtension extension : extensions) {
-      schemas.put(extension.name(), extension.configSchema());
-    }
-    this.sectionSchemas = schemas;
+    extensions.stream()
+        .filter(extension -> !extension.configSchema().isMissingNode())
+        .forEach(extension -> this.extensions.put(extension.name(), extension));
   }
 
   private final YAMLMapper mapper =
@@ -83,16 +81,8 @@ final class ConfigReader {
           .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
           .build();
 
-  /** Reads and checks the given file. */
+  /** Reads and checks the given file; relative paths in it are resolved against its directory. */
   HostConfig read(Path file) {
-    return reading(file).host();
-  }
-
-  /**
-   * Reads and checks the given file: the host's config and the tool services it describes, whose
-   * relative {@code files} are resolved against the file's directory.
-   */
-  Reading reading(Path file) {
     String text;
     try {
       text = Files.readString(file);
@@ -109,26 +99,17 @@ final class ConfigReader {
       throw new ConfigException(file + ": cannot read the config file (" + e.getMessage() + ")");
     }
     Path directory = file.toAbsolutePath().getParent();
-    return reading(text, file.toString(), directory == null ? Path.of("") : directory);
-  }
-
-  /**
-   * Reads and checks the given YAML text, calling it {@code fileName} in messages; relative tool
-   * service {@code files} are resolved against the working directory.
-   */
-  HostConfig parse(String text, String fileName) {
-    return reading(text, fileName, Path.of("")).host();
+    return parse(text, file.toString(), directory == null ? Path.of("") : directory);
   }
 
   /**
    * Reads and checks the given YAML text, calling it {@code fileName} in messages and resolving
-   * relative tool service {@code files} against {@code directory} (the working directory when it is
-   * the empty path).
+   * relative paths against {@code directory} (the working directory when it is the empty path).
    */
-  Reading reading(String text, String fileName, Path directory) {
+  HostConfig parse(String text, String fileName, Path directory) {
     Locations locations = locate(text, fileName);
     if (locations.empty()) {
-      return new Reading(HostConfig.defaults(), ToolServicesConfig.none());
+      return HostConfig.defaults();
     }
     checkListEntries(locations, fileName);
     RawConfig raw;
@@ -138,20 +119,14 @@ final class ConfigReader {
       // The extensions' sections are theirs to check, by schema; the rest binds to the raw shape.
       sections =
           tree instanceof ObjectNode object
-              ? ExtensionSections.take(object, sectionSchemas)
+              ? ConfigSections.take(object, extensions.keySet())
               : Map.of();
       raw = mapper.treeToValue(tree, RawConfig.class);
     } catch (JacksonException e) {
-      throw bindingError(e, fileName, locations, sectionSchemas.keySet());
+      throw bindingError(e, fileName, locations, extensions.keySet());
     }
     return build(raw, sections, fileName, locations, directory);
   }
-
-  /**
-   * A reading is what one config file holds: the host's config, and the tool services, which are
-   * registered apart from the host once a bus is attached.
-   */
-  record Reading(HostConfig host, ToolServicesConfig toolServices) {}
 
   // ---- pass 1: tokens and their locations ----
 
@@ -169,7 +144,7 @@ final class ConfigReader {
             throw new ConfigException(
                 at(fileName, position)
                     + "expected a mapping of keys at the top level (one of: "
-                    + String.join(", ", keysOf(RawConfig.class))
+                    + String.join(", ", topLevelKeys())
                     + "), got "
                     + position.describe());
           }
@@ -235,9 +210,8 @@ final class ConfigReader {
       List<String> segments = segments(value.getKey());
       boolean entry =
           segments.size() == 4
-                  && segments.get(0).equals("profiles")
-                  && LIST_KEYS.contains(segments.get(2))
-              || McpConfigReader.isListEntry(segments);
+              && segments.get(0).equals("profiles")
+              && LIST_KEYS.contains(segments.get(2));
       if (entry && !value.getValue().isScalar()) {
         wrong.add(value);
       }
@@ -340,9 +314,7 @@ final class ConfigReader {
       return "a list of strings";
     }
     if (Map.class.isAssignableFrom(type)) {
-      return McpConfigReader.expectedMapping(dotted(path))
-          .or(() -> MemoryConfigReader.expectedMapping(dotted(path)))
-          .orElse("a mapping of profile names to profiles");
+      return "a mapping of profile names to profiles";
     }
     if (type.isRecord()) {
       return "a mapping with keys: " + String.join(", ", keysOf(type));
@@ -352,7 +324,7 @@ final class ConfigReader {
 
   // ---- pass 3: what binding cannot check ----
 
-  private Reading build(
+  private HostConfig build(
       RawConfig raw,
       Map<String, JsonNode> sections,
       String fileName,
@@ -385,21 +357,22 @@ final class ConfigReader {
             !Boolean.FALSE.equals(rawBuiltins.memory()),
             !Boolean.FALSE.equals(rawBuiltins.search()));
     HostConfig.Telemetry telemetry = telemetry(raw.telemetry(), placed);
-    McpConfig mcp = new McpConfigReader(placed).read(raw.mcp());
-    MemoryConfig memory = new MemoryConfigReader(placed).read(raw.memory());
-    ToolServicesConfig toolServices =
-        ToolServicesConfig.read(raw.toolServices(), directory, placed);
-    // An agent's profile must be one of the host's, the file's own included.
-    AgentsConfig agents = AgentsConfig.read(raw.agents(), profileNames(raw.profiles()), placed);
+    // A key that names a profile (an agent's) must name one of the host's, the file's included.
+    SectionReading reading = new SectionReading(placed, directory, profileNames(raw.profiles()));
     sections.forEach(
-        (name, section) ->
-            ExtensionSections.check(name, sectionSchemas.get(name), section, placed));
+        (name, section) -> {
+          HostExtension extension = extensions.get(name);
+          int before = problems.size();
+          ConfigSections.check(name, extension.configSchema(), section, placed);
+          // What the schema refused, the extension's own checks would only repeat.
+          if (problems.size() == before) {
+            extension.check(section, reading);
+          }
+        });
     if (!problems.isEmpty()) {
       throw new ConfigException(String.join("\n", problems));
     }
-    return new Reading(
-        new HostConfig(http, builtins, telemetry, profiles, mcp, memory, agents.agents(), sections),
-        toolServices);
+    return new HostConfig(http, builtins, telemetry, profiles, sections, directory);
   }
 
   private static void profileProblems(
@@ -678,21 +651,20 @@ final class ConfigReader {
     return text.toString();
   }
 
-  /** The dotted path of a JSON pointer, as messages name keys ({@code tool_services.files[2]}). */
-  static String dotted(String pointer) {
-    StringBuilder text = new StringBuilder();
-    for (JsonPointer at = JsonPointer.compile(pointer); !at.matches(); at = at.tail()) {
-      if (at.mayMatchElement()) {
-        text.append('[').append(at.getMatchingIndex()).append(']');
-      } else {
-        text.append(text.isEmpty() ? "" : ".").append(at.getMatchingProperty());
-      }
-    }
-    return text.toString();
+  private static String dotted(String pointer) {
+    return ConfigProblems.dotted(pointer);
   }
 
   private static String under(List<JacksonException.Reference> parent) {
     return parent.isEmpty() ? " at the top level" : " under '" + dotted(parent) + "'";
+  }
+
+  /** The keys the file may hold at the top level: the host's sections and the extensions'. */
+  private List<String> topLevelKeys() {
+    List<String> keys = new ArrayList<>(keysOf(RawConfig.class));
+    keys.addAll(extensions.keySet());
+    keys.sort(null);
+    return keys;
   }
 
   /** The YAML keys of a raw record, as the naming strategy spells them. */
@@ -783,13 +755,7 @@ final class ConfigReader {
       RawHttp http,
       RawBuiltins builtins,
       RawTelemetry telemetry,
-      LinkedHashMap<String, RawProfile> profiles,
-      McpConfigReader.RawMcp mcp,
-      MemoryConfigReader.RawMemory memory,
-      // Bound as trees, checked by ToolServicesConfig and AgentsConfig: descriptors and parameter
-      // schemas are open shapes.
-      JsonNode toolServices,
-      JsonNode agents) {}
+      Map<String, RawProfile> profiles) {}
 
   record RawHttp(
       String host,

@@ -1,6 +1,5 @@
 package dev.toolhost.server;
 
-import dev.toolhost.agent.Agents;
 import dev.toolhost.core.DispatchStage;
 import dev.toolhost.core.ToolDispatcher;
 import dev.toolhost.core.ToolGuide;
@@ -10,17 +9,14 @@ import dev.toolhost.core.ToolProfile;
 import dev.toolhost.core.ToolProfiles;
 import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.ToolSet;
+import dev.toolhost.core.spi.ConfigException;
+import dev.toolhost.core.spi.ConfigProblems;
 import dev.toolhost.core.spi.HostContext;
 import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.core.spi.HostExtensions;
 import dev.toolhost.core.spi.ReadyHost;
 import dev.toolhost.core.spi.Route;
-import dev.toolhost.mcp.McpBridge;
-import dev.toolhost.memory.ResultChunker;
-import dev.toolhost.memory.WorkingMemory;
-import dev.toolhost.memory.WorkingMemoryTools;
-import dev.toolhost.search.RegistryFeed;
-import dev.toolhost.search.ServiceIndex;
+import dev.toolhost.core.spi.SectionReading;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.exporter.prometheus.PrometheusMetricReader;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
@@ -37,10 +33,12 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -56,32 +54,26 @@ import tools.jackson.databind.JsonNode;
 
 /**
  * A host is one running Toolhost: a tool registry with the configured built-ins, the named tool
- * profiles, an OpenTelemetry SDK whose metrics Prometheus can scrape, the one dispatcher every call
- * goes through, and, once {@link #start() started}, the HTTP API.
+ * profiles, an OpenTelemetry SDK whose metrics Prometheus can scrape, the host extensions that
+ * bring its capabilities, the one dispatcher every call goes through, and, once {@link #start()
+ * started}, the HTTP API.
  *
- * <p>With an {@code mcp:} section in the config, the host's MCP bridge connects the configured
- * servers while the host is built (in parallel, waiting at most the start timeout; a broken server
- * never stops the host) and registers the five MCP management tools and the {@code mcp-tool-guide}
- * guide; {@link #close()} disconnects them.
- *
- * <p>The host's working memory (in-process, or Redis with {@code memory.store: redis}, checked
- * while the host is built) holds large tool results: with the memory built-in on, the dispatcher
- * chunks every result longer than the caller's model's threshold into it and the model reads the
- * chunks with the working memory tools (source {@code builtin:memory}). The host's service index
- * follows the registry's MCP servers, tool services and remote worker groups ({@link RegistryFeed})
- * and serves {@code search_known_services} (source {@code builtin:search}) and {@code GET
- * /v1/services/search}.
- *
- * <p>With an {@code agents:} section, every configured agent is a tool on the registry (source
- * {@code agent:{name}}), with the subagent tools, for every command that builds a host; the models'
- * keys are read from the same environment as the token.
+ * <p>Every capability is a host extension ({@link HostExtension}) in the module that owns it, found
+ * on the class path by default: working memory and result chunking ({@code memory:}), service
+ * search, the MCP bridge ({@code mcp:}), the configured agents ({@code agents:}) and the tools
+ * announced on a message bus ({@code tool_services:}). The host starts them in their order, each
+ * with its config section, adding their tools, guides, interceptors, routes and profile rules;
+ * composes the profiles and builds the dispatcher; tells them it is ready; and closes them in
+ * reverse, also when one fails to start. What they share (the {@code WorkingMemory}, the {@code
+ * ServiceIndex}, the {@code McpBridge}, the {@code Agents}) is found with {@link #service}.
  *
  * <p>Embedders and tests register their own tools on {@link #registry()} at any time. Tool sets are
  * built once per profile and shared: {@link #toolSet(String)} returns the same set each time.
  *
  * <p>Secure by default: it binds 127.0.0.1 unless told otherwise and refuses to bind any address
  * that is not loopback without a bearer token. The token is never logged or shown. Thread-safe;
- * {@link #close()} stops the listener and the telemetry and may be called more than once.
+ * {@link #close()} stops the listener, the extensions and the telemetry and may be called more than
+ * once.
  */
 public final class Host implements AutoCloseable {
 
@@ -104,16 +96,13 @@ public final class Host implements AutoCloseable {
   private final OpenTelemetrySdk openTelemetry;
   private final ToolDispatcher dispatcher;
   private final ApiJson json = new ApiJson();
-  private final Optional<McpBridge> mcpBridge;
-  private final Optional<Agents> agents;
-  private final WorkingMemory workingMemory;
-  private final ServiceIndex serviceIndex = new ServiceIndex();
-  private final RegistryFeed registryFeed;
   private final HostExtensions extensions;
-  // What extensions share with those started after them, by type.
+  // What extensions share with those started after them, and with the host's users, by type.
   private final Map<Class<?>, Object> services = new ConcurrentHashMap<>();
   // The extensions' HTTP routes, by "METHOD path".
   private final Map<String, Route> routes = new ConcurrentHashMap<>();
+  // The tools the extensions take from built-in profiles, by profile name.
+  private final Map<String, Set<String>> denied = new LinkedHashMap<>();
 
   private Server server;
   private ServerConnector connector;
@@ -122,11 +111,11 @@ public final class Host implements AutoCloseable {
   private boolean closed;
 
   /**
-   * A host built from the given config, reading the token from this process's environment where the
-   * config says so.
+   * A host built from the given config with the extensions on the class path, reading the token
+   * from this process's environment where the config says so.
    *
-   * @throws ConfigException when the config's profiles cannot be composed, or its Redis working
-   *     memory cannot be reached
+   * @throws ConfigException when the config's profiles cannot be composed, or an extension's
+   *     section is wrong or names something it cannot reach (a Redis working memory, say)
    */
   public Host(HostConfig config) {
     this(builder(config));
@@ -137,7 +126,7 @@ public final class Host implements AutoCloseable {
     this.token = config.http().bearerToken(builder.environment);
     this.headerTimeout = builder.headerTimeout;
     // Before any resource is made, so that a bad config leaks nothing.
-    this.profiles = config.toolProfiles();
+    config.toolProfiles();
     if (config.builtins().guides()) {
       ToolGuides toolGuides = new ToolGuides();
       registry.registerAll(toolGuides.tools());
@@ -145,95 +134,37 @@ public final class Host implements AutoCloseable {
     } else {
       this.guides = Optional.empty();
     }
-    // The first resource: an unreachable Redis stops the host before anything else runs.
-    this.workingMemory = config.memory().open();
-    if (config.builtins().memory()) {
-      registry.registerAll(new WorkingMemoryTools(workingMemory).tools());
-      guides.ifPresent(toolGuides -> toolGuides.add(WorkingMemoryTools.GUIDE));
-    }
-    if (config.builtins().search()) {
-      registry.registerAll(serviceIndex.tools());
-      guides.ifPresent(toolGuides -> toolGuides.add(ServiceIndex.GUIDE));
-    }
-    this.registryFeed = RegistryFeed.attach(registry, serviceIndex);
-    for (ToolProfile profile : profiles.all()) {
-      toolSets.put(profile.name(), ToolSet.of(registry, profile));
-    }
     this.metricReader = PrometheusMetricReader.create();
-    try {
-      this.openTelemetry =
-          HostTelemetry.create(
-              config.telemetry(), builder.environment, metricReader, builder.spanProcessors);
-    } catch (ConfigException e) {
-      // An OTEL_* variable the SDK refuses.
-      registryFeed.close();
-      workingMemory.close();
-      throw e;
-    }
+    // An OTEL_* variable the SDK refuses throws here, with nothing open yet.
+    this.openTelemetry =
+        HostTelemetry.create(
+            config.telemetry(), builder.environment, metricReader, builder.spanProcessors);
     ToolDispatcher.Builder dispatch =
         ToolDispatcher.builder()
             .openTelemetry(openTelemetry)
             .recordContent(config.telemetry().recordContent());
-    // The host's own step first in its stage, the extensions' after it.
-    if (config.builtins().memory()) {
-      dispatch.interceptor(
-          DispatchStage.RESULT_SHAPING,
-          new ResultChunker(workingMemory, config.memory().chunking()));
-    }
-    services.put(WorkingMemory.class, workingMemory);
-    services.put(ServiceIndex.class, serviceIndex);
-    services.put(ToolProfiles.class, profiles);
+    services.putAll(builder.services);
     services.put(OpenTelemetry.class, openTelemetry);
-    // Extensions start in their declared order; one that fails closes those before it, in reverse.
-    this.extensions = HostExtensions.of(builder.extensions);
+    // Extensions start in their order; one that fails closes those before it, in reverse.
+    this.extensions = HostExtensions.of(HostExtensions.ordered(builder.extensions()));
     try {
       extensions.start(extension -> new ExtensionContext(extension, dispatch, builder.environment));
+      // The built-in profiles with the extensions' rules, then the user's composed onto them.
+      this.profiles = config.toolProfiles(ToolProfiles.withDenied(denied));
     } catch (RuntimeException e) {
-      registryFeed.close();
-      workingMemory.close();
+      extensions.close();
       openTelemetry.close();
       throw e;
+    }
+    services.put(ToolProfiles.class, profiles);
+    for (ToolProfile profile : profiles.all()) {
+      toolSets.put(profile.name(), ToolSet.of(registry, profile));
     }
     this.dispatcher = dispatch.build();
     try {
-      this.agents =
-          config.agents().isEmpty()
-              ? Optional.empty()
-              : Optional.of(
-                  Agents.create(
-                      config.agents(), registry, profiles, dispatcher, builder.environment));
-    } catch (IllegalArgumentException e) {
-      // An agent named like a built-in tool, say.
-      extensions.close();
-      registryFeed.close();
-      workingMemory.close();
-      openTelemetry.close();
-      throw new ConfigException("agents: " + e.getMessage());
-    }
-    // Each turn, the agents' system prompts name the services most relevant to the request.
-    agents.ifPresent(all -> all.setContextHints(serviceIndex::contextHint));
-    if (agents.isPresent()) {
-      guides.ifPresent(toolGuides -> toolGuides.add(Agents.GUIDE));
-    }
-    // Last, so that nothing above can fail with MCP servers running.
-    try {
-      this.mcpBridge = config.mcp().startBridge(registry, guides, dispatcher);
-    } catch (RuntimeException e) {
-      agents.ifPresent(Agents::close);
-      extensions.close();
-      registryFeed.close();
-      workingMemory.close();
-      openTelemetry.close();
-      throw e;
-    }
-    try {
       extensions.ready(new Ready());
     } catch (RuntimeException e) {
-      // The extensions closed themselves; the rest of the host goes with them.
-      mcpBridge.ifPresent(McpBridge::close);
-      agents.ifPresent(Agents::close);
-      registryFeed.close();
-      workingMemory.close();
+      // The extensions closed themselves; the telemetry goes with them.
       openTelemetry.close();
       throw e;
     }
@@ -261,6 +192,15 @@ public final class Host implements AutoCloseable {
         .map(Route::method)
         .sorted()
         .toList();
+  }
+
+  /**
+   * The service of that type the host shares: the {@code WorkingMemory}, {@code ServiceIndex},
+   * {@code McpBridge} or {@code Agents} of the extensions that provide them, the {@link
+   * ToolProfiles}, the {@link OpenTelemetry}, or one given to the builder.
+   */
+  public <T> Optional<T> service(Class<T> type) {
+    return Optional.ofNullable(services.get(type)).map(type::cast);
   }
 
   /** What a starting extension sees of this host. */
@@ -305,8 +245,48 @@ public final class Host implements AutoCloseable {
     }
 
     @Override
+    public boolean builtin(String name) {
+      return switch (name) {
+        case "guides" -> config.builtins().guides();
+        case "memory" -> config.builtins().memory();
+        case "search" -> config.builtins().search();
+        default -> true;
+      };
+    }
+
+    @Override
+    public void denyTools(String profile, String... tools) {
+      if (ToolProfiles.BUILT_IN.stream().noneMatch(builtIn -> builtIn.name().equals(profile))) {
+        throw new IllegalArgumentException(
+            "Host extension '"
+                + extension.name()
+                + "' denies tools to '"
+                + profile
+                + "', which is not a built-in profile.");
+      }
+      denied.computeIfAbsent(profile, name -> new LinkedHashSet<>()).addAll(List.of(tools));
+    }
+
+    @Override
+    public boolean configured() {
+      return config.sections().containsKey(extension.name());
+    }
+
+    @Override
     public JsonNode config() {
       return config.section(extension.name());
+    }
+
+    @Override
+    public SectionReading reading() {
+      List<String> names = new ArrayList<>();
+      ToolProfiles.BUILT_IN.forEach(profile -> names.add(profile.name()));
+      config.profiles().stream()
+          .map(HostConfig.Profile::name)
+          .filter(name -> !names.contains(name))
+          .sorted()
+          .forEach(names::add);
+      return new SectionReading(ConfigProblems.unplaced(), config.directory(), names);
     }
 
     @Override
@@ -316,24 +296,22 @@ public final class Host implements AutoCloseable {
 
     @Override
     public <T> void provide(Class<T> type, T service) {
-      if (services.putIfAbsent(type, Objects.requireNonNull(service, "service")) != null) {
-        throw new IllegalArgumentException(
-            "Host extension '"
-                + extension.name()
-                + "' shares a "
-                + type.getName()
-                + ", which another already shares.");
-      }
+      share(type, service, "Host extension '" + extension.name() + "'");
     }
 
     @Override
     public <T> Optional<T> service(Class<T> type) {
-      return Optional.ofNullable(services.get(type)).map(type::cast);
+      return Host.this.service(type);
     }
   }
 
   /** The host as extensions see it once it is ready. */
   private final class Ready implements ReadyHost {
+    @Override
+    public ToolRegistry registry() {
+      return registry;
+    }
+
     @Override
     public ToolDispatcher dispatcher() {
       return dispatcher;
@@ -345,14 +323,21 @@ public final class Host implements AutoCloseable {
     }
 
     @Override
+    public <T> void provide(Class<T> type, T service) {
+      share(type, service, "the host");
+    }
+
+    @Override
     public <T> Optional<T> service(Class<T> type) {
-      return Optional.ofNullable(services.get(type)).map(type::cast);
+      return Host.this.service(type);
     }
   }
 
-  /** The configured agents, registered as tools, when the config has an {@code agents:} section. */
-  public Optional<Agents> agents() {
-    return agents;
+  private <T> void share(Class<T> type, T service, String by) {
+    if (services.putIfAbsent(type, Objects.requireNonNull(service, "service")) != null) {
+      throw new IllegalArgumentException(
+          by + " shares a " + type.getName() + ", which another already shares.");
+    }
   }
 
   /** A builder of a host from the given config. */
@@ -396,21 +381,6 @@ public final class Host implements AutoCloseable {
               + ".");
     }
     return set;
-  }
-
-  /** The MCP bridge, when the config has an {@code mcp:} section. */
-  public Optional<McpBridge> mcpBridge() {
-    return mcpBridge;
-  }
-
-  /** The working memory large tool results are chunked into and the memory tools read. */
-  public WorkingMemory workingMemory() {
-    return workingMemory;
-  }
-
-  /** The index of the services this host can route work to, fed from its registry. */
-  public ServiceIndex serviceIndex() {
-    return serviceIndex;
   }
 
   /** The dispatcher every call on this host goes through. */
@@ -559,13 +529,8 @@ public final class Host implements AutoCloseable {
       virtualThreads.shutdownNow();
       LOG.info("Toolhost stopped");
     }
-    // In reverse of their start: the extensions started last.
+    // In reverse of their start.
     extensions.close();
-    agents.ifPresent(Agents::close);
-    mcpBridge.ifPresent(McpBridge::close);
-    registryFeed.close();
-    // Closes the Redis connections; the entries stay in Redis until they expire.
-    workingMemory.close();
     openTelemetry.close();
   }
 
@@ -599,10 +564,13 @@ public final class Host implements AutoCloseable {
     private Map<String, String> environment = System.getenv();
     private final List<SpanProcessor> spanProcessors = new ArrayList<>();
     private Duration headerTimeout = DEFAULT_HEADER_TIMEOUT;
-    private final List<HostExtension> extensions = new ArrayList<>();
+    // By name, in the order given: the class path's first, then those added.
+    private final Map<String, HostExtension> extensions = new LinkedHashMap<>();
+    private final Map<Class<?>, Object> services = new LinkedHashMap<>();
 
     private Builder(HostConfig config) {
       this.config = Objects.requireNonNull(config, "config");
+      HostExtensions.discovered().forEach(this::extension);
     }
 
     /**
@@ -628,18 +596,40 @@ public final class Host implements AutoCloseable {
     }
 
     /**
-     * Adds a host extension, started after those added before it and closed before them. Its config
-     * section is the config's section of its name ({@link HostConfig#section}).
+     * Adds a host extension, in place of one of the same name (one found on the class path, say: to
+     * configure it in code rather than by its config section). Extensions start by {@link
+     * HostExtension#order()}, those of one order in the order added, and close in reverse.
      */
     public Builder extension(HostExtension extension) {
-      extensions.add(Objects.requireNonNull(extension, "extension"));
+      Objects.requireNonNull(extension, "extension");
+      extensions.remove(extension.name());
+      extensions.put(extension.name(), extension);
       return this;
     }
 
-    /** Adds the given host extensions, in order. */
+    /**
+     * Sets the host's extensions to exactly the given ones, in place of those found on the class
+     * path; an empty list gives a host with no capability but its built-in guides.
+     */
     public Builder extensions(List<HostExtension> extensions) {
+      this.extensions.clear();
       extensions.forEach(this::extension);
       return this;
+    }
+
+    /**
+     * Shares a service with the extensions, as if an extension had provided it before the first
+     * starts: a {@code MessageBus} for the tool services extension, say. The host does not close
+     * it; whoever made it closes it after the host.
+     */
+    public <T> Builder service(Class<T> type, T service) {
+      services.put(
+          Objects.requireNonNull(type, "type"), Objects.requireNonNull(service, "service"));
+      return this;
+    }
+
+    private List<HostExtension> extensions() {
+      return List.copyOf(extensions.values());
     }
 
     /** Adds a processor for the host's spans, to export them; none by default. */
@@ -651,8 +641,9 @@ public final class Host implements AutoCloseable {
     /**
      * Builds the host, not yet started.
      *
-     * @throws ConfigException when the config's profiles cannot be composed, or its Redis working
-     *     memory cannot be reached
+     * @throws ConfigException when the config's profiles cannot be composed, or an extension's
+     *     section is wrong or names something it cannot reach (a Redis working memory, say)
+     * @throws dev.toolhost.core.spi.HostExtensionException when an extension fails to start
      */
     public Host build() {
       return new Host(this);

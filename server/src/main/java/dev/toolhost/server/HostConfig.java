@@ -1,9 +1,10 @@
 package dev.toolhost.server;
 
-import dev.toolhost.agent.AgentDefinition;
 import dev.toolhost.core.ToolProfile;
 import dev.toolhost.core.ToolProfiles;
+import dev.toolhost.core.spi.ConfigException;
 import dev.toolhost.core.spi.HostExtension;
+import dev.toolhost.core.spi.HostExtensions;
 import java.net.URI;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
@@ -23,8 +24,10 @@ import tools.jackson.databind.node.JsonNodeFactory;
 
 /**
  * A host config is everything a {@link Host} is built from: where it listens and how callers prove
- * who they are, which built-in tools it registers, what its telemetry records, and the user's own
- * tool profiles.
+ * who they are, which built-in tools it registers, what its telemetry records, the user's own tool
+ * profiles, and the sections of the host extensions (the MCP bridge's {@code mcp:}, working
+ * memory's {@code memory:}, the {@code agents:}, the {@code tool_services:}, and any other
+ * extension's), each kept as a tree for its extension to read.
  *
  * <p>It is read from YAML by {@link #load(Path)} (see {@code README.md} for every key and its
  * default) or built in code from {@link #defaults()}. Loading is all-or-nothing: a file with any
@@ -35,91 +38,81 @@ import tools.jackson.databind.node.JsonNodeFactory;
  * @param builtins which built-in tools to register
  * @param telemetry what traces record
  * @param profiles the user's tool profiles, in file order; the built-in ones always exist besides
- * @param mcp the MCP servers to bridge, and the bridge's settings
- * @param memory the working memory and how large tool results are chunked into it
- * @param agents the configured agents (the {@code agents:} section), each a tool on the host
  * @param sections the sections of host extensions, by extension name, each checked against its
- *     extension's schema (see {@link dev.toolhost.core.spi.HostExtension})
+ *     extension's schema and by the extension (see {@link HostExtension#check})
+ * @param directory the directory of the config file, which relative paths in sections are resolved
+ *     against; the empty path (the working directory) for a config not read from a file
  */
 public record HostConfig(
     Http http,
     Builtins builtins,
     Telemetry telemetry,
     List<Profile> profiles,
-    McpConfig mcp,
-    MemoryConfig memory,
-    List<AgentDefinition> agents,
-    Map<String, JsonNode> sections) {
+    Map<String, JsonNode> sections,
+    Path directory) {
 
   public HostConfig {
     Objects.requireNonNull(http, "http");
     Objects.requireNonNull(builtins, "builtins");
     Objects.requireNonNull(telemetry, "telemetry");
     profiles = List.copyOf(profiles);
-    Objects.requireNonNull(mcp, "mcp");
-    Objects.requireNonNull(memory, "memory");
-    agents = List.copyOf(agents);
     sections = Collections.unmodifiableMap(new LinkedHashMap<>(sections));
+    Objects.requireNonNull(directory, "directory");
   }
 
   /** A config with no extension sections. */
-  public HostConfig(
-      Http http,
-      Builtins builtins,
-      Telemetry telemetry,
-      List<Profile> profiles,
-      McpConfig mcp,
-      MemoryConfig memory,
-      List<AgentDefinition> agents) {
-    this(http, builtins, telemetry, profiles, mcp, memory, agents, Map.of());
-  }
-
-  /** A config with no agents. */
-  public HostConfig(
-      Http http,
-      Builtins builtins,
-      Telemetry telemetry,
-      List<Profile> profiles,
-      McpConfig mcp,
-      MemoryConfig memory) {
-    this(http, builtins, telemetry, profiles, mcp, memory, List.of());
-  }
-
-  /** A config with the default {@code memory:} section and no agents. */
-  public HostConfig(
-      Http http, Builtins builtins, Telemetry telemetry, List<Profile> profiles, McpConfig mcp) {
-    this(http, builtins, telemetry, profiles, mcp, MemoryConfig.defaults(), List.of());
+  public HostConfig(Http http, Builtins builtins, Telemetry telemetry, List<Profile> profiles) {
+    this(http, builtins, telemetry, profiles, Map.of(), Path.of(""));
   }
 
   /**
    * The embedded defaults: 127.0.0.1:8080, every built-in (guides, working memory in this process,
-   * service search), no content on spans, no user profiles.
+   * service search), no content on spans, no user profiles, no extension sections.
    */
   public static HostConfig defaults() {
-    return new HostConfig(
-        Http.defaults(), Builtins.defaults(), Telemetry.defaults(), List.of(), McpConfig.none());
+    return new HostConfig(Http.defaults(), Builtins.defaults(), Telemetry.defaults(), List.of());
   }
 
   /**
-   * Reads a config file, checking every section (the {@code tool_services} section and the files it
-   * lists included, though the host registers tool services apart, once it has a bus) and reporting
-   * every problem at once.
+   * Reads a config file with the host extensions on the class path, checking every section (the
+   * files a section lists included) and reporting every problem at once.
    *
    * @throws ConfigException naming the file, and the line and column where there is one, when the
    *     file is missing or unreadable, is not YAML, or holds anything but a valid config
    */
   public static HostConfig load(Path file) {
-    return new ConfigReader().read(file);
+    return load(file, HostExtensions.discovered());
   }
 
   /**
-   * Reads a config file as {@link #load(Path)} does, reading and checking the given extensions'
-   * sections too, each against its extension's schema.
+   * Reads a config file as {@link #load(Path)} does, with the given extensions' sections, each
+   * checked against its extension's schema and by the extension.
    *
    * @throws ConfigException as {@link #load(Path)} does
    */
   public static HostConfig load(Path file, List<HostExtension> extensions) {
     return new ConfigReader(extensions).read(file);
+  }
+
+  /**
+   * Reads a config from YAML text with the host extensions on the class path; relative paths are
+   * resolved against the working directory.
+   *
+   * @param fileName what error messages call the text, such as {@code config.yaml}
+   * @throws ConfigException as {@link #load(Path)} does
+   */
+  public static HostConfig parse(String yaml, String fileName) {
+    return parse(yaml, fileName, Path.of(""));
+  }
+
+  /**
+   * Reads a config from YAML text as {@link #parse(String, String)} does, resolving relative paths
+   * against the given directory.
+   *
+   * @throws ConfigException as {@link #load(Path)} does
+   */
+  public static HostConfig parse(String yaml, String fileName, Path directory) {
+    return new ConfigReader(HostExtensions.discovered()).parse(yaml, fileName, directory);
   }
 
   /** The section of the named extension; an empty object when the file has none. */
@@ -131,53 +124,27 @@ public record HostConfig(
   public HostConfig withSection(String name, JsonNode section) {
     Map<String, JsonNode> changed = new LinkedHashMap<>(sections);
     changed.put(name, section);
-    return new HostConfig(http, builtins, telemetry, profiles, mcp, memory, agents, changed);
-  }
-
-  /**
-   * Reads a config from YAML text; relative tool service {@code files} are resolved against the
-   * working directory.
-   *
-   * @param fileName what error messages call the text, such as {@code config.yaml}
-   * @throws ConfigException as {@link #load(Path)} does
-   */
-  public static HostConfig parse(String yaml, String fileName) {
-    return new ConfigReader().parse(yaml, fileName);
+    return new HostConfig(http, builtins, telemetry, profiles, changed, directory);
   }
 
   /** This config with another HTTP listener. */
   public HostConfig withHttp(Http http) {
-    return new HostConfig(http, builtins, telemetry, profiles, mcp, memory, agents, sections);
+    return new HostConfig(http, builtins, telemetry, profiles, sections, directory);
   }
 
   /** This config with other built-ins. */
   public HostConfig withBuiltins(Builtins builtins) {
-    return new HostConfig(http, builtins, telemetry, profiles, mcp, memory, agents, sections);
+    return new HostConfig(http, builtins, telemetry, profiles, sections, directory);
   }
 
   /** This config with other telemetry. */
   public HostConfig withTelemetry(Telemetry telemetry) {
-    return new HostConfig(http, builtins, telemetry, profiles, mcp, memory, agents, sections);
+    return new HostConfig(http, builtins, telemetry, profiles, sections, directory);
   }
 
   /** This config with other user profiles. */
   public HostConfig withProfiles(List<Profile> profiles) {
-    return new HostConfig(http, builtins, telemetry, profiles, mcp, memory, agents, sections);
-  }
-
-  /** This config with another MCP section. */
-  public HostConfig withMcp(McpConfig mcp) {
-    return new HostConfig(http, builtins, telemetry, profiles, mcp, memory, agents, sections);
-  }
-
-  /** This config with other agents. */
-  public HostConfig withAgents(List<AgentDefinition> agents) {
-    return new HostConfig(http, builtins, telemetry, profiles, mcp, memory, agents, sections);
-  }
-
-  /** This config with another memory section. */
-  public HostConfig withMemory(MemoryConfig memory) {
-    return new HostConfig(http, builtins, telemetry, profiles, mcp, memory, agents, sections);
+    return new HostConfig(http, builtins, telemetry, profiles, sections, directory);
   }
 
   /**
@@ -188,6 +155,17 @@ public record HostConfig(
    *     profile that does not exist, or the profiles extend each other in a cycle
    */
   public ToolProfiles toolProfiles() {
+    return toolProfiles(ToolProfiles.BUILT_IN);
+  }
+
+  /**
+   * Returns the given built-in profiles (amended by the host's extensions, {@link
+   * ToolProfiles#withDenied}) and the user's, each user profile composed onto the profile it
+   * extends.
+   *
+   * @throws ConfigException as {@link #toolProfiles()} does
+   */
+  public ToolProfiles toolProfiles(List<ToolProfile> builtIns) {
     List<ProfileProblem> problems = profileProblems();
     if (!problems.isEmpty()) {
       throw new ConfigException(
@@ -196,13 +174,13 @@ public record HostConfig(
     Map<String, Profile> byName = new LinkedHashMap<>();
     profiles.forEach(profile -> byName.put(profile.name(), profile));
     Map<String, ToolProfile> resolved = new LinkedHashMap<>();
-    ToolProfiles.BUILT_IN.forEach(profile -> resolved.put(profile.name(), profile));
+    builtIns.forEach(profile -> resolved.put(profile.name(), profile));
     for (Profile profile : profiles) {
       resolve(profile, byName, resolved);
     }
     List<ToolProfile> user =
         profiles.stream().map(profile -> resolved.get(profile.name())).toList();
-    return ToolProfiles.of(user);
+    return ToolProfiles.of(builtIns, user);
   }
 
   private static ToolProfile resolve(

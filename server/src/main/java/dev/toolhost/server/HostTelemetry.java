@@ -1,5 +1,6 @@
 package dev.toolhost.server;
 
+import dev.toolhost.core.spi.ConfigException;
 import io.opentelemetry.exporter.prometheus.PrometheusMetricReader;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.autoconfigure.AutoConfiguredOpenTelemetrySdk;

@@ -1,5 +1,6 @@
 package dev.toolhost.server;
 
+import dev.toolhost.core.spi.ConfigException;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;

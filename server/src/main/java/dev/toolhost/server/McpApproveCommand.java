@@ -1,6 +1,8 @@
 package dev.toolhost.server;
 
 import dev.toolhost.mcp.DefinitionPins;
+import dev.toolhost.mcp.McpConfig;
+import dev.toolhost.mcp.McpExtension;
 import java.nio.file.Path;
 import java.util.Set;
 import java.util.TreeSet;
@@ -42,7 +44,11 @@ final class McpApproveCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     HostConfig loaded = config.load();
-    if (loaded.mcp().stateDirectory().isEmpty()) {
+    McpConfig mcp =
+        loaded.sections().containsKey(McpExtension.NAME)
+            ? McpConfig.read(loaded.section(McpExtension.NAME))
+            : McpConfig.none();
+    if (mcp.stateDirectory().isEmpty()) {
       spec.commandLine()
           .getErr()
           .println(
@@ -50,7 +56,7 @@ final class McpApproveCommand implements Callable<Integer> {
                   + " there is nothing to approve: pass --config with the host's config file.");
       return CommandLine.ExitCode.USAGE;
     }
-    Path directory = loaded.mcp().stateDirectory().get();
+    Path directory = mcp.stateDirectory().get();
     DefinitionPins pins = DefinitionPins.inDirectory(directory, Set.of());
     if (pins.approve(server, tool)) {
       spec.commandLine()

@@ -1,5 +1,6 @@
 package dev.toolhost.server;
 
+import dev.toolhost.search.ServiceIndex;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -48,7 +49,8 @@ final class SearchCommand implements Callable<Integer> {
       Host host = opened.host();
       ApiJson api = new ApiJson();
       PrintWriter out = spec.commandLine().getOut();
-      out.println(api.prettyText(host.serviceIndex().searchResults(query)));
+      out.println(
+          api.prettyText(host.service(ServiceIndex.class).orElseThrow().searchResults(query)));
       out.flush();
       return CommandLine.ExitCode.OK;
     }

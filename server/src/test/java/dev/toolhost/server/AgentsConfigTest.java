@@ -3,6 +3,7 @@ package dev.toolhost.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.toolhost.core.spi.ConfigException;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -68,7 +69,7 @@ class AgentsConfigTest {
                 model: small
             """);
 
-    assertThat(config.agents())
+    assertThat(Sections.agents(config))
         .extracting(agent -> agent.name() + " " + agent.toolSearch())
         .containsExactly("finder Optional[3]", "plain Optional.empty");
     assertThatThrownBy(
@@ -165,6 +166,6 @@ class AgentsConfigTest {
         .hasMessage(
             "agents.yaml line 1, column 9: wrong type for 'agents': expected a mapping of agent"
                 + " names to agents, got a list");
-    assertThat(parse("agents:\n").agents()).isEmpty();
+    assertThat(Sections.agents(parse("agents:\n"))).isEmpty();
   }
 }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.toolhost.bus.BusException;
 import dev.toolhost.bus.InMemoryBus;
 import dev.toolhost.bus.MessageBus;
+import dev.toolhost.core.spi.ConfigException;
 import dev.toolhost.rabbitmq.RabbitBus;
 import java.io.PrintWriter;
 import java.io.StringWriter;

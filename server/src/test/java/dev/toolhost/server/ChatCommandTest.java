@@ -3,6 +3,8 @@ package dev.toolhost.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.toolhost.agent.AgentsConfig;
+import dev.toolhost.core.spi.ConfigException;
 import dev.toolhost.testing.ScriptedModelServer;
 import dev.toolhost.testing.ScriptedReply;
 import java.io.ByteArrayInputStream;
@@ -87,10 +89,13 @@ class ChatCommandTest {
     assertThat(exit).isZero();
     assertThat(out.toString()).contains("helper> Hi!");
     assertThat(server.takeRequest().json().get("model").asString()).isEqualTo("helper-model");
-    assertThat(HostConfig.load(config).agents())
+    assertThat(Sections.agents(HostConfig.load(config)))
         .singleElement()
         .satisfies(helper -> assertThat(helper.name()).isEqualTo("helper"));
-    assertThat(HostConfig.load(config).withAgents(java.util.List.of()))
+    HostConfig loaded = HostConfig.load(config);
+    assertThat(loaded.sections()).containsOnlyKeys("agents");
+    assertThat(
+            new HostConfig(loaded.http(), loaded.builtins(), loaded.telemetry(), loaded.profiles()))
         .isEqualTo(HostConfig.defaults());
   }
 
@@ -108,7 +113,7 @@ class ChatCommandTest {
   void agentsConfigErrorsNameTheFileLineAndWhatWasExpected() {
     assertThatThrownBy(
             () ->
-                AgentsConfig.parse(
+                Sections.agents(
                     """
                     agents:
                       helper:
@@ -123,15 +128,14 @@ class ChatCommandTest {
         .hasMessageContaining(
             "toolhost.yaml line 4, column 16: wrong value for 'agents.helper.max_steps': expected an"
                 + " integer of 1 or more");
-    assertThatThrownBy(
-            () -> AgentsConfig.parse("agents:\n  helper:\n    profile: main\n", "a.yaml"))
+    assertThatThrownBy(() -> Sections.agents("agents:\n  helper:\n    profile: main\n", "a.yaml"))
         .hasMessageContaining("a.yaml line 2, column 3: agent 'helper' needs a 'model'");
   }
 
   @Test
   void agentsConfigReadsEveryKey() {
     AgentsConfig config =
-        AgentsConfig.parse(
+        Sections.agents(
             """
             agents:
               research:

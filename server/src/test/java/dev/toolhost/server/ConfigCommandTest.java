@@ -6,6 +6,7 @@ import com.networknt.schema.Error;
 import com.networknt.schema.Schema;
 import com.networknt.schema.SchemaRegistry;
 import com.networknt.schema.SpecificationVersion;
+import dev.toolhost.core.spi.HostExtensions;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -41,7 +42,7 @@ class ConfigCommandTest {
 
   @Test
   void theSchemaValidatesEveryExampleConfigOfTheReadme() throws Exception {
-    Schema schema = compiled(ConfigCommand.schema(List.of()));
+    Schema schema = compiled(ConfigCommand.schema(HostExtensions.discovered()));
     List<String> configs = readmeConfigs();
 
     assertThat(configs).hasSizeGreaterThanOrEqualTo(4);

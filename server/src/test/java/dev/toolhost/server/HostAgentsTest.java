@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.toolhost.agent.Agents;
+import dev.toolhost.core.spi.ConfigException;
 import dev.toolhost.testing.ScriptedModelServer;
 import dev.toolhost.testing.ScriptedReply;
 import java.io.PrintWriter;
@@ -82,7 +83,7 @@ class HostAgentsTest {
   void anAgentMayNameAUserProfileOfTheSameFile() {
     HostConfig config = HostConfig.parse(config("readers"), "toolhost.yaml");
 
-    assertThat(config.agents())
+    assertThat(Sections.agents(config))
         .singleElement()
         .satisfies(a -> assertThat(a.profile()).isEqualTo("readers"));
   }

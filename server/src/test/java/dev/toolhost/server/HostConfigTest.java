@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.toolhost.core.ToolProfile;
 import dev.toolhost.core.ToolProfiles;
+import dev.toolhost.core.spi.ConfigException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -109,7 +110,16 @@ class HostConfigTest {
     ToolProfile reviewer = profiles.get("reviewer");
     assertThat(reviewer.allows("list_tool_guides", "builtin:guides")).isTrue();
     assertThat(reviewer.allows("web_search", "builtin:web")).isFalse();
-    assertThat(reviewer.allows("cancel_scheduled_task", "builtin:scheduling")).isFalse();
+    // What the subagent profile denies by the MCP extension's rule, the profiles extending it deny.
+    try (Host host = new Host(config)) {
+      assertThat(host.profiles().get("reviewer").allows("mcp_register_server", "mcp:management"))
+          .isFalse();
+      assertThat(
+              host.profiles()
+                  .get("strict_reviewer")
+                  .allows("mcp_unregister_server", "mcp:management"))
+          .isFalse();
+    }
     ToolProfile guidesOnly = profiles.get("guides_only");
     assertThat(guidesOnly.allows("list_tool_guides", "builtin:guides")).isTrue();
     assertThat(guidesOnly.allows("web_search", "builtin:web")).isFalse();

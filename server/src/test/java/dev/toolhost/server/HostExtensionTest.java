@@ -9,6 +9,7 @@ import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolGuide;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSpec;
+import dev.toolhost.core.spi.ConfigException;
 import dev.toolhost.core.spi.HostContext;
 import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.core.spi.HostExtensionException;

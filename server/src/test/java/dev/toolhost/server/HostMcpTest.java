@@ -232,7 +232,7 @@ class HostMcpTest {
             "mcp_unregister_server");
     assertThat(source(tools, "everything_echo")).isEqualTo("mcp:everything");
     assertThat(source(tools, "mcp_invoke_tool")).isEqualTo(McpBridge.MANAGEMENT_SOURCE);
-    assertThat(host.mcpBridge().orElseThrow().server("ghost").orElseThrow().state())
+    assertThat(host.service(McpBridge.class).orElseThrow().server("ghost").orElseThrow().state())
         .isEqualTo("broken");
 
     HttpResponse<String> echo =

@@ -8,6 +8,7 @@ import dev.toolhost.core.ToolGuide;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSpec;
 import dev.toolhost.memory.RedisWorkingMemory;
+import dev.toolhost.memory.WorkingMemory;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -98,7 +99,8 @@ class HostMemoryTest {
         """
             .formatted(prefix));
     try {
-      assertThat(host.workingMemory()).isInstanceOf(RedisWorkingMemory.class);
+      assertThat(host.service(WorkingMemory.class).orElseThrow())
+          .isInstanceOf(RedisWorkingMemory.class);
 
       assertChunkedAndReadBack("session-redis");
 
@@ -107,7 +109,7 @@ class HostMemoryTest {
         assertThat(redis.list("session/session-redis/")).isNotEmpty();
       }
     } finally {
-      host.workingMemory().removeAll("");
+      host.service(WorkingMemory.class).orElseThrow().removeAll("");
     }
   }
 

@@ -3,6 +3,7 @@ package dev.toolhost.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.toolhost.core.spi.ConfigException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

@@ -3,6 +3,8 @@ package dev.toolhost.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.toolhost.core.spi.ConfigException;
+import dev.toolhost.mcp.McpConfig;
 import dev.toolhost.mcp.McpServerConfig;
 import dev.toolhost.mcp.RegistrationPolicy;
 import java.net.URI;
@@ -22,14 +24,15 @@ class McpConfigTest {
 
   @Test
   void withoutTheSectionThereIsNoBridge() {
-    assertThat(HostConfig.defaults().mcp().enabled()).isFalse();
-    assertThat(parse("http:\n  port: 0\n").mcp()).isEqualTo(McpConfig.none());
+    assertThat(Sections.mcp(HostConfig.defaults()).enabled()).isFalse();
+    assertThat(Sections.mcp(parse("http:\n  port: 0\n"))).isEqualTo(McpConfig.none());
   }
 
   @Test
   void everyKeyIsRead() {
     McpConfig mcp =
-        parse(
+        Sections.mcp(
+            parse(
                 """
                 mcp:
                   state_dir: state/mcp
@@ -50,8 +53,7 @@ class McpConfigTest {
                       transport: sse
                       url: http://127.0.0.1:3002/sse
                       timeout: 90
-                """)
-            .mcp();
+                """));
 
     assertThat(mcp.enabled()).isTrue();
     assertThat(mcp.stateDirectory()).contains(Path.of("state/mcp"));
@@ -83,7 +85,7 @@ class McpConfigTest {
 
   @Test
   void anEmptySectionStillMeansABridgeWithNoServers() {
-    McpConfig mcp = parse("mcp: {}\n").mcp();
+    McpConfig mcp = Sections.mcp(parse("mcp: {}\n"));
 
     assertThat(mcp.enabled()).isTrue();
     assertThat(mcp.servers()).isEmpty();
@@ -212,13 +214,13 @@ class McpConfigTest {
 
   @Test
   void aModelMayRegisterServersOnlyWhenTheConfigOptsIn() {
-    assertThat(parse("mcp: {}\n").mcp().registration()).isEqualTo(RegistrationPolicy.none());
+    assertThat(Sections.mcp(parse("mcp: {}\n")).registration())
+        .isEqualTo(RegistrationPolicy.none());
     assertThat(McpConfig.none().registration()).isEqualTo(RegistrationPolicy.none());
-    assertThat(parse("mcp:\n  allow_register: stdio\n").mcp().registration())
+    assertThat(Sections.mcp(parse("mcp:\n  allow_register: stdio\n")).registration())
         .isEqualTo(new RegistrationPolicy(RegistrationPolicy.Allowed.STDIO, false));
     assertThat(
-            parse("mcp:\n  allow_register: http\n  allow_register_private: true\n")
-                .mcp()
+            Sections.mcp(parse("mcp:\n  allow_register: http\n  allow_register_private: true\n"))
                 .registration())
         .isEqualTo(new RegistrationPolicy(RegistrationPolicy.Allowed.HTTP, true));
     assertThatThrownBy(() -> parse("mcp:\n  allow_register: yes please\n"))
@@ -231,15 +233,15 @@ class McpConfigTest {
   @Test
   void aStdioServerGetsTheHostVariablesItsConfigPasses() {
     McpConfig mcp =
-        parse(
+        Sections.mcp(
+            parse(
                 """
                 mcp:
                   servers:
                     github:
                       command: github-mcp-server
                       pass_env: [GITHUB_TOKEN]
-                """)
-            .mcp();
+                """));
 
     assertThat(mcp.servers().getFirst().transport())
         .isEqualTo(

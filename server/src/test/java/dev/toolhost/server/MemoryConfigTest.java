@@ -3,9 +3,13 @@ package dev.toolhost.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.toolhost.core.spi.ConfigException;
 import dev.toolhost.memory.InProcessWorkingMemory;
+import dev.toolhost.memory.MemoryConfig;
 import dev.toolhost.memory.RedisWorkingMemory;
 import dev.toolhost.memory.ResultChunker;
+import dev.toolhost.memory.WorkingMemory;
+import dev.toolhost.memory.WorkingMemoryExtension;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Map;
@@ -21,7 +25,7 @@ class MemoryConfigTest {
 
   @Test
   void withoutTheSectionWorkingMemoryIsInProcessWithTheSeedsThresholds() {
-    MemoryConfig memory = parse("http:\n  port: 0\n").memory();
+    MemoryConfig memory = Sections.memory(parse("http:\n  port: 0\n"));
 
     assertThat(memory).isEqualTo(MemoryConfig.defaults());
     assertThat(memory.store()).isEqualTo(MemoryConfig.Store.MEMORY);
@@ -57,7 +61,7 @@ class MemoryConfigTest {
             """);
 
     assertThat(config.builtins()).isEqualTo(new HostConfig.Builtins(true, false, false));
-    MemoryConfig memory = config.memory();
+    MemoryConfig memory = Sections.memory(config);
     assertThat(memory.store()).isEqualTo(MemoryConfig.Store.REDIS);
     assertThat(memory.redisUri()).isEqualTo(URI.create("redis://127.0.0.1:6380/2"));
     assertThat(memory.keyPrefix()).isEqualTo("agents:wm:");
@@ -124,13 +128,12 @@ class MemoryConfigTest {
 
   @Test
   void anUnreachableRedisIsAClearErrorNamingTheUriWithoutItsPassword() {
-    HostConfig config =
-        HostConfig.defaults()
-            .withHttp(HostConfig.Http.defaults().withPort(0))
-            .withMemory(
-                MemoryConfig.redis(URI.create("redis://ana:s3cret@127.0.0.1:1"), "unused:"));
+    HostConfig config = HostConfig.defaults().withHttp(HostConfig.Http.defaults().withPort(0));
+    MemoryConfig memory =
+        MemoryConfig.redis(URI.create("redis://ana:s3cret@127.0.0.1:1"), "unused:");
 
-    assertThatThrownBy(() -> new Host(config))
+    assertThatThrownBy(
+            () -> Host.builder(config).extension(new WorkingMemoryExtension(memory)).build())
         .isInstanceOf(ConfigException.class)
         .hasMessageStartingWith(
             "Cannot reach the Redis working memory at redis://ana:***@127.0.0.1:1 (memory.redis_uri):")
@@ -139,14 +142,14 @@ class MemoryConfigTest {
 
   @Test
   void aReachableRedisIsTheHostsWorkingMemory() {
-    HostConfig config =
-        HostConfig.defaults()
-            .withMemory(
-                MemoryConfig.redis(MemoryConfig.DEFAULT_REDIS_URI, "toolhost-test:unused:"));
+    MemoryConfig memory =
+        MemoryConfig.redis(MemoryConfig.DEFAULT_REDIS_URI, "toolhost-test:unused:");
 
-    try (Host host = new Host(config)) {
-      assertThat(host.workingMemory()).isInstanceOf(RedisWorkingMemory.class);
-      assertThat(host.workingMemory().list("")).isEmpty();
+    try (Host host =
+        Host.builder(HostConfig.defaults()).extension(new WorkingMemoryExtension(memory)).build()) {
+      WorkingMemory working = host.service(WorkingMemory.class).orElseThrow();
+      assertThat(working).isInstanceOf(RedisWorkingMemory.class);
+      assertThat(working.list("")).isEmpty();
     }
   }
 }

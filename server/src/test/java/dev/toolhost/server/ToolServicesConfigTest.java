@@ -4,9 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.toolhost.bus.InMemoryBus;
+import dev.toolhost.bus.MessageBus;
 import dev.toolhost.bus.ToolService;
 import dev.toolhost.bus.ToolServices;
+import dev.toolhost.bus.ToolServicesConfig;
 import dev.toolhost.core.ToolRegistry;
+import dev.toolhost.core.spi.ConfigException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -75,7 +78,7 @@ class ToolServicesConfigTest {
     Path config = directory.resolve("toolhost.yaml");
     Files.writeString(config, SECTION + "  files: [descriptors]\n");
 
-    ToolServicesConfig read = ToolServicesConfig.load(config);
+    ToolServicesConfig read = Sections.toolServices(config);
 
     assertThat(read.services())
         .extracting(service -> service.id() + " " + service.requestQueue())
@@ -91,7 +94,7 @@ class ToolServicesConfigTest {
   void aToolOfAnUnknownServiceIsRefusedNamingTheFileAndLine() {
     String yaml = SECTION.replace("service: custom-rag", "service: custom-rug");
 
-    assertThatThrownBy(() -> ToolServicesConfig.parse(yaml, "toolhost.yaml", directory))
+    assertThatThrownBy(() -> Sections.toolServices(yaml, "toolhost.yaml", directory))
         .isInstanceOf(ConfigException.class)
         .hasMessage(
             "toolhost.yaml line 10, column 5: tool 'query-customers' references unknown service"
@@ -102,14 +105,14 @@ class ToolServicesConfigTest {
   void anUnknownKeyAndAMissingRequiredParamAreRefusedWithTheirLines() {
     String yaml = SECTION.replace("  tools:\n", "  tool:\n");
 
-    assertThatThrownBy(() -> ToolServicesConfig.parse(yaml, "toolhost.yaml", directory))
+    assertThatThrownBy(() -> Sections.toolServices(yaml, "toolhost.yaml", directory))
         .isInstanceOf(ConfigException.class)
         .hasMessage(
             "toolhost.yaml line 9, column 3: unknown key 'tool' under 'tool_services' (did you mean"
                 + " 'tools'? expected"
                 + " one of: files, services, tools)");
     String missing = SECTION.replace("      collection: customers\n", "");
-    assertThatThrownBy(() -> ToolServicesConfig.parse(missing, "toolhost.yaml", directory))
+    assertThatThrownBy(() -> Sections.toolServices(missing, "toolhost.yaml", directory))
         .hasMessage(
             "toolhost.yaml line 10, column 5: tool 'query-customers' misses required config param"
                 + " 'collection' of service 'custom-rag'");
@@ -125,7 +128,7 @@ class ToolServicesConfigTest {
 
     assertThatThrownBy(
             () ->
-                ToolServicesConfig.parse(
+                Sections.toolServices(
                     SECTION + "  files: [bad.json, broken.json, gone.json]\n",
                     "toolhost.yaml",
                     directory))
@@ -184,7 +187,7 @@ class ToolServicesConfigTest {
     assertThatThrownBy(() -> HostConfig.load(config))
         .isInstanceOf(ConfigException.class)
         .hasMessage(expected);
-    assertThatThrownBy(() -> ToolServicesConfig.load(config))
+    assertThatThrownBy(() -> Sections.toolServices(config))
         .isInstanceOf(ConfigException.class)
         .hasMessage(expected);
   }
@@ -199,7 +202,7 @@ class ToolServicesConfigTest {
     ToolRegistry registry = new ToolRegistry();
     try (InMemoryBus bus = new InMemoryBus()) {
       ToolServices services = new ToolServices(bus, registry);
-      ToolServicesConfig.parse(SECTION, "toolhost.yaml", directory).applyTo(services);
+      Sections.toolServices(SECTION, "toolhost.yaml", directory).applyTo(services);
       assertThat(registry.find("query-customers")).isPresent();
 
       String renamed = SECTION.replace("query-customers", "query-clients");
@@ -210,13 +213,13 @@ class ToolServicesConfigTest {
               JsonMapper.shared().createObjectNode().put("type", "object"),
               "builtin:test"),
           (call, arguments) -> dev.toolhost.core.ToolResult.success("mine"));
-      ToolServicesConfig taken = ToolServicesConfig.parse(renamed, "toolhost.yaml", directory);
+      ToolServicesConfig taken = Sections.toolServices(renamed, "toolhost.yaml", directory);
       assertThatThrownBy(() -> taken.applyTo(services))
           .isInstanceOf(ConfigException.class)
           .hasMessage("tool_services: tool 'query-clients' is already registered by builtin:test");
       assertThatThrownBy(
               () ->
-                  ToolServicesConfig.parse(
+                  Sections.toolServices(
                       SECTION.replace("service: custom-rag", "service: nope"),
                       "toolhost.yaml",
                       directory))
@@ -229,12 +232,15 @@ class ToolServicesConfigTest {
 
   @Test
   void aHostServesAConfiguredToolServiceOverTheInMemoryBusThroughTheHttpApi() throws Exception {
-    ToolServicesConfig config = ToolServicesConfig.parse(SECTION, "toolhost.yaml", directory);
-    try (Host host =
-            Host.builder(HostConfig.parse(SECTION, "toolhost.yaml")).environment(Map.of()).build();
-        BusAttachment attached = BusAttachment.attach(new InMemoryBus(), host.registry());
+    ToolServicesConfig config = Sections.toolServices(SECTION, "toolhost.yaml", directory);
+    try (InMemoryBus bus = new InMemoryBus();
+        Host host =
+            Host.builder(HostConfig.parse(SECTION, "toolhost.yaml"))
+                .environment(Map.of())
+                .service(MessageBus.class, bus)
+                .build();
         ToolService rag =
-            new ToolService(attached.bus(), config.services().getFirst(), List.of()) {
+            new ToolService(bus, config.services().getFirst(), List.of()) {
               @Override
               protected Object invoke(Request request) {
                 request.emit("In " + request.config("collection").asString() + ", ");
@@ -242,7 +248,6 @@ class ToolServicesConfigTest {
               }
             }.start();
         HttpClient client = HttpClient.newHttpClient()) {
-      config.applyTo(attached.toolServices());
       URI base = host.start();
 
       HttpResponse<String> listed =

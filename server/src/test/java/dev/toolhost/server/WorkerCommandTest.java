@@ -3,6 +3,7 @@ package dev.toolhost.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolhost.bus.InMemoryResultStore;
+import dev.toolhost.bus.MessageBus;
 import dev.toolhost.bus.RemoteToolExecutor;
 import dev.toolhost.bus.RemoteTools;
 import dev.toolhost.bus.ToolServices;
@@ -132,12 +133,13 @@ class WorkerCommandTest {
 
   @Test
   void aHostOnRabbitMqSpreadsHttpCallsOverTwoWorkersOfOneGroup() throws Exception {
+    RabbitBus hostBus = closeLater(RabbitBus.connect(BROKER));
     Host host =
         closeLater(
             Host.builder(HostConfig.parse("http:\n  port: 0\n", "test.yaml"))
                 .environment(Map.of())
+                .service(MessageBus.class, hostBus)
                 .build());
-    closeLater(BusAttachment.attach(RabbitBus.connect(BROKER), host.registry()));
     for (String name : List.of("first", "second")) {
       RabbitBus bus = closeLater(RabbitBus.connect(BROKER));
       ToolRegistry hosted = new ToolRegistry();

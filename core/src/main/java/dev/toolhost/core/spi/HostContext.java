@@ -36,8 +36,33 @@ public interface HostContext {
    */
   void route(Route route);
 
+  /**
+   * Whether the config's {@code builtins:} section leaves the named built-in on ({@code guides},
+   * {@code memory}, {@code search}); true for any other name.
+   */
+  boolean builtin(String name);
+
+  /**
+   * Takes the named tools from a built-in profile ({@code subagent}, {@code scheduled}, ...) and so
+   * from every profile that extends it: the rule of the extension that owns the tools, such as "a
+   * subagent may not register MCP servers".
+   *
+   * @throws IllegalArgumentException when no built-in profile has that name
+   */
+  void denyTools(String profile, String... tools);
+
+  /** Whether the config holds the extension's section (one with no value counts as absent). */
+  boolean configured();
+
   /** The extension's config section; an empty object when the config has none. */
   JsonNode config();
+
+  /**
+   * A reading of the extension's section for {@link ConfigSections#read}: its problems placed at
+   * the config (the file's reading placed them at their lines already), the config file's
+   * directory, and the host's profile names.
+   */
+  SectionReading reading();
 
   /** The environment the host reads its secrets from (tokens, keys): not always the process's. */
   Map<String, String> environment();

@@ -26,10 +26,37 @@ public interface HostExtension extends AutoCloseable {
   /** The extension's name: the key of its config section, such as {@code memory}. */
   String name();
 
-  /** The JSON Schema of the extension's config section; any object by default. */
+  /**
+   * Where the extension starts among the host's extensions: lower first, those of one order in the
+   * order they were given; {@link #DEFAULT_ORDER} by default. The built-in extensions start in
+   * steps of 100 from 100 (working memory, service search, MCP, agents, tool services), so that one
+   * that needs another's service picks an order after it.
+   */
+  default int order() {
+    return DEFAULT_ORDER;
+  }
+
+  /** The order of an extension that does not say: after every built-in one. */
+  int DEFAULT_ORDER = 1000;
+
+  /**
+   * The JSON Schema of the extension's config section; any object by default. The host checks the
+   * section against it before {@link #check} runs, reporting each violation at its line and column
+   * ({@link ConfigSections#schema} makes one from the record the section binds to). A {@link
+   * tools.jackson.databind.node.MissingNode} says the extension reads no section: the file may then
+   * hold no key of its name.
+   */
   default JsonNode configSchema() {
     return JsonNodeFactory.instance.objectNode().put("type", "object");
   }
+
+  /**
+   * Binds and cross-checks the section, reporting what its schema cannot express (a URL's scheme, a
+   * duration, a profile that must exist) to the reading's problems, placed by JSON pointers from
+   * the file's root. Opens nothing: {@code toolhost config check} runs it without starting a host.
+   * Runs only for a section present in the file that its schema accepts. Does nothing by default.
+   */
+  default void check(JsonNode section, SectionReading reading) {}
 
   /**
    * Opens the extension's resources and registers its tools, guides, interceptors, routes and the

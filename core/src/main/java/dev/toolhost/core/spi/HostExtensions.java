@@ -2,6 +2,7 @@ package dev.toolhost.core.spi;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.Deque;
 import java.util.HashSet;
 import java.util.List;
@@ -48,11 +49,19 @@ public final class HostExtensions implements AutoCloseable {
     return new HostExtensions(extensions);
   }
 
-  /** The extensions on the class path ({@link ServiceLoader}), in the order they are found. */
+  /**
+   * The given extensions in start order: by {@link HostExtension#order()}, those of one order in
+   * the order given.
+   */
+  public static List<HostExtension> ordered(List<HostExtension> extensions) {
+    return extensions.stream().sorted(Comparator.comparingInt(HostExtension::order)).toList();
+  }
+
+  /** New instances of the extensions on the class path ({@link ServiceLoader}), in start order. */
   public static List<HostExtension> discovered() {
     List<HostExtension> found = new ArrayList<>();
     ServiceLoader.load(HostExtension.class).forEach(found::add);
-    return found;
+    return ordered(found);
   }
 
   /** The extensions, in their start order. */
@@ -71,6 +80,10 @@ public final class HostExtensions implements AutoCloseable {
     for (HostExtension extension : extensions) {
       try {
         extension.start(contexts.apply(extension));
+      } catch (ConfigException e) {
+        // The operator's message names the key at fault already.
+        closeStarted(e);
+        throw e;
       } catch (Exception e) {
         HostExtensionException failure =
             new HostExtensionException(
@@ -92,6 +105,9 @@ public final class HostExtensions implements AutoCloseable {
     for (HostExtension extension : extensions) {
       try {
         extension.ready(host);
+      } catch (ConfigException e) {
+        closeStarted(e);
+        throw e;
       } catch (Exception e) {
         HostExtensionException failure =
             new HostExtensionException(

@@ -1,6 +1,7 @@
 package dev.toolhost.core.spi;
 
 import dev.toolhost.core.ToolDispatcher;
+import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.ToolSet;
 
 /**
@@ -8,6 +9,9 @@ import dev.toolhost.core.ToolSet;
  * dispatcher exists, and so do its tool sets per profile.
  */
 public interface ReadyHost {
+
+  /** The registry of every tool the host can run. */
+  ToolRegistry registry();
 
   /** The dispatcher every call on the host goes through. */
   ToolDispatcher dispatcher();
@@ -18,6 +22,14 @@ public interface ReadyHost {
    * @throws IllegalArgumentException naming the unknown profile and the known ones
    */
   ToolSet toolSet(String profile);
+
+  /**
+   * Shares a service made once the host is ready (agents, say), for the host's users and the
+   * extensions told after this one.
+   *
+   * @throws IllegalArgumentException when a service of that type is already shared
+   */
+  <T> void provide(Class<T> type, T service);
 
   /** The service of that type an extension shares, if any. */
   <T> java.util.Optional<T> service(Class<T> type);

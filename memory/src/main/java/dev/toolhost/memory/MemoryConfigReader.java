@@ -1,20 +1,23 @@
-package dev.toolhost.server;
+package dev.toolhost.memory;
 
-import dev.toolhost.memory.RedisWorkingMemory;
-import dev.toolhost.memory.ResultChunker;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import dev.toolhost.core.spi.ConfigProblems;
+import dev.toolhost.core.spi.ConfigSections;
+import dev.toolhost.core.spi.ConfigSections.DurationText;
+import dev.toolhost.core.spi.Durations;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
-import picocli.CommandLine;
 import tools.jackson.core.JsonPointer;
+import tools.jackson.databind.JsonNode;
 
 /**
- * The memory config reader checks the {@code memory:} section of a config file once it is bound:
- * what binding cannot see (the store's name, the Redis URI, ranges, durations), each problem naming
- * the file, line and column and what was expected.
+ * The memory config reader checks the {@code memory:} section of a config file once its schema
+ * accepts it: what binding cannot see (the store's name, the Redis URI, ranges, durations), each
+ * problem naming the file, line and column and what was expected.
  *
  * <p>Problems are added to the caller's list, so that one reading reports every problem of the
  * file; the returned config is only meaningful when none was added.
@@ -29,18 +32,15 @@ final class MemoryConfigReader {
     this.problems = problems;
   }
 
-  /** What a mapping at the given dotted path should hold, when it is in the section. */
-  static Optional<String> expectedMapping(String dotted) {
-    return dotted.equals("memory.chunking.models")
-        ? Optional.of("a mapping of model names to thresholds, such as {small-model: 16000}")
-        : Optional.empty();
+  /**
+   * Reads a section its schema accepts; the result is only meaningful when no problem was added.
+   */
+  MemoryConfig read(JsonNode section) {
+    return read(ConfigSections.bind("memory", section, RawMemory.class));
   }
 
-  MemoryConfig read(RawMemory raw) {
+  private MemoryConfig read(RawMemory raw) {
     MemoryConfig defaults = MemoryConfig.defaults();
-    if (raw == null) {
-      return defaults;
-    }
     JsonPointer memory = JsonPointer.empty().appendProperty("memory");
     MemoryConfig.Store store = defaults.store();
     if (raw.store() != null) {
@@ -156,26 +156,17 @@ final class MemoryConfigReader {
     }
   }
 
-  /** A duration: a whole number of seconds, or 500ms, 30s, 20m, 1h, or ISO-8601 such as PT20M. */
+  /** A duration in the one syntax of {@link Durations}. */
   private Optional<Duration> ttl(String raw, JsonPointer at) {
-    try {
-      String text = raw.strip();
-      Duration duration =
-          text.matches("\\d+")
-              ? Duration.ofSeconds(Long.parseLong(text))
-              : new DurationConverter().convert(text);
-      if (!duration.isZero()) {
-        return Optional.of(duration);
-      }
-    } catch (CommandLine.TypeConversionException | NumberFormatException e) {
-      // Reported below.
+    Optional<Duration> duration = Durations.parse(raw);
+    if (duration.isEmpty()) {
+      problem(
+          at,
+          "'memory.chunking.ttl' is '"
+              + raw
+              + "' (expected a positive duration, such as 20m, 90s or 1h)");
     }
-    problem(
-        at,
-        "'memory.chunking.ttl' is '"
-            + raw
-            + "' (expected a positive duration, such as 20m, 90s or 1h)");
-    return Optional.empty();
+    return duration;
   }
 
   private void problem(JsonPointer at, String message) {
@@ -191,5 +182,10 @@ final class MemoryConfigReader {
   record RawMemory(String store, String redisUri, String keyPrefix, RawChunking chunking) {}
 
   record RawChunking(
-      Integer threshold, Integer minChunk, String ttl, LinkedHashMap<String, Integer> models) {}
+      Integer threshold,
+      Integer minChunk,
+      @DurationText String ttl,
+      @JsonPropertyDescription(
+              "a mapping of model names to thresholds, such as {small-model: 16000}")
+          Map<String, Integer> models) {}
 }

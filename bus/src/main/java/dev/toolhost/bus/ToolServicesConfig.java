@@ -1,8 +1,8 @@
-package dev.toolhost.server;
+package dev.toolhost.bus;
 
-import dev.toolhost.bus.ToolDescriptor;
-import dev.toolhost.bus.ToolServiceDescriptor;
-import dev.toolhost.bus.ToolServices;
+import dev.toolhost.core.spi.ConfigException;
+import dev.toolhost.core.spi.ConfigProblems;
+import dev.toolhost.core.spi.SectionReading;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -44,11 +44,11 @@ import tools.jackson.databind.node.ObjectNode;
  * service} or a {@code type} is a tool, any other a service. Relative paths are resolved against
  * the config file's directory.
  *
- * <p>The section is read in the host's one reading of the file ({@link ConfigReader}), so every
- * problem of the file, in this section, the files it lists or any other, is reported at once in a
- * {@link ConfigException} naming the file, line and column. The tools are registered apart, once a
- * bus is attached: {@link #applyTo} changes nothing when they cannot all be registered, so a bad
- * reload keeps the tools of the last good one.
+ * <p>The section is read by {@link ToolServicesExtension} in the host's one reading of the file, so
+ * every problem of the file, in this section, the files it lists or any other, is reported at once
+ * in a {@link ConfigException} naming the file, line and column. The tools are registered apart,
+ * once a bus is attached: {@link #applyTo} changes nothing when they cannot all be registered, so a
+ * bad reload keeps the tools of the last good one.
  *
  * @param services the service descriptors, in file order
  * @param tools the tool descriptors, in file order
@@ -56,7 +56,7 @@ import tools.jackson.databind.node.ObjectNode;
 public record ToolServicesConfig(List<ToolServiceDescriptor> services, List<ToolDescriptor> tools) {
 
   /** The key of the section in the host's config. */
-  static final String KEY = "tool_services";
+  public static final String KEY = "tool_services";
 
   private static final Set<String> SECTION_KEYS = Set.of("services", "tools", "files");
 
@@ -71,40 +71,18 @@ public record ToolServicesConfig(List<ToolServiceDescriptor> services, List<Tool
   }
 
   /**
-   * Reads the section from a host config file, checking the whole file as {@link HostConfig#load}
-   * does.
-   *
-   * @throws ConfigException naming the file, line and column of every problem of the file
-   */
-  public static ToolServicesConfig load(Path configFile) {
-    return new ConfigReader().reading(configFile).toolServices();
-  }
-
-  /**
-   * Reads the section from YAML text of a host config, checking the whole text as {@link
-   * HostConfig#parse} does.
-   *
-   * @param fileName what messages call the text
-   * @param directory the directory relative {@code files} are resolved against
-   * @throws ConfigException naming the file, line and column of every problem of the text
-   */
-  public static ToolServicesConfig parse(String yaml, String fileName, Path directory) {
-    return new ConfigReader().reading(yaml, fileName, directory).toolServices();
-  }
-
-  /**
-   * Reads the section as bound from the host's config, adding its problems, and those of the files
-   * it lists, to the reading's; the result is only meaningful when none was added.
+   * Reads the section, adding its problems, and those of the files it lists, to the reading's; the
+   * result is only meaningful when none was added. Relative {@code files} are resolved against the
+   * reading's directory.
    *
    * @param section the section, or null when the file has none
-   * @param directory the directory relative {@code files} are resolved against
    */
-  static ToolServicesConfig read(JsonNode section, Path directory, ConfigProblems problems) {
+  public static ToolServicesConfig read(JsonNode section, SectionReading reading) {
     if (section == null || section.isMissingNode() || section.isNull()) {
       return none();
     }
-    Reader reader = new Reader(problems);
-    reader.section(section, directory);
+    Reader reader = new Reader(reading.problems());
+    reader.section(section, reading.directory());
     return reader.result();
   }
 
@@ -362,7 +340,7 @@ public record ToolServicesConfig(List<ToolServiceDescriptor> services, List<Tool
         in.atValue(
             pointer,
             "wrong type for '"
-                + ConfigReader.dotted(pointer)
+                + ConfigProblems.dotted(pointer)
                 + "': expected a mapping of "
                 + (tool ? "tool names to tool" : "service ids to service")
                 + " descriptors, or a list of them, got "

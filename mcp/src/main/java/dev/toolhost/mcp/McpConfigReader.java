@@ -1,7 +1,10 @@
-package dev.toolhost.server;
+package dev.toolhost.mcp;
 
-import dev.toolhost.mcp.McpServerConfig;
-import dev.toolhost.mcp.RegistrationPolicy;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import dev.toolhost.core.spi.ConfigProblems;
+import dev.toolhost.core.spi.ConfigSections;
+import dev.toolhost.core.spi.ConfigSections.DurationText;
+import dev.toolhost.core.spi.Durations;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.InvalidPathException;
@@ -9,15 +12,14 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import picocli.CommandLine;
 import tools.jackson.core.JsonPointer;
+import tools.jackson.databind.JsonNode;
 
 /**
  * The MCP config reader checks the {@code mcp:} section of a config file once it is bound: what
@@ -38,34 +40,14 @@ final class McpConfigReader {
     this.problems = problems;
   }
 
-  /** Whether a value at these pointer segments is an entry of a list of strings in the section. */
-  static boolean isListEntry(List<String> segments) {
-    boolean approved =
-        segments.size() == 3 && segments.get(0).equals("mcp") && segments.get(1).equals("approved");
-    boolean args =
-        segments.size() == 5
-            && segments.get(0).equals("mcp")
-            && segments.get(1).equals("servers")
-            && (segments.get(3).equals("args") || segments.get(3).equals("pass_env"));
-    return approved || args;
+  /**
+   * Reads a section its schema accepts; the result is only meaningful when no problem was added.
+   */
+  McpConfig read(JsonNode section) {
+    return read(ConfigSections.bind("mcp", section, RawMcp.class));
   }
 
-  /** What a mapping at the given dotted path should hold, when it is in the section. */
-  static Optional<String> expectedMapping(String dotted) {
-    if (dotted.equals("mcp.servers")) {
-      return Optional.of("a mapping of server names to servers");
-    }
-    if (dotted.startsWith("mcp.servers.")
-        && (dotted.endsWith(".env") || dotted.endsWith(".headers"))) {
-      return Optional.of("a mapping of names to strings");
-    }
-    return Optional.empty();
-  }
-
-  McpConfig read(RawMcp raw) {
-    if (raw == null) {
-      return McpConfig.none();
-    }
+  private McpConfig read(RawMcp raw) {
     JsonPointer mcp = JsonPointer.empty().appendProperty("mcp");
     Optional<Path> stateDirectory = Optional.empty();
     if (raw.stateDir() != null) {
@@ -301,14 +283,8 @@ final class McpConfigReader {
     if (raw == null) {
       return Optional.empty();
     }
-    Duration duration;
-    try {
-      String text = raw.strip();
-      duration =
-          text.matches("\\d+")
-              ? Duration.ofSeconds(Long.parseLong(text))
-              : new DurationConverter().convert(text);
-    } catch (CommandLine.TypeConversionException | NumberFormatException e) {
+    Optional<Duration> parsed = Durations.parse(raw);
+    if (parsed.isEmpty()) {
       problem(
           at.toString(),
           "'"
@@ -318,11 +294,7 @@ final class McpConfigReader {
               + "' (expected a positive duration, such as 30s, 2m or 500ms)");
       return Optional.empty();
     }
-    if (duration.isZero()) {
-      problem(
-          at.toString(), "'" + dotted + "' is zero (expected a positive duration, such as 30s)");
-      return Optional.empty();
-    }
+    Duration duration = parsed.get();
     if (max.isPresent() && duration.compareTo(max.get()) > 0) {
       problem(
           at.toString(),
@@ -355,18 +327,19 @@ final class McpConfigReader {
       Boolean allowRegisterPrivate,
       String stateDir,
       List<String> approved,
-      String connectTimeout,
-      String startTimeout,
-      LinkedHashMap<String, RawServer> servers) {}
+      @DurationText String connectTimeout,
+      @DurationText String startTimeout,
+      @JsonPropertyDescription("a mapping of server names to servers")
+          Map<String, RawServer> servers) {}
 
   record RawServer(
       String transport,
       String command,
       List<String> args,
-      LinkedHashMap<String, String> env,
+      @JsonPropertyDescription("a mapping of names to strings") Map<String, String> env,
       List<String> passEnv,
       String url,
-      LinkedHashMap<String, String> headers,
+      @JsonPropertyDescription("a mapping of names to strings") Map<String, String> headers,
       String prefix,
-      String timeout) {}
+      @DurationText String timeout) {}
 }

@@ -1,29 +1,26 @@
-package dev.toolhost.server;
+package dev.toolhost.mcp;
 
-import dev.toolhost.core.ToolDispatcher;
-import dev.toolhost.core.ToolGuides;
-import dev.toolhost.core.ToolRegistry;
-import dev.toolhost.mcp.McpBridge;
-import dev.toolhost.mcp.McpServerConfig;
-import dev.toolhost.mcp.RegistrationPolicy;
+import dev.toolhost.core.spi.ConfigProblems;
+import dev.toolhost.core.spi.ConfigSections;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import tools.jackson.databind.JsonNode;
 
 /**
  * An MCP config is the {@code mcp:} section of a host config: the MCP servers whose tools the host
  * bridges into its registry, where the definition pins are kept, which changed definitions are
  * approved, and how long connecting may take.
  *
- * <p>A host whose config has no {@code mcp:} section has no bridge ({@link #enabled()} is false):
- * no management tools and no MCP guide. With the section, even an empty one, the host runs a bridge
- * with the management tools: {@code mcp_list_services}, {@code mcp_get_service_details} and {@code
- * mcp_invoke_tool}, plus {@code mcp_register_server} and {@code mcp_unregister_server} only when
- * {@code allow_register} opts in (registering a stdio server runs a program the model names).
- * Immutable.
+ * <p>Read by {@link McpExtension}, which owns the section. A host whose config has no {@code mcp:}
+ * section has no bridge ({@link #enabled()} is false): no management tools and no MCP guide. With
+ * the section, even an empty one, the host runs a bridge with the management tools: {@code
+ * mcp_list_services}, {@code mcp_get_service_details} and {@code mcp_invoke_tool}, plus {@code
+ * mcp_register_server} and {@code mcp_unregister_server} only when {@code allow_register} opts in
+ * (registering a stdio server runs a program the model names). Immutable.
  *
  * @param enabled whether the config has an {@code mcp:} section
  * @param servers the servers, in file order; names unique ignoring case
@@ -72,6 +69,20 @@ public record McpConfig(
         RegistrationPolicy.none());
   }
 
+  /**
+   * Reads an {@code mcp:} section, as a config file or code holds it.
+   *
+   * @throws dev.toolhost.core.spi.ConfigException listing every problem of the section
+   */
+  public static McpConfig read(JsonNode section) {
+    ConfigProblems problems = ConfigProblems.unplaced();
+    ConfigSections.check(McpExtension.NAME, new McpExtension().configSchema(), section, problems);
+    problems.throwIfAny();
+    McpConfig config = new McpConfigReader(problems).read(section);
+    problems.throwIfAny();
+    return config;
+  }
+
   /** A section with the given servers and every other key at its default. */
   public static McpConfig of(List<McpServerConfig> servers) {
     return new McpConfig(
@@ -100,37 +111,5 @@ public record McpConfig(
   public McpConfig withRegistration(RegistrationPolicy registration) {
     return new McpConfig(
         enabled, servers, stateDirectory, approved, connectTimeout, startTimeout, registration);
-  }
-
-  /**
-   * Builds a bridge on the registry, registers its management tools (calling through the host's
-   * dispatcher) and (when there are guides) its guide, and connects the servers in parallel,
-   * waiting at most the start timeout; a server that is broken or slow goes on connecting in the
-   * background. Stdio servers get their base and passed variables from this process's environment.
-   *
-   * @return the bridge, or empty when the config has no {@code mcp:} section
-   */
-  Optional<McpBridge> startBridge(
-      ToolRegistry registry, Optional<ToolGuides> guides, ToolDispatcher dispatcher) {
-    if (!enabled) {
-      return Optional.empty();
-    }
-    McpBridge.Builder builder =
-        McpBridge.builder(registry)
-            .approved(approved)
-            .connectTimeout(connectTimeout)
-            .startTimeout(startTimeout)
-            .registration(registration);
-    stateDirectory.ifPresent(builder::stateDirectory);
-    McpBridge bridge = builder.build();
-    try {
-      registry.registerAll(bridge.managementTools(dispatcher));
-      guides.ifPresent(toolGuides -> toolGuides.add(McpBridge.GUIDE));
-      bridge.start(servers);
-    } catch (RuntimeException e) {
-      bridge.close();
-      throw e;
-    }
-    return Optional.of(bridge);
   }
 }

@@ -1,12 +1,12 @@
-package dev.toolhost.server;
+package dev.toolhost.memory;
 
-import dev.toolhost.memory.InProcessWorkingMemory;
-import dev.toolhost.memory.RedisWorkingMemory;
-import dev.toolhost.memory.ResultChunker;
-import dev.toolhost.memory.WorkingMemory;
+import dev.toolhost.core.spi.ConfigException;
+import dev.toolhost.core.spi.ConfigProblems;
+import dev.toolhost.core.spi.ConfigSections;
 import java.net.URI;
 import java.util.Locale;
 import java.util.Objects;
+import tools.jackson.databind.JsonNode;
 
 /**
  * A memory config is the {@code memory:} section of a host config: where the host's working memory
@@ -24,8 +24,8 @@ import java.util.Objects;
  *     models: {small-model: 16000}     # thresholds by model name
  * }</pre>
  *
- * <p>The default store is in-process, so that the built-in memory tools work with no outside
- * service. Immutable.
+ * <p>Read by {@link WorkingMemoryExtension}, which owns the section. The default store is
+ * in-process, so that the built-in memory tools work with no outside service. Immutable.
  *
  * @param store where working memory lives
  * @param redisUri the Redis server, with {@link Store#REDIS}
@@ -54,6 +54,24 @@ public record MemoryConfig(
         ResultChunker.Config.builder().build());
   }
 
+  /**
+   * Reads a {@code memory:} section, as a config file or code holds it.
+   *
+   * @throws ConfigException listing every problem of the section
+   */
+  public static MemoryConfig read(JsonNode section) {
+    ConfigProblems problems = ConfigProblems.unplaced();
+    ConfigSections.check(
+        WorkingMemoryExtension.NAME,
+        new WorkingMemoryExtension().configSchema(),
+        section,
+        problems);
+    problems.throwIfAny();
+    MemoryConfig config = new MemoryConfigReader(problems).read(section);
+    problems.throwIfAny();
+    return config;
+  }
+
   /** Working memory in the Redis server at the URI, under the given key prefix. */
   public static MemoryConfig redis(URI redisUri, String keyPrefix) {
     return defaults().withStore(Store.REDIS, redisUri, keyPrefix);
@@ -74,7 +92,7 @@ public record MemoryConfig(
    *
    * @throws ConfigException naming the URI (without its password) when Redis cannot be reached
    */
-  WorkingMemory open() {
+  public WorkingMemory open() {
     if (store == Store.MEMORY) {
       return new InProcessWorkingMemory();
     }

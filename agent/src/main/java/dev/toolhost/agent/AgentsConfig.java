@@ -1,11 +1,10 @@
-package dev.toolhost.server;
+package dev.toolhost.agent;
 
-import dev.toolhost.agent.AgentDefinition;
-import dev.toolhost.agent.ModelEndpoint;
-import dev.toolhost.agent.RunLimits;
+import dev.toolhost.core.spi.ConfigProblems;
+import dev.toolhost.core.spi.Durations;
+import dev.toolhost.core.spi.SectionReading;
 import java.net.URI;
 import java.net.URISyntaxException;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -14,7 +13,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
-import picocli.CommandLine;
 import tools.jackson.core.JsonPointer;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
@@ -24,15 +22,17 @@ import tools.jackson.databind.node.ObjectNode;
  * model, base URL, key variable, instructions, description, profile, whether it is enabled, its
  * parameters schema as a tool, and its limits.
  *
- * <p>Read in the host's one reading of the file ({@link ConfigReader}), its problems added to those
- * of the other sections, so that every problem of the file is reported at once, each naming the
- * file, the line and column, and what was expected. Immutable.
+ * <p>Read by {@link AgentsExtension} in the host's one reading of the file, its problems added to
+ * those of the other sections, so that every problem of the file is reported at once, each naming
+ * the file, the line and column, and what was expected. Every key of an agent is checked here, key
+ * by key in file order, rather than by the section's schema: so that one reading reports all of an
+ * agent's problems, in order, with the wording of the messages above. Immutable.
  *
  * @param agents the agents in file order
  */
-record AgentsConfig(List<AgentDefinition> agents) {
+public record AgentsConfig(List<AgentDefinition> agents) {
 
-  private static final Set<String> KEYS =
+  static final Set<String> KEYS =
       new TreeSet<>(
           List.of(
               "model",
@@ -48,34 +48,22 @@ record AgentsConfig(List<AgentDefinition> agents) {
               "timeout",
               "tool_search"));
 
-  AgentsConfig {
+  public AgentsConfig {
     agents = List.copyOf(agents);
   }
 
   /**
-   * Reads the agents section of the file, checking the whole file as {@link HostConfig#load} does;
-   * an absent section gives no agents.
-   */
-  static AgentsConfig load(Path file) {
-    return new AgentsConfig(new ConfigReader().read(file).agents());
-  }
-
-  /**
-   * Reads the agents section of YAML text, calling it {@code fileName} in messages and checking the
-   * whole text as {@link HostConfig#parse} does.
-   */
-  static AgentsConfig parse(String yaml, String fileName) {
-    return new AgentsConfig(new ConfigReader().parse(yaml, fileName).agents());
-  }
-
-  /**
-   * Reads the section as bound from the host's config, adding its problems to the reading's; the
-   * result is only meaningful when none was added.
+   * Reads the section, adding its problems to the reading's; the result is only meaningful when
+   * none was added. An agent's profile must be one of the reading's.
    *
    * @param section the section, or null when the file has none
-   * @param profiles the names an agent's profile may take
    */
-  static AgentsConfig read(JsonNode section, Collection<String> profiles, ConfigProblems problems) {
+  public static AgentsConfig read(JsonNode section, SectionReading reading) {
+    return read(section, reading.profiles(), reading.problems());
+  }
+
+  private static AgentsConfig read(
+      JsonNode section, Collection<String> profiles, ConfigProblems problems) {
     if (section == null || section.isMissingNode() || section.isNull()) {
       return new AgentsConfig(List.of());
     }
@@ -262,9 +250,8 @@ record AgentsConfig(List<AgentDefinition> agents) {
     }
 
     private Optional<Duration> timeout(String text) {
-      try {
-        return Optional.of(new DurationConverter().convert(text));
-      } catch (CommandLine.TypeConversionException e) {
+      Optional<Duration> timeout = Durations.parse(text);
+      if (timeout.isEmpty()) {
         problems.atValue(
             pointer("timeout"),
             "'agents."
@@ -272,8 +259,8 @@ record AgentsConfig(List<AgentDefinition> agents) {
                 + ".timeout' is '"
                 + text
                 + "' (expected a positive duration, such as 500ms, 30s, 2m, 1h or PT1M)");
-        return Optional.empty();
       }
+      return timeout;
     }
 
     /** The value as text (a number reads as its digits), or empty when null or of another type. */

@@ -1,4 +1,4 @@
-package dev.toolhost.server;
+package dev.toolhost.core.spi;
 
 /**
  * A config exception is a host configuration that cannot be used: a config file that is missing, is

@@ -1,0 +1,138 @@
+package dev.toolhost.agent;
+
+import dev.toolhost.core.ToolProfiles;
+import dev.toolhost.core.spi.ConfigException;
+import dev.toolhost.core.spi.ConfigSections;
+import dev.toolhost.core.spi.HostContext;
+import dev.toolhost.core.spi.HostExtension;
+import dev.toolhost.core.spi.ReadyHost;
+import dev.toolhost.core.spi.SectionReading;
+import dev.toolhost.search.ServiceIndex;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.JsonNodeFactory;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * The agents extension is a host's configured agents (the {@code agents:} section): once the host
+ * is ready, every agent is a tool on its registry (source {@code agent:{name}}), with the subagent
+ * tools and the agents' guide; each turn's system prompt names the services most relevant to the
+ * request (from the {@link ServiceIndex} service, when the host has one). The models' keys are read
+ * from the host's environment. It shares the agents as an {@link Agents} service.
+ *
+ * <p>Found by {@link java.util.ServiceLoader}, it reads its section from the host's config; made
+ * with a list of definitions, it uses those.
+ */
+public final class AgentsExtension implements HostExtension {
+
+  /** The extension's name and config key. */
+  public static final String NAME = "agents";
+
+  private final Optional<List<AgentDefinition>> given;
+  private List<AgentDefinition> definitions = List.of();
+  private Map<String, String> environment = Map.of();
+  private Agents agents;
+
+  /** The extension reading the host's {@code agents:} section. */
+  public AgentsExtension() {
+    this.given = Optional.empty();
+  }
+
+  /** The extension with the given agents, whatever the host's config file says. */
+  public AgentsExtension(List<AgentDefinition> definitions) {
+    this.given = Optional.of(List.copyOf(definitions));
+  }
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public int order() {
+    return 400;
+  }
+
+  /**
+   * A mapping of agent names to agents, each key described for editors; the keys' values are
+   * checked by {@link AgentsConfig}, so that every problem of an agent is reported in file order.
+   */
+  @Override
+  public JsonNode configSchema() {
+    JsonNodeFactory nodes = JsonNodeFactory.instance;
+    ObjectNode agent = nodes.objectNode();
+    agent.put("description", "an agent: its model, instructions, profile and limits");
+    ObjectNode properties = agent.putObject("properties");
+    property(properties, "model", "the model's name, such as gpt-4o-mini (required)");
+    property(properties, "base_url", "the OpenAI-compatible API's base URL");
+    property(properties, "api_key_env", "the environment variable that holds the API key");
+    property(properties, "instructions", "the system prompt");
+    property(properties, "description", "what the agent does, as its tool describes it");
+    property(properties, "profile", "the tool profile the agent works under (main by default)");
+    property(properties, "enabled", "whether the agent's tool is on (true by default)");
+    property(properties, "parameters", "the JSON Schema of the agent's tool's arguments");
+    property(properties, "max_steps", "the most model calls one run makes");
+    property(properties, "max_tool_calls", "the most tool calls one run makes");
+    property(properties, "timeout", "how long one run may take, such as 2m");
+    property(properties, "tool_search", "how many tools one tool search adds to a turn");
+    ObjectNode schema = nodes.objectNode();
+    schema.put("type", "object");
+    schema.put("description", "a mapping of agent names to agents");
+    schema.set("additionalProperties", agent);
+    return schema;
+  }
+
+  private static void property(ObjectNode properties, String name, String description) {
+    properties.putObject(name).put("description", description);
+  }
+
+  @Override
+  public void check(JsonNode section, SectionReading reading) {
+    AgentsConfig.read(section, reading);
+  }
+
+  @Override
+  public void start(HostContext host) {
+    definitions =
+        given.orElseGet(
+            () ->
+                host.configured()
+                    ? ConfigSections.read(this, host, AgentsConfig::read).agents()
+                    : List.of());
+    environment = host.environment();
+    if (!definitions.isEmpty()) {
+      host.guide(Agents.GUIDE);
+    }
+  }
+
+  @Override
+  public void ready(ReadyHost host) {
+    if (definitions.isEmpty()) {
+      return;
+    }
+    try {
+      agents =
+          Agents.create(
+              definitions,
+              host.registry(),
+              host.service(ToolProfiles.class).orElseThrow(),
+              host.dispatcher(),
+              environment);
+    } catch (IllegalArgumentException e) {
+      // An agent named like a built-in tool, say.
+      throw new ConfigException("agents: " + e.getMessage());
+    }
+    // Each turn, the agents' system prompts name the services most relevant to the request.
+    host.service(ServiceIndex.class).ifPresent(index -> agents.setContextHints(index::contextHint));
+    host.provide(Agents.class, agents);
+  }
+
+  @Override
+  public void close() {
+    if (agents != null) {
+      agents.close();
+    }
+  }
+}

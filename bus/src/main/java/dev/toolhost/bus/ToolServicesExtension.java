@@ -1,0 +1,96 @@
+package dev.toolhost.bus;
+
+import dev.toolhost.core.spi.ConfigException;
+import dev.toolhost.core.spi.ConfigSections;
+import dev.toolhost.core.spi.HostContext;
+import dev.toolhost.core.spi.HostExtension;
+import dev.toolhost.core.spi.SectionReading;
+import java.util.Optional;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.JsonNodeFactory;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * The tool services extension is a host's link to the message bus (the {@code tool_services:}
+ * section): when the host has a {@link MessageBus} service (the command line's {@code --bus}, or a
+ * library user's {@code Host.Builder.service}), it registers the tools that workers and tool
+ * services announce on the bus while they live ({@link RemoteTools}), and the section's tool
+ * services, with source {@code service:{id}}. It shares them as a {@link ToolServices} service.
+ *
+ * <p>A host with no bus has no remote tools; a section that configures tool services then fails the
+ * host's start, since its tools could not be called. The bus itself belongs to whoever made it, who
+ * closes it after the host.
+ */
+public final class ToolServicesExtension implements HostExtension {
+
+  /** The extension's name and config key. */
+  public static final String NAME = ToolServicesConfig.KEY;
+
+  private RemoteTools remoteTools;
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public int order() {
+    return 500;
+  }
+
+  /**
+   * The section's three keys, described for editors; descriptors are open shapes (the tool services
+   * document's), checked by {@link ToolServicesConfig} with the files they are read from.
+   */
+  @Override
+  public JsonNode configSchema() {
+    JsonNodeFactory nodes = JsonNodeFactory.instance;
+    ObjectNode schema = nodes.objectNode();
+    schema.put("type", "object");
+    ObjectNode properties = schema.putObject("properties");
+    properties
+        .putObject("services")
+        .put("description", "a mapping of ids to tool service descriptors, or a list of them");
+    properties
+        .putObject("tools")
+        .put("description", "a mapping of names to tool descriptors, or a list of them");
+    properties
+        .putObject("files")
+        .put("description", "JSON files of descriptors, or directories of them");
+    return schema;
+  }
+
+  @Override
+  public void check(JsonNode section, SectionReading reading) {
+    ToolServicesConfig.read(section, reading);
+  }
+
+  @Override
+  public void start(HostContext host) {
+    ToolServicesConfig config =
+        host.configured()
+            ? ConfigSections.read(this, host, ToolServicesConfig::read)
+            : ToolServicesConfig.none();
+    Optional<MessageBus> bus = host.service(MessageBus.class);
+    if (bus.isEmpty()) {
+      if (!config.services().isEmpty() || !config.tools().isEmpty()) {
+        throw new ConfigException(
+            NAME
+                + ": the config has tool services but the host has no message bus to call them"
+                + " over (give --bus, or a MessageBus service to the host's builder)");
+      }
+      return;
+    }
+    ToolServices services = new ToolServices(bus.get(), host.registry());
+    remoteTools = new RemoteTools(bus.get(), host.registry(), services).start();
+    host.provide(ToolServices.class, services);
+    config.applyTo(services);
+  }
+
+  @Override
+  public void close() {
+    if (remoteTools != null) {
+      remoteTools.close();
+    }
+  }
+}

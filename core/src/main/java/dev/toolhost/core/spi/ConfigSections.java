@@ -1,0 +1,353 @@
+package dev.toolhost.core.spi;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import com.github.victools.jsonschema.generator.CustomDefinition;
+import com.github.victools.jsonschema.generator.CustomPropertyDefinition;
+import com.github.victools.jsonschema.generator.Option;
+import com.github.victools.jsonschema.generator.OptionPreset;
+import com.github.victools.jsonschema.generator.SchemaGenerator;
+import com.github.victools.jsonschema.generator.SchemaGeneratorConfigBuilder;
+import com.github.victools.jsonschema.generator.SchemaVersion;
+import com.networknt.schema.Error;
+import com.networknt.schema.Schema;
+import com.networknt.schema.SchemaRegistry;
+import com.networknt.schema.SchemaRegistryConfig;
+import com.networknt.schema.SpecificationVersion;
+import com.networknt.schema.path.PathType;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.BiFunction;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.DeserializationFeature;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.PropertyNamingStrategies;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * Config sections are the config file's sections that host extensions own, and the one way they are
+ * read: a section's JSON Schema is generated from the record it binds to ({@link #schema}), so that
+ * the record stays the one description of its shape; the section is checked against that schema
+ * ({@link #check}), every violation placed at its line and column with the other problems of the
+ * file; then it is bound to the record ({@link #bind}) for the extension's checks in Java.
+ *
+ * <p>Generated schemas make every key optional, refuse unknown keys, spell keys in {@code
+ * snake_case} as the file does, give a map's values as {@code additionalProperties}, and take a
+ * {@link JsonPropertyDescription} as the key's description, phrased as what the value must be ("a
+ * mapping of model names to thresholds"), since a type error shows it as what was expected. A field
+ * of type {@link JsonNode} is an open shape (a descriptor, a parameter schema) that its extension
+ * checks in Java; a field marked {@link DurationText} takes the one duration syntax of {@link
+ * Durations}, as text or a bare number of seconds.
+ *
+ * <p>Checked with the networknt validator core uses for tool parameters, reading schemas without
+ * {@code $schema} as draft 2020-12 and never fetching a remote schema (with JSON pointers for
+ * paths, where tool parameters use JSON paths, hence a registry of its own).
+ */
+public final class ConfigSections {
+
+  private static final JsonMapper MAPPER =
+      JsonMapper.builder()
+          .propertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
+          .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+          .build();
+  private static final SchemaGenerator GENERATOR = generator();
+  private static final SchemaRegistry REGISTRY =
+      SchemaRegistry.withDefaultDialect(
+          SpecificationVersion.DRAFT_2020_12,
+          builder ->
+              builder
+                  .schemaLoader(loader -> loader.fetchRemoteResources(false))
+                  .schemaRegistryConfig(
+                      SchemaRegistryConfig.builder().pathType(PathType.JSON_POINTER).build()));
+
+  private ConfigSections() {}
+
+  /** The JSON Schema (draft 2020-12, without {@code $schema}) of a section bound to the type. */
+  public static ObjectNode schema(Class<?> type) {
+    ObjectNode schema = GENERATOR.generateSchema(type);
+    dropCopiedDescriptions(schema);
+    return schema;
+  }
+
+  // The generator gives a map's entries the map's own description ("a mapping of names to
+  // strings"), which would describe an entry wrongly.
+  private static void dropCopiedDescriptions(JsonNode node) {
+    if (node instanceof ObjectNode object
+        && object.path("additionalProperties") instanceof ObjectNode entries
+        && entries.path("description").equals(object.path("description"))) {
+      entries.remove("description");
+    }
+    node.values().forEach(ConfigSections::dropCopiedDescriptions);
+  }
+
+  /** Marks a text field that holds a duration in the syntax of {@link Durations}. */
+  @Retention(RetentionPolicy.RUNTIME)
+  @Target({ElementType.FIELD, ElementType.METHOD, ElementType.RECORD_COMPONENT})
+  public @interface DurationText {}
+
+  /**
+   * Binds a section that its schema accepts to the record the schema was made from.
+   *
+   * @throws ConfigException naming the section when it does not bind (a number too large for its
+   *     field, say)
+   */
+  public static <T> T bind(String name, JsonNode section, Class<T> type) {
+    try {
+      return MAPPER.treeToValue(section, type);
+    } catch (JacksonException e) {
+      throw new ConfigException(
+          "'" + name + "': " + e.getOriginalMessage().lines().findFirst().orElse("invalid"));
+    }
+  }
+
+  /**
+   * Reads an extension's section while the extension starts: checks it against the extension's
+   * schema, then reads it with the given reader, and throws every problem found at once. For a
+   * section that a config file held, this finds nothing the file's reading did not; for one made in
+   * code, it is the only check.
+   *
+   * @throws ConfigException listing every problem of the section
+   */
+  public static <T> T read(
+      HostExtension extension, HostContext host, BiFunction<JsonNode, SectionReading, T> reader) {
+    SectionReading reading = host.reading();
+    JsonNode section = host.config();
+    check(extension.name(), extension.configSchema(), section, reading.problems());
+    T read = reading.problems().count() == 0 ? reader.apply(section, reading) : null;
+    reading.problems().throwIfAny();
+    return read;
+  }
+
+  /** Adds a problem for every way the section breaks its extension's schema. */
+  public static void check(
+      String name, JsonNode schema, JsonNode section, ConfigProblems problems) {
+    Schema compiled = REGISTRY.getSchema(schema);
+    // One problem per place: a value may break the schema in several ways at once (each branch of
+    // a nullable type, say), which would say the same thing twice.
+    Set<String> placed = new HashSet<>();
+    for (Error error : compiled.validate(section)) {
+      String at = error.getInstanceLocation().toString();
+      if (!placed.add(at + " " + error.getKeyword() + " " + error.getProperty())) {
+        continue;
+      }
+      String pointer = "/" + name + (at.equals("/") ? "" : at);
+      String where = dotted(name, at);
+      if ("additionalProperties".equals(error.getKeyword()) && error.getProperty() != null) {
+        problems.atKey(
+            pointer + "/" + error.getProperty(),
+            "unknown key '"
+                + error.getProperty()
+                + "' under '"
+                + where
+                + "'"
+                + expected(schema, at, error.getProperty()));
+        continue;
+      }
+      if ("type".equals(error.getKeyword())) {
+        problems.atValue(
+            pointer,
+            "wrong type for '"
+                + where
+                + "': expected "
+                + expectedValue(schema, error)
+                + ", got "
+                + ConfigProblems.describe(error.getInstanceNode()));
+        continue;
+      }
+      String message = error.getMessage();
+      // The validator's message opens with the place; ours names it as a dotted key.
+      if (message.startsWith(at + ": ")) {
+        message = message.substring(at.length() + 2);
+      }
+      problems.atValue(pointer, "'" + where + "': " + message);
+    }
+  }
+
+  /**
+   * The sections of the given tree that the named extensions own, in the file's order, each removed
+   * from the tree.
+   */
+  public static Map<String, JsonNode> take(ObjectNode tree, Collection<String> names) {
+    Map<String, JsonNode> sections = new LinkedHashMap<>();
+    for (String name : List.copyOf(tree.propertyNames())) {
+      if (!names.contains(name)) {
+        continue;
+      }
+      JsonNode section = tree.remove(name);
+      // A key with no value ("mcp:") is no section, as for the host's own sections.
+      if (section != null && !section.isNull()) {
+        sections.put(name, section);
+      }
+    }
+    return sections;
+  }
+
+  /** A place in a section as messages name it: {@code mcp.servers.everything.args[1]}. */
+  private static String dotted(String name, String at) {
+    StringBuilder text = new StringBuilder(name);
+    for (String segment : at.split("/")) {
+      if (segment.isEmpty()) {
+        continue;
+      }
+      String key = segment.replace("~1", "/").replace("~0", "~");
+      if (key.chars().allMatch(Character::isDigit)) {
+        text.append('[').append(key).append(']');
+      } else {
+        text.append('.').append(key);
+      }
+    }
+    return text.toString();
+  }
+
+  /** What to say after an unknown key, from the schema's properties at the pointer, if any. */
+  private static String expected(JsonNode schema, String at, String given) {
+    JsonNode node = resolved(schema, schema);
+    for (String segment : at.split("/")) {
+      if (!segment.isEmpty()) {
+        JsonNode property = node.path("properties").path(segment);
+        node =
+            resolved(
+                schema, property.isMissingNode() ? node.path("additionalProperties") : property);
+      }
+    }
+    List<String> keys = new ArrayList<>();
+    for (String key : node.path("properties").propertyNames()) {
+      keys.add(key);
+    }
+    return keys.isEmpty() ? "" : ConfigProblems.expectedKeys(given, keys);
+  }
+
+  /** The schema a {@code $ref} within the root names, or the node itself when it has none. */
+  private static JsonNode resolved(JsonNode root, JsonNode node) {
+    String ref = node.path("$ref").asString("");
+    return ref.startsWith("#") ? root.at(ref.substring(1)) : node;
+  }
+
+  /**
+   * What a value of the wrong type should have been: the schema's description where it has one,
+   * else its type in words ("an integer", "a mapping with keys: a, b").
+   */
+  private static String expectedValue(JsonNode root, Error error) {
+    // The evaluation path of the "type" keyword, through any $ref: the schema that holds it, and
+    // the one that referred to it (which holds the key's description).
+    JsonNode schema = root;
+    JsonNode referring = root;
+    String[] segments = error.getEvaluationPath().toString().split("/");
+    for (int i = 0; i < segments.length - 1; i++) {
+      String segment = segments[i].replace("~1", "/").replace("~0", "~");
+      if (segment.isEmpty()) {
+        continue;
+      }
+      if (segment.equals("$ref")) {
+        referring = schema;
+        schema = resolved(root, schema);
+      } else {
+        schema = schema.path(segment);
+        referring = schema;
+      }
+    }
+    List<String> types = new ArrayList<>();
+    JsonNode type = schema.path("type");
+    if (type.isArray()) {
+      type.forEach(each -> types.add(each.asString()));
+    } else {
+      types.add(type.asString());
+    }
+    types.remove("null");
+    // A map's description says what its entries are, a duration's what it may say; another key's
+    // description is no answer to "expected".
+    boolean describing =
+        types.contains("object") || types.contains("string") && types.contains("integer");
+    if (describing && referring.path("description").isString()) {
+      return referring.path("description").asString();
+    }
+    if (types.contains("string") && types.contains("integer")) {
+      return "a string";
+    }
+    return switch (types.isEmpty() ? "" : types.getFirst()) {
+      case "integer" -> "an integer";
+      case "number" -> "a number";
+      case "boolean" -> "true or false";
+      case "string" -> "a string";
+      case "array" ->
+          schema.path("items").path("type").toString().contains("string")
+              ? "a list of strings"
+              : "a list";
+      case "object" -> {
+        List<String> keys = new ArrayList<>();
+        schema.path("properties").propertyNames().forEach(keys::add);
+        keys.sort(null);
+        yield keys.isEmpty() ? "a mapping" : "a mapping with keys: " + String.join(", ", keys);
+      }
+      default -> "another type";
+    };
+  }
+
+  private static SchemaGenerator generator() {
+    SchemaGeneratorConfigBuilder config =
+        new SchemaGeneratorConfigBuilder(
+            JsonMapper.shared(), SchemaVersion.DRAFT_2020_12, OptionPreset.PLAIN_JSON);
+    config.with(
+        Option.FORBIDDEN_ADDITIONAL_PROPERTIES_BY_DEFAULT,
+        Option.MAP_VALUES_AS_ADDITIONAL_PROPERTIES,
+        Option.NULLABLE_FIELDS_BY_DEFAULT,
+        // Self-contained, so that a section's schema can sit inside the whole file's.
+        Option.INLINE_ALL_SCHEMAS);
+    config.without(Option.SCHEMA_VERSION_INDICATOR);
+    config
+        .forTypesInGeneral()
+        .withCustomDefinitionProvider(
+            (type, context) ->
+                JsonNode.class.isAssignableFrom(type.getErasedType())
+                    ? new CustomDefinition(
+                        JsonMapper.shared().createObjectNode(),
+                        CustomDefinition.DefinitionType.INLINE,
+                        CustomDefinition.AttributeInclusion.NO)
+                    : null);
+    config
+        .forFields()
+        .withPropertyNameOverrideResolver(
+            field -> {
+              JsonProperty named = field.getAnnotationConsideringFieldAndGetter(JsonProperty.class);
+              if (named != null && !named.value().isEmpty()) {
+                return named.value();
+              }
+              // The readers' SNAKE_CASE naming, for the plain camel-case names the records use
+              // (Jackson's translate is not public).
+              return field
+                  .getName()
+                  .replaceAll("([a-z0-9])([A-Z])", "$1_$2")
+                  .toLowerCase(Locale.ROOT);
+            })
+        .withDescriptionResolver(
+            field -> {
+              JsonPropertyDescription description =
+                  field.getAnnotationConsideringFieldAndGetter(JsonPropertyDescription.class);
+              return description == null ? null : description.value();
+            })
+        .withCustomDefinitionProvider(
+            (field, context) -> {
+              if (field.getAnnotationConsideringFieldAndGetter(DurationText.class) == null) {
+                return null;
+              }
+              ObjectNode duration = JsonMapper.shared().createObjectNode();
+              duration.putArray("type").add("string").add("integer").add("null");
+              duration.put(
+                  "description",
+                  "a positive duration: 500ms, 30s, 2m, 1h, PT1M, or a whole number of seconds");
+              return new CustomPropertyDefinition(duration, CustomDefinition.AttributeInclusion.NO);
+            });
+    return new SchemaGenerator(config.build());
+  }
+}

@@ -1,0 +1,123 @@
+package dev.toolhost.mcp;
+
+import dev.toolhost.core.ToolProfiles;
+import dev.toolhost.core.spi.ConfigSections;
+import dev.toolhost.core.spi.HostContext;
+import dev.toolhost.core.spi.HostExtension;
+import dev.toolhost.core.spi.ReadyHost;
+import dev.toolhost.core.spi.SectionReading;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * The MCP extension is a host's MCP bridge (the {@code mcp:} section): it connects the configured
+ * servers in parallel, waiting at most the start timeout (a broken or slow server never stops the
+ * host), publishes the {@code mcp-tool-guide} guide, and once the host is ready registers the
+ * management tools, which call through the host's dispatcher; it shares the bridge as a {@link
+ * McpBridge} service and disconnects every server when it closes. A host whose config has no {@code
+ * mcp:} section has no bridge.
+ *
+ * <p>It owns the profile rule about its tools: subagents and scheduled tasks may not register or
+ * unregister servers. Found by {@link java.util.ServiceLoader}, it reads its section from the
+ * host's config; made with an {@link McpConfig}, it uses that one.
+ */
+public final class McpExtension implements HostExtension {
+
+  /** The extension's name and config key. */
+  public static final String NAME = "mcp";
+
+  /**
+   * The rules about this extension's tools in the built-in profiles, by profile: subagents and
+   * scheduled tasks may not register or unregister servers.
+   */
+  public static final Map<String, List<String>> PROFILE_RULES =
+      Map.of(
+          ToolProfiles.SUBAGENT.name(),
+          List.of(McpManagementTools.REGISTER_SERVER, McpManagementTools.UNREGISTER_SERVER),
+          ToolProfiles.SCHEDULED.name(),
+          List.of(McpManagementTools.REGISTER_SERVER, McpManagementTools.UNREGISTER_SERVER));
+
+  private final Optional<McpConfig> given;
+  private McpConfig config;
+  private McpBridge bridge;
+
+  /** The extension reading the host's {@code mcp:} section. */
+  public McpExtension() {
+    this.given = Optional.empty();
+  }
+
+  /** The extension with the given config, whatever the host's config file says. */
+  public McpExtension(McpConfig config) {
+    this.given = Optional.of(Objects.requireNonNull(config, "config"));
+  }
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public int order() {
+    return 300;
+  }
+
+  @Override
+  public JsonNode configSchema() {
+    return ConfigSections.schema(McpConfigReader.RawMcp.class);
+  }
+
+  @Override
+  public void check(JsonNode section, SectionReading reading) {
+    new McpConfigReader(reading.problems()).read(section);
+  }
+
+  @Override
+  public void start(HostContext host) {
+    PROFILE_RULES.forEach(
+        (profile, tools) -> host.denyTools(profile, tools.toArray(String[]::new)));
+    config =
+        given.orElseGet(
+            () ->
+                !host.configured()
+                    ? McpConfig.none()
+                    : ConfigSections.read(
+                        this,
+                        host,
+                        (section, reading) ->
+                            new McpConfigReader(reading.problems()).read(section)));
+    if (!config.enabled()) {
+      return;
+    }
+    McpBridge.Builder builder =
+        McpBridge.builder(host.registry())
+            .approved(config.approved())
+            .connectTimeout(config.connectTimeout())
+            .startTimeout(config.startTimeout())
+            .registration(config.registration());
+    config.stateDirectory().ifPresent(builder::stateDirectory);
+    bridge = builder.build();
+    host.provide(McpBridge.class, bridge);
+    host.guide(McpBridge.GUIDE);
+    // Connects in parallel, waiting at most the start timeout; if a later extension fails to start,
+    // the host closes this one and so every server it started.
+    bridge.start(config.servers());
+  }
+
+  @Override
+  public void ready(ReadyHost host) {
+    if (bridge != null) {
+      // They call through the host's dispatcher, which exists only now.
+      host.registry().registerAll(bridge.managementTools(host.dispatcher()));
+    }
+  }
+
+  @Override
+  public void close() {
+    if (bridge != null) {
+      bridge.close();
+    }
+  }
+}
