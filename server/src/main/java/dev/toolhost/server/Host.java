@@ -324,7 +324,7 @@ public final class Host implements AutoCloseable {
 
     @Override
     public <T> void provide(Class<T> type, T service) {
-      share(type, service, "the host");
+      share(type, service, "An extension told the host is ready");
     }
 
     @Override
