@@ -6,6 +6,8 @@ import dev.toolhost.core.ParametersSchema;
 import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolDispatcher;
 import dev.toolhost.core.ToolInterceptor;
+import dev.toolhost.core.ToolProfile;
+import dev.toolhost.core.ToolProfiles;
 import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSet;
@@ -261,6 +263,11 @@ public class DispatchCostBenchmark {
     }
 
     @Override
+    public ToolProfile profile() {
+      return ToolProfiles.MAIN;
+    }
+
+    @Override
     public ToolResult proceed(ToolCall next) {
       try {
         return entry.tool().executor().execute(next, arguments);
@@ -275,6 +282,11 @@ public class DispatchCostBenchmark {
     @Override
     public JsonNode arguments() {
       throw new UnsupportedOperationException("The telemetry step does not read the arguments");
+    }
+
+    @Override
+    public ToolProfile profile() {
+      return ToolProfiles.MAIN;
     }
 
     /** A fresh reading on every call, as the dispatcher takes one per call. */

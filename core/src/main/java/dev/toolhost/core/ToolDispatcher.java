@@ -331,6 +331,11 @@ public final class ToolDispatcher {
       return call;
     }
 
+    @Override
+    public ToolProfile profile() {
+      return tools.profile();
+    }
+
     /** Whether the tool runs on the caller's thread. */
     boolean inline() {
       return entry.tool().inline();

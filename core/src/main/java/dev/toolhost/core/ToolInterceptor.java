@@ -24,6 +24,12 @@ public interface ToolInterceptor {
     /** The spec of the tool being called. */
     ToolSpec spec();
 
+    /**
+     * The profile of the tool set the call was dispatched through: whose call it is, for steps
+     * whose policy depends on the caller (the output scan's, say).
+     */
+    ToolProfile profile();
+
     /** The parsed, validated arguments of {@link #call()}. */
     JsonNode arguments();
 

@@ -101,6 +101,8 @@ public final class Host implements AutoCloseable {
   private final Map<Class<?>, Object> services = new ConcurrentHashMap<>();
   // The extensions' HTTP routes, by "METHOD path".
   private final Map<String, Route> routes = new ConcurrentHashMap<>();
+  // Secrets the builder was given, by name, for the extensions that redact by value.
+  private final Map<String, String> secretValues;
   // The tools the extensions take from built-in profiles, by profile name.
   private final Map<String, Set<String>> denied = new LinkedHashMap<>();
 
@@ -125,6 +127,7 @@ public final class Host implements AutoCloseable {
     this.config = builder.config;
     this.token = config.http().bearerToken(builder.environment);
     this.headerTimeout = builder.headerTimeout;
+    this.secretValues = Map.copyOf(builder.secrets);
     // Before any resource is made, so that a bad config leaks nothing.
     config.toolProfiles();
     if (config.builtins().guides()) {
@@ -292,6 +295,13 @@ public final class Host implements AutoCloseable {
     @Override
     public Map<String, String> environment() {
       return environment;
+    }
+
+    @Override
+    public Map<String, String> secrets() {
+      Map<String, String> secrets = new LinkedHashMap<>(secretValues);
+      token.ifPresent(value -> secrets.put("http.token", value));
+      return secrets;
     }
 
     @Override
@@ -567,6 +577,7 @@ public final class Host implements AutoCloseable {
     // By name, in the order given: the class path's first, then those added.
     private final Map<String, HostExtension> extensions = new LinkedHashMap<>();
     private final Map<Class<?>, Object> services = new LinkedHashMap<>();
+    private final Map<String, String> secrets = new LinkedHashMap<>();
 
     private Builder(HostConfig config) {
       this.config = Objects.requireNonNull(config, "config");
@@ -625,6 +636,15 @@ public final class Host implements AutoCloseable {
     public <T> Builder service(Class<T> type, T service) {
       services.put(
           Objects.requireNonNull(type, "type"), Objects.requireNonNull(service, "service"));
+      return this;
+    }
+
+    /**
+     * A secret the host holds besides its token (a bus password, say), given to the extensions that
+     * redact secrets by value ({@link HostContext#secrets()}).
+     */
+    public Builder secret(String name, String value) {
+      secrets.put(Objects.requireNonNull(name, "name"), Objects.requireNonNull(value, "value"));
       return this;
     }
 

@@ -64,6 +64,12 @@ public interface HostContext {
    */
   SectionReading reading();
 
+  /**
+   * The secrets the host itself holds, by name (its bearer token, a bus password it was given), for
+   * a scanner that redacts them by value wherever they appear. Never to be logged or shown.
+   */
+  Map<String, String> secrets();
+
   /** The environment the host reads its secrets from (tokens, keys): not always the process's. */
   Map<String, String> environment();
 

@@ -1,0 +1,150 @@
+package dev.toolhost.secrets;
+
+import com.google.re2j.Pattern;
+import com.google.re2j.PatternSyntaxException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.dataformat.toml.TomlMapper;
+
+/**
+ * A rule set is the rules a scanner runs and the allow-list every rule shares, read from a rule
+ * file in gitleaks' format (TOML: {@code [[rules]]} with {@code id}, {@code regex}, {@code
+ * secretGroup}, {@code entropy}, {@code keywords} and {@code [[rules.allowlists]]}; a global {@code
+ * [allowlist]}). Rules that match file paths only (no {@code regex}) have no meaning for text and
+ * are left out.
+ *
+ * <p>{@link #gitleaks()} is gitleaks' own rule set, shipped under its MIT licence (see {@code
+ * gitleaks-LICENSE.txt} beside it). Immutable.
+ *
+ * @param rules the rules, by id, in file order
+ * @param allowlist what every rule lets through
+ */
+public record RuleSet(Map<String, SecretRule> rules, List<SecretRule.Allowlist> allowlist) {
+
+  private static final TomlMapper TOML = TomlMapper.builder().build();
+  private static final String GITLEAKS = "gitleaks.toml";
+
+  public RuleSet {
+    rules = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(rules));
+    allowlist = List.copyOf(allowlist);
+  }
+
+  /** gitleaks' rule set (config/gitleaks.toml of gitleaks/gitleaks, MIT), as shipped here. */
+  public static RuleSet gitleaks() {
+    try (InputStream in = RuleSet.class.getResourceAsStream(GITLEAKS)) {
+      return parse(new String(in.readAllBytes(), StandardCharsets.UTF_8), GITLEAKS);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * Reads a rule file's text.
+   *
+   * @param source what messages call the file
+   * @throws IllegalArgumentException naming the file, and the rule, when the text is not TOML, a
+   *     rule has no id, or an expression does not compile
+   */
+  public static RuleSet parse(String toml, String source) {
+    JsonNode root;
+    try {
+      root = TOML.readTree(toml);
+    } catch (JacksonException e) {
+      throw new IllegalArgumentException(
+          source + ": not a TOML rule file: " + e.getOriginalMessage(), e);
+    }
+    Map<String, SecretRule> rules = new LinkedHashMap<>();
+    int index = 0;
+    for (JsonNode rule : root.path("rules")) {
+      index++;
+      String id = rule.path("id").asString("");
+      if (id.isBlank()) {
+        throw new IllegalArgumentException(source + ": rule " + index + " has no id");
+      }
+      if (!rule.hasNonNull("regex")) {
+        continue;
+      }
+      String where = source + ": rule '" + id + "'";
+      List<SecretRule.Allowlist> allowlists = new ArrayList<>();
+      for (JsonNode allowlist : rule.path("allowlists")) {
+        allowlists.add(allowlist(allowlist, where));
+      }
+      // The older single-table spelling.
+      if (rule.path("allowlist").isObject()) {
+        allowlists.add(allowlist(rule.path("allowlist"), where));
+      }
+      rules.put(
+          id,
+          new SecretRule(
+              id,
+              rule.path("description").asString(""),
+              compile(rule.path("regex").asString(), where),
+              rule.path("secretGroup").asInt(0),
+              rule.path("entropy").asDouble(0),
+              strings(rule.path("keywords")),
+              allowlists));
+    }
+    List<SecretRule.Allowlist> global = new ArrayList<>();
+    if (root.path("allowlist").isObject()) {
+      global.add(allowlist(root.path("allowlist"), source + ": [allowlist]"));
+    }
+    for (JsonNode allowlist : root.path("allowlists")) {
+      global.add(allowlist(allowlist, source + ": [[allowlists]]"));
+    }
+    return new RuleSet(rules, global);
+  }
+
+  /** This set with the other's rules added, a rule of the same id replaced, and its allow-list. */
+  public RuleSet with(RuleSet other) {
+    Map<String, SecretRule> merged = new LinkedHashMap<>(rules);
+    merged.putAll(other.rules);
+    List<SecretRule.Allowlist> allowed = new ArrayList<>(allowlist);
+    allowed.addAll(other.allowlist);
+    return new RuleSet(merged, allowed);
+  }
+
+  /** The rule of that id, if the set has it. */
+  public Optional<SecretRule> rule(String id) {
+    return Optional.ofNullable(rules.get(id));
+  }
+
+  private static SecretRule.Allowlist allowlist(JsonNode node, String where) {
+    List<Pattern> regexes = new ArrayList<>();
+    for (String regex : strings(node.path("regexes"))) {
+      regexes.add(compile(regex, where + " allow-list"));
+    }
+    SecretRule.Target target =
+        switch (node.path("regexTarget").asString("secret").toLowerCase(Locale.ROOT)) {
+          case "match" -> SecretRule.Target.MATCH;
+          case "line" -> SecretRule.Target.LINE;
+          default -> SecretRule.Target.SECRET;
+        };
+    boolean both = node.path("condition").asString("OR").equalsIgnoreCase("AND");
+    return new SecretRule.Allowlist(regexes, target, strings(node.path("stopwords")), both);
+  }
+
+  private static Pattern compile(String regex, String where) {
+    try {
+      return Pattern.compile(regex);
+    } catch (PatternSyntaxException e) {
+      throw new IllegalArgumentException(
+          where + ": the expression does not compile: " + e.getMessage(), e);
+    }
+  }
+
+  private static List<String> strings(JsonNode array) {
+    List<String> strings = new ArrayList<>();
+    array.forEach(each -> strings.add(each.asString()));
+    return strings;
+  }
+}

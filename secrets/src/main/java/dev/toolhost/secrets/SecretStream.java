@@ -1,0 +1,90 @@
+package dev.toolhost.secrets;
+
+import dev.toolhost.core.Redactor;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A secret stream redacts one text given in chunks, so that a secret split across two chunks is
+ * still found. It holds back the last {@link #HOLD} characters of what it was given (longer than
+ * any one-line secret), and everything from an unfinished PEM block's {@code -----BEGIN} on, until
+ * the next chunk or the end shows what they are; and it scans each part with the {@link #CONTEXT}
+ * characters that went before it, so that a rule that needs its keyword ({@code api_key = ...})
+ * finds a secret whose keyword was in the part already passed on.
+ *
+ * <p>What it returns, joined, is the redaction of the whole text, up to the marker of a secret that
+ * started in a part already passed on (its rest is redacted as its own finding). Not thread-safe:
+ * one stream, one sequence of chunks.
+ */
+final class SecretStream implements Redactor.Stream {
+
+  /** How many characters are held back for the next chunk. */
+  static final int HOLD = 512;
+
+  /** How many characters already passed on are scanned again as context. */
+  static final int CONTEXT = 256;
+
+  /** The most an unfinished PEM block holds back before it is passed on anyway. */
+  static final int MAX_BLOCK = 64 * 1024;
+
+  private final SecretScanner scanner;
+  private final StringBuilder pending = new StringBuilder();
+  private String context = "";
+
+  SecretStream(SecretScanner scanner) {
+    this.scanner = scanner;
+  }
+
+  @Override
+  public String push(String chunk) {
+    pending.append(chunk);
+    int safe = pending.length() - HOLD;
+    int begin = pending.lastIndexOf("-----BEGIN");
+    if (begin >= 0 && pending.indexOf("-----END", begin) < 0 && pending.length() < MAX_BLOCK) {
+      safe = Math.min(safe, begin);
+    }
+    return safe <= 0 ? "" : emit(safe, false);
+  }
+
+  @Override
+  public String finish() {
+    return emit(pending.length(), true);
+  }
+
+  /** Redacts and passes on the pending text up to {@code upTo}, or less if a secret crosses it. */
+  private String emit(int upTo, boolean last) {
+    String text = context + pending;
+    int offset = context.length();
+    List<Finding> findings = scanner.scan(text);
+    int cut = offset + upTo;
+    if (!last) {
+      for (Finding finding : findings) {
+        if (finding.start() < cut && finding.end() > cut) {
+          cut = Math.max(offset, finding.start());
+        }
+      }
+    }
+    if (cut <= offset) {
+      return "";
+    }
+    List<Finding> passed = new ArrayList<>();
+    for (Finding finding : findings) {
+      if (finding.end() > offset && finding.start() < cut) {
+        // One that began in the context was passed on up to there; its rest goes now.
+        passed.add(
+            new Finding(
+                finding.rule(),
+                Math.max(offset, finding.start()) - offset,
+                Math.min(cut, finding.end()) - offset,
+                finding.encoding(),
+                finding.known()));
+      }
+    }
+    String out = pending.substring(0, cut - offset);
+    String redacted = SecretScanner.apply(out, passed);
+    String emitted = context + out;
+    context = emitted.substring(Math.max(0, emitted.length() - CONTEXT));
+    pending.delete(0, cut - offset);
+    return redacted;
+  }
+}

@@ -1,0 +1,108 @@
+package dev.toolhost.secrets;
+
+import dev.toolhost.core.DispatchStage;
+import dev.toolhost.core.Redactor;
+import dev.toolhost.core.spi.ConfigSections;
+import dev.toolhost.core.spi.HostContext;
+import dev.toolhost.core.spi.HostExtension;
+import dev.toolhost.core.spi.SectionReading;
+import io.opentelemetry.api.OpenTelemetry;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.regex.Pattern;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * The secrets extension is a host's secret-leak detection (the {@code secrets:} section): one
+ * {@link SecretScanner} that knows every secret the host holds by value (its bearer token, and
+ * every environment variable whose name says key, secret, token or password, or that the config
+ * marks secret) and runs gitleaks' rules; an interceptor at the dispatch chain's {@link
+ * DispatchStage#OUTPUT_SCAN output scan} that redacts or blocks what tool results leak; and the
+ * scanner shared as a {@link Redactor} (and a {@link SecretScanner}) for the other paths out: the
+ * agent loop's model requests and chat stream.
+ *
+ * <p>On by default, redacting: a host that leaks nothing loses nothing by it. Found by {@link
+ * java.util.ServiceLoader}, it reads its section from the host's config; made with a {@link
+ * SecretsConfig}, it uses that one. It starts first, so that every later extension finds its
+ * redactor.
+ */
+public final class SecretsExtension implements HostExtension {
+
+  /** The extension's name and config key. */
+  public static final String NAME = "secrets";
+
+  /** Environment variables whose values are secrets by their names. */
+  static final Pattern SECRET_NAME =
+      Pattern.compile("(?i).*(KEY|SECRET|TOKEN|PASSWORD|PASSWD|CREDENTIAL).*");
+
+  private final Optional<SecretsConfig> given;
+
+  /** The extension reading the host's {@code secrets:} section. */
+  public SecretsExtension() {
+    this.given = Optional.empty();
+  }
+
+  /** The extension with the given config, whatever the host's config file says. */
+  public SecretsExtension(SecretsConfig config) {
+    this.given = Optional.of(Objects.requireNonNull(config, "config"));
+  }
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public int order() {
+    return 50;
+  }
+
+  @Override
+  public JsonNode configSchema() {
+    return ConfigSections.schema(SecretsConfig.Raw.class);
+  }
+
+  @Override
+  public void check(JsonNode section, SectionReading reading) {
+    SecretsConfig.read(section, reading);
+  }
+
+  @Override
+  public void start(HostContext host) {
+    SecretsConfig config =
+        given.orElseGet(
+            () ->
+                host.configured()
+                    ? ConfigSections.read(this, host, SecretsConfig::read)
+                    : SecretsConfig.defaults());
+    SecretScanner scanner = scanner(config, host.environment(), host.secrets());
+    host.provide(SecretScanner.class, scanner);
+    host.provide(Redactor.class, scanner);
+    host.interceptor(
+        DispatchStage.OUTPUT_SCAN,
+        new SecretScanInterceptor(
+            scanner,
+            config.policy(),
+            host.service(OpenTelemetry.class).orElse(OpenTelemetry.noop())));
+  }
+
+  /**
+   * The scanner of a config: its rules and allow-list, and as known values the given secrets and
+   * every variable of the environment that is a secret by its name or by the config.
+   */
+  public static SecretScanner scanner(
+      SecretsConfig config, Map<String, String> environment, Map<String, String> secrets) {
+    SecretScanner.Builder builder = SecretScanner.builder(config.rules()).depth(config.depth());
+    secrets.forEach(builder::known);
+    environment.forEach(
+        (name, value) -> {
+          if (SECRET_NAME.matcher(name).matches() || config.secretEnv().contains(name)) {
+            builder.known(name, value);
+          }
+        });
+    config.allowedValues().forEach(builder::allowValue);
+    config.allowedRules().forEach(builder::allowRule);
+    return builder.build();
+  }
+}
