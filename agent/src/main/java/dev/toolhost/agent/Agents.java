@@ -2,6 +2,7 @@ package dev.toolhost.agent;
 
 import dev.toolhost.core.ErrorCode;
 import dev.toolhost.core.ExecutableTool;
+import dev.toolhost.core.Redactor;
 import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolCaller;
 import dev.toolhost.core.ToolDispatcher;
@@ -87,7 +88,8 @@ public final class Agents implements AutoCloseable {
       ToolProfiles profiles,
       ToolDispatcher dispatcher,
       Map<String, String> environment,
-      int maxDepth) {
+      int maxDepth,
+      Redactor redactor) {
     this.registry = Objects.requireNonNull(registry, "registry");
     this.profiles = Objects.requireNonNull(profiles, "profiles");
     if (maxDepth < 1) {
@@ -100,7 +102,10 @@ public final class Agents implements AutoCloseable {
         throw new IllegalArgumentException("Agent '" + definition.name() + "' is defined twice.");
       }
       ModelClient client =
-          ModelClient.builder(definition.endpoint()).environment(environment).build();
+          ModelClient.builder(definition.endpoint())
+              .environment(environment)
+              .redactor(redactor)
+              .build();
       clients.add(client);
       agents.put(
           definition.name(),
@@ -156,7 +161,24 @@ public final class Agents implements AutoCloseable {
       ToolDispatcher dispatcher,
       Map<String, String> environment,
       int maxDepth) {
-    return new Agents(definitions, registry, profiles, dispatcher, environment, maxDepth);
+    return create(
+        definitions, registry, profiles, dispatcher, environment, maxDepth, Redactor.NONE);
+  }
+
+  /**
+   * Agents from the definitions, as {@link #create(List, ToolRegistry, ToolProfiles,
+   * ToolDispatcher, Map, int)}, whose model clients redact with the given redactor what they send
+   * to the models and what the models stream back (the host's secret scanner).
+   */
+  public static Agents create(
+      List<AgentDefinition> definitions,
+      ToolRegistry registry,
+      ToolProfiles profiles,
+      ToolDispatcher dispatcher,
+      Map<String, String> environment,
+      int maxDepth,
+      Redactor redactor) {
+    return new Agents(definitions, registry, profiles, dispatcher, environment, maxDepth, redactor);
   }
 
   /**

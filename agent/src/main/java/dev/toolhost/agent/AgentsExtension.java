@@ -1,5 +1,6 @@
 package dev.toolhost.agent;
 
+import dev.toolhost.core.Redactor;
 import dev.toolhost.core.ToolProfiles;
 import dev.toolhost.core.spi.ConfigException;
 import dev.toolhost.core.spi.ConfigSections;
@@ -119,7 +120,10 @@ public final class AgentsExtension implements HostExtension {
               host.registry(),
               host.service(ToolProfiles.class).orElseThrow(),
               host.dispatcher(),
-              environment);
+              environment,
+              Agents.DEFAULT_MAX_DEPTH,
+              // The host's secret scanner, when it runs one, on what goes to and comes from models.
+              host.service(Redactor.class).orElse(Redactor.NONE));
     } catch (IllegalArgumentException e) {
       // An agent named like a built-in tool, say.
       throw new ConfigException("agents: " + e.getMessage());

@@ -1,5 +1,6 @@
 package dev.toolhost.agent;
 
+import dev.toolhost.core.Redactor;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -63,6 +64,7 @@ public final class ModelClient implements AutoCloseable {
   private final Duration backoff;
   private final Duration maxRetryAfter;
   private final Duration requestTimeout;
+  private final Redactor redactor;
   private final HttpClient http;
   private final ObjectMapper mapper = JsonMapper.shared();
 
@@ -73,6 +75,7 @@ public final class ModelClient implements AutoCloseable {
     this.backoff = builder.backoff;
     this.maxRetryAfter = builder.maxRetryAfter;
     this.requestTimeout = builder.requestTimeout;
+    this.redactor = builder.redactor;
     this.http =
         HttpClient.newBuilder()
             .connectTimeout(builder.connectTimeout)
@@ -132,9 +135,25 @@ public final class ModelClient implements AutoCloseable {
       }
       int status = response.statusCode();
       if (status == 200) {
-        Surfacing surfacing = new Surfacing(listener);
+        // What the model says reaches the caller redacted, a secret split across deltas included.
+        Redactor.Stream redacting = redactor.stream();
+        Surfacing surfacing = new Surfacing(listener, redacting);
         try (InputStream body = response.body()) {
-          return request.stream() ? readStream(body, surfacing) : readCompletion(body, surfacing);
+          ModelReply reply =
+              request.stream() ? readStream(body, surfacing) : readCompletion(body, surfacing);
+          String rest = redacting.finish();
+          if (!rest.isEmpty()) {
+            listener.onText(rest);
+          }
+          return reply.content().isEmpty()
+              ? reply
+              : new ModelReply(
+                  reply.content().map(redactor::redact),
+                  reply.toolCalls(),
+                  reply.finishReason(),
+                  reply.usage(),
+                  reply.responseId(),
+                  reply.responseModel());
         } catch (IOException e) {
           interruptedCheck(e);
           // A stream cut before anything reached the listener is sent again, once: the caller has
@@ -181,7 +200,8 @@ public final class ModelClient implements AutoCloseable {
     ObjectNode body = mapper.createObjectNode();
     body.put("model", endpoint.model());
     ArrayNode messages = body.putArray("messages");
-    request.messages().forEach(message -> messages.add(message.toWire()));
+    // Nothing the host holds leaves for the model: every message's text is redacted on the way.
+    request.messages().forEach(message -> messages.add(redacted(message.toWire())));
     if (!request.tools().isEmpty()) {
       ArrayNode tools = body.putArray("tools");
       request.tools().forEach(tools::add);
@@ -509,19 +529,35 @@ public final class ModelClient implements AutoCloseable {
     }
   }
 
-  /** A listener that notes whether anything reached the caller's listener. */
+  /** The wire message with its text redacted. */
+  private ObjectNode redacted(ObjectNode message) {
+    if (message.path("content").isString()) {
+      message.put("content", redactor.redact(message.get("content").asString()));
+    }
+    return message;
+  }
+
+  /**
+   * A listener that redacts the text deltas on their way to the caller's listener, and notes
+   * whether anything reached it.
+   */
   private static final class Surfacing implements ModelListener {
     private final ModelListener listener;
+    private final Redactor.Stream redacting;
     private volatile boolean surfaced;
 
-    Surfacing(ModelListener listener) {
+    Surfacing(ModelListener listener, Redactor.Stream redacting) {
       this.listener = listener;
+      this.redacting = redacting;
     }
 
     @Override
     public void onText(String delta) {
       surfaced = true;
-      listener.onText(delta);
+      String safe = redacting.push(delta);
+      if (!safe.isEmpty()) {
+        listener.onText(safe);
+      }
     }
 
     @Override
@@ -546,9 +582,19 @@ public final class ModelClient implements AutoCloseable {
     private Duration maxRetryAfter = Duration.ofSeconds(60);
     private Duration connectTimeout = Duration.ofSeconds(10);
     private Duration requestTimeout = Duration.ofMinutes(5);
+    private Redactor redactor = Redactor.NONE;
 
     private Builder(ModelEndpoint endpoint) {
       this.endpoint = Objects.requireNonNull(endpoint, "endpoint");
+    }
+
+    /**
+     * What removes secrets from the text sent to the model and from its answer on the way to the
+     * caller (the host's secret scanner); none by default.
+     */
+    public Builder redactor(Redactor redactor) {
+      this.redactor = Objects.requireNonNull(redactor, "redactor");
+      return this;
     }
 
     /** The environment the key is read from; this process's by default. */

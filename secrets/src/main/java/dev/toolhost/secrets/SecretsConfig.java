@@ -72,7 +72,7 @@ public record SecretsConfig(
    * Reads a section its schema accepts, rule files included (relative to the reading's directory),
    * adding its problems to the reading's; the result is only meaningful when none was added.
    */
-  static SecretsConfig read(JsonNode section, SectionReading reading) {
+  public static SecretsConfig read(JsonNode section, SectionReading reading) {
     ConfigProblems problems = reading.problems();
     Raw raw = ConfigSections.bind(SecretsExtension.NAME, section, Raw.class);
     SecretPolicy.Action byDefault =

@@ -1,6 +1,13 @@
 package dev.toolhost.server;
 
 import dev.toolhost.core.spi.ConfigException;
+import dev.toolhost.secrets.RedactingOutputStream;
+import dev.toolhost.secrets.SecretsConfig;
+import dev.toolhost.secrets.SecretsExtension;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -31,6 +38,7 @@ import picocli.CommandLine.Spec;
       ConfigCommand.class,
       WorkerCommand.class,
       ChatCommand.class,
+      SecretsCommand.class,
       DevCommand.class,
       CommandLine.HelpCommand.class
     })
@@ -41,6 +49,7 @@ public final class Main implements Callable<Integer> {
   /** Runs the command line and exits with its exit code. */
   public static void main(String[] args) {
     quietUnlessServing(args);
+    redactLogs();
     System.exit(commandLine().execute(args));
   }
 
@@ -69,6 +78,21 @@ public final class Main implements Callable<Integer> {
   public Integer call() {
     spec.commandLine().usage(spec.commandLine().getErr());
     return CommandLine.ExitCode.USAGE;
+  }
+
+  // The host's log lines go to standard error; none leaves with a secret in it: every secret of
+  // this process's environment (by its name) and every gitleaks rule's match is redacted, line by
+  // line. The rules load on the first line logged.
+  private static void redactLogs() {
+    System.setErr(
+        new PrintStream(
+            new RedactingOutputStream(
+                new FileOutputStream(FileDescriptor.err),
+                () ->
+                    SecretsExtension.scanner(
+                        SecretsConfig.defaults(), System.getenv(), java.util.Map.of())),
+            true,
+            StandardCharsets.UTF_8));
   }
 
   // One-shot commands print their answer on stdout and errors on stderr; routine log lines (a
