@@ -10,13 +10,11 @@ import java.util.Comparator;
 import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import org.ahocorasick.trie.Emit;
-import org.ahocorasick.trie.Trie;
 
 /**
  * A secret scanner finds secrets in text and redacts them: first every secret the host holds, by
@@ -41,18 +39,40 @@ public final class SecretScanner implements Redactor {
   /** How many levels of encoding are undone by default (base64 of hex of a key is two). */
   public static final int DEFAULT_DEPTH = 2;
 
-  // A run of base64 (either alphabet) long enough to hold a secret of 15 bytes or more.
-  private static final Pattern BASE64_RUN = Pattern.compile("[A-Za-z0-9+/_-]{20,}={0,2}");
-  private static final Pattern HEX_RUN = Pattern.compile("[0-9a-fA-F]{32,}");
+  // A run of base64 (either alphabet) long enough to hold a secret of 15 bytes or more, and a run
+  // of hex long enough to hold one of 16.
+  private static final int MIN_BASE64_RUN = 20;
+  private static final int MIN_HEX_RUN = 32;
   private static final Pattern PERCENT = Pattern.compile("%[0-9A-Fa-f]{2}");
   private static final Pattern UNICODE_ESCAPE = Pattern.compile("\\\\u[0-9A-Fa-f]{4}");
 
+  // The text around a keyword a rule's expression runs on: gitleaks' expressions start at most a
+  // few dozen characters before their keyword (the generic rule's {0,50} and {0,20} prefixes) and
+  // bounded ones end within a few hundred after it. Running them only there, not over the whole
+  // text, is what makes a scan fast when keywords are few.
+  private static final int BEFORE_KEYWORD = 256;
+  private static final int AFTER_KEYWORD = 512;
+  private static final int AFTER_UNBOUNDED = 16 * 1024;
+  private static final int AFTER_MULTILINE = 2048;
+  // gitleaks' semi-generic rules: a name, then one of these operators, then the value.
+  private static final String ASSIGNMENT_OPERATORS = "(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)";
+  // Their name may start two {0,50} runs before the keyword; the value ends 150 after it.
+  private static final int BEFORE_ASSIGNMENT = 110;
+  private static final int AFTER_ASSIGNMENT = 230;
+  // How far after its keyword an operator may come: the {0,20} of the name's rest, quotes.
+  private static final int ASSIGNMENT_REACH = 40;
+  // What an expression may open with before its first literal: flags, word boundaries, groups.
+  private static final Pattern LEAD = Pattern.compile("(?:\\(\\?i\\)|\\\\b)+");
+
   private final RuleSet rules;
-  private final Trie keywordTrie;
-  private final Map<String, List<SecretRule>> rulesByKeyword;
+  private final Keywords keywords;
+  // By identity: a rule's record hash would hash its lists on every keyword found.
+  private final Map<SecretRule, Plan> plans = new java.util.IdentityHashMap<>();
+  // What each word of the automaton stands for, by the word's index in keywords.
+  private final List<Entry> entries;
   private final List<SecretRule> alwaysRun;
-  private final Trie knownTrie;
-  private final Map<String, Known> knownByVariant;
+  // The forms of known values with characters outside ASCII.
+  private final List<Known> otherForms;
   private final Set<String> allowedValues;
   private final Set<String> allowedRules;
   private final int depth;
@@ -68,6 +88,7 @@ public final class SecretScanner implements Redactor {
       if (allowedRules.contains(rule.id())) {
         continue;
       }
+      plans.put(rule, Plan.of(rule));
       if (rule.keywords().isEmpty()) {
         always.add(rule);
       }
@@ -75,20 +96,39 @@ public final class SecretScanner implements Redactor {
         byKeyword.computeIfAbsent(keyword, any -> new ArrayList<>()).add(rule);
       }
     }
-    this.rulesByKeyword = byKeyword;
     this.alwaysRun = List.copyOf(always);
-    this.keywordTrie = Trie.builder().ignoreCase().addKeywords(byKeyword.keySet()).build();
     Map<String, Known> variants = new LinkedHashMap<>();
     builder.known.forEach(
         (name, value) -> {
           if (value != null && value.length() >= MIN_KNOWN_LENGTH) {
             for (Map.Entry<String, Finding.Encoding> variant : variants(value).entrySet()) {
-              variants.putIfAbsent(variant.getKey(), new Known(name, variant.getValue()));
+              variants.putIfAbsent(
+                  variant.getKey(), new Known(variant.getKey(), name, variant.getValue()));
             }
           }
         });
-    this.knownByVariant = variants;
-    this.knownTrie = Trie.builder().addKeywords(variants.keySet()).build();
+    // One automaton finds the rules' keywords and the known values' forms in one pass, ignoring
+    // case; a form's case is checked where it is found. Forms with characters outside ASCII (a
+    // plain value that has some) are looked for one by one.
+    Map<String, Entry> entries = new LinkedHashMap<>();
+    byKeyword.forEach(
+        (keyword, keywordRules) ->
+            entries.computeIfAbsent(keyword, any -> new Entry()).rules.addAll(keywordRules));
+    List<Known> other = new ArrayList<>();
+    variants.forEach(
+        (form, known) -> {
+          if (form.chars().allMatch(c -> c < 128)) {
+            entries
+                .computeIfAbsent(form.toLowerCase(Locale.ROOT), any -> new Entry())
+                .known
+                .add(known);
+          } else {
+            other.add(known);
+          }
+        });
+    this.keywords = Keywords.of(List.copyOf(entries.keySet()), true);
+    this.entries = List.copyOf(entries.values());
+    this.otherForms = List.copyOf(other);
   }
 
   /** A builder of a scanner that runs the given rules. */
@@ -155,7 +195,7 @@ public final class SecretScanner implements Redactor {
 
   private List<Finding> scan(String text, int level) {
     List<Finding> found = new ArrayList<>();
-    known(text, found);
+    others(text, found);
     patterns(text, found);
     if (level < depth) {
       encoded(text, level, found);
@@ -165,16 +205,22 @@ public final class SecretScanner implements Redactor {
 
   // ---- known values ----
 
-  private record Known(String name, Finding.Encoding encoding) {}
+  /** One form of a known value: the text, the value's name, and how the form encodes it. */
+  private record Known(String form, String name, Finding.Encoding encoding) {}
 
-  private void known(String text, List<Finding> found) {
-    if (knownByVariant.isEmpty()) {
-      return;
-    }
-    for (Emit emit : knownTrie.parseText(text)) {
-      Known known = knownByVariant.get(emit.getKeyword());
-      found.add(
-          new Finding(known.name(), emit.getStart(), emit.getEnd() + 1, known.encoding(), true));
+  /** What a word of the automaton stands for: rules' keyword, known values' forms, or both. */
+  private static final class Entry {
+    final List<SecretRule> rules = new ArrayList<>();
+    final List<Known> known = new ArrayList<>();
+  }
+
+  /** Finds the forms of known values that the automaton cannot hold, one by one. */
+  private void others(String text, List<Finding> found) {
+    for (Known known : otherForms) {
+      for (int at = text.indexOf(known.form()); at >= 0; at = text.indexOf(known.form(), at + 1)) {
+        found.add(
+            new Finding(known.name(), at, at + known.form().length(), known.encoding(), true));
+      }
     }
   }
 
@@ -218,25 +264,260 @@ public final class SecretScanner implements Redactor {
   // ---- rules ----
 
   private void patterns(String text, List<Finding> found) {
-    Set<SecretRule> candidates = new LinkedHashSet<>(alwaysRun);
-    for (Emit emit : keywordTrie.parseText(text)) {
-      candidates.addAll(rulesByKeyword.get(emit.getKeyword().toLowerCase(java.util.Locale.ROOT)));
+    // Where each candidate rule's keywords are: its expression runs only there (see Plan).
+    Map<SecretRule, List<int[]>> windows = new LinkedHashMap<>();
+    for (SecretRule rule : alwaysRun) {
+      windows.put(rule, new ArrayList<>(List.of(new int[] {0, text.length()})));
     }
-    for (SecretRule rule : candidates) {
-      Matcher matcher = rule.regex().matcher(text);
-      while (matcher.find()) {
-        int group = secretGroup(rule, matcher);
-        String secret = matcher.group(group);
-        if (secret == null || secret.isEmpty()) {
-          continue;
-        }
-        if (allowed(rule, secret, matcher.group(), text, matcher.start(group))) {
-          continue;
-        }
-        found.add(
-            new Finding(
-                rule.id(), matcher.start(group), matcher.end(group), Finding.Encoding.PLAIN));
+    keywords.find(
+        text,
+        (word, start, end) -> {
+          Entry entry = entries.get(word);
+          for (Known known : entry.known) {
+            if (text.regionMatches(start, known.form(), 0, end - start)) {
+              found.add(new Finding(known.name(), start, end, known.encoding(), true));
+            }
+          }
+          for (SecretRule rule : entry.rules) {
+            Plan plan = plans.get(rule);
+            switch (plan.mode()) {
+              case PREFIX -> anchored(rule, plan, text, start, found);
+              case ASSIGNMENT -> {
+                if (assignmentAfter(text, end)) {
+                  window(windows, rule, text, start - plan.before(), end + plan.after());
+                }
+              }
+              case WINDOW -> window(windows, rule, text, start - plan.before(), end + plan.after());
+            }
+          }
+        });
+    windows.forEach(
+        (rule, spans) -> {
+          for (int[] span : spans) {
+            search(rule, text, span[0], span[1], found);
+          }
+        });
+  }
+
+  /** Adds a window of text for a rule's search, merged with the last one when they overlap. */
+  private static void window(
+      Map<SecretRule, List<int[]>> windows, SecretRule rule, String text, int from, int to) {
+    int start = Math.max(0, from);
+    int end = Math.min(text.length(), to);
+    List<int[]> spans = windows.computeIfAbsent(rule, any -> new ArrayList<>());
+    int[] last = spans.isEmpty() ? null : spans.getLast();
+    if (last != null && start <= last[1]) {
+      last[1] = Math.max(last[1], end);
+    } else {
+      spans.add(new int[] {start, end});
+    }
+  }
+
+  /** Whether an assignment (= : > , |) follows within a short name's reach after the keyword. */
+  private static boolean assignmentAfter(String text, int from) {
+    int to = Math.min(text.length(), from + ASSIGNMENT_REACH);
+    for (int i = from; i < to; i++) {
+      char c = text.charAt(i);
+      if (c == '=' || c == ':' || c == '>' || c == ',' || c == '|') {
+        return true;
       }
+      if (c == '\n') {
+        return false;
+      }
+    }
+    return false;
+  }
+
+  /** Matches a rule whose match starts with its keyword, anchored at the keyword. */
+  private void anchored(SecretRule rule, Plan plan, String text, int at, List<Finding> found) {
+    if (plan.wordBoundary()
+        && at > 0
+        && isWordChar(text.charAt(at - 1))
+        && isWordChar(text.charAt(at))) {
+      return;
+    }
+    int to = Math.min(text.length(), at + plan.after());
+    Matcher matcher = rule.regex().matcher(new TextWindow(text, at, to));
+    if (matcher.lookingAt()) {
+      add(rule, matcher, text, at, found);
+    }
+  }
+
+  /** Searches a window of the text for a rule's matches. */
+  private void search(SecretRule rule, String text, int from, int to, List<Finding> found) {
+    Matcher matcher =
+        rule.regex()
+            .matcher(from == 0 && to == text.length() ? text : new TextWindow(text, from, to));
+    while (matcher.find()) {
+      add(rule, matcher, text, from, found);
+    }
+  }
+
+  private void add(SecretRule rule, Matcher matcher, String text, int from, List<Finding> found) {
+    int group = secretGroup(rule, matcher);
+    String secret = matcher.group(group);
+    if (secret == null || secret.isEmpty()) {
+      return;
+    }
+    int start = from + matcher.start(group);
+    if (!allowed(rule, secret, matcher.group(), text, start)) {
+      found.add(new Finding(rule.id(), start, from + matcher.end(group), Finding.Encoding.PLAIN));
+    }
+  }
+
+  private static boolean isWordChar(char c) {
+    return Character.isLetterOrDigit(c) || c == '_';
+  }
+
+  /**
+   * How a rule runs where its keyword is. gitleaks' rules come in three shapes, and each is run
+   * only as far as its shape lets a match reach, not over the whole text: that is what keeps a scan
+   * fast when keywords are common words ("key", "token") or fragments ("ey", "sk").
+   *
+   * <ul>
+   *   <li>{@code PREFIX}: the match starts with the keyword ({@code ghp_...}, {@code xoxb-...}):
+   *       matched anchored at the keyword, which costs a few characters when it fails.
+   *   <li>{@code ASSIGNMENT}: gitleaks' semi-generic shape, a name holding the keyword, an
+   *       assignment operator and a value ({@code api_key = "..."}): searched in a window around
+   *       the keyword, and only when an operator follows it within reach.
+   *   <li>{@code WINDOW}: anything else: searched in a window around the keyword, wide for an
+   *       expression with an unbounded repetition (a PEM block).
+   * </ul>
+   */
+  record Plan(Mode mode, int before, int after, boolean wordBoundary) {
+    enum Mode {
+      PREFIX,
+      ASSIGNMENT,
+      WINDOW
+    }
+
+    static Plan of(SecretRule rule) {
+      String source = rule.regex().pattern();
+      // Only an expression that crosses lines without bound (a PEM block's [\s\S]{64,}) reaches
+      // far; one that crosses them within bounds ((?s:.){0,200}) reaches a little further.
+      int after =
+          source.contains("[\\s\\S")
+              ? AFTER_UNBOUNDED
+              : source.contains("(?s") ? AFTER_MULTILINE : AFTER_KEYWORD;
+      if (source.contains(ASSIGNMENT_OPERATORS)) {
+        return new Plan(Mode.ASSIGNMENT, BEFORE_ASSIGNMENT, AFTER_ASSIGNMENT, false);
+      }
+      // A word boundary before the first literal: the keyword must not follow a word character.
+      int firstLiteral = 0;
+      while (firstLiteral < source.length()
+              && !Character.isLetterOrDigit(source.charAt(firstLiteral))
+          || firstLiteral < source.length() - 1
+              && source.charAt(firstLiteral) == '\\'
+              && source.charAt(firstLiteral + 1) == 'b') {
+        firstLiteral += source.charAt(firstLiteral) == '\\' ? 2 : 1;
+      }
+      boolean boundary = source.substring(0, firstLiteral).contains("\\b");
+      List<String> literals = leadingLiterals(source);
+      boolean prefix =
+          !rule.keywords().isEmpty()
+              && rule.keywords().stream()
+                  .allMatch(
+                      keyword ->
+                          literals.stream()
+                              .anyMatch(
+                                  literal ->
+                                      !literal.isEmpty()
+                                          && (keyword.startsWith(literal)
+                                              || literal.startsWith(keyword))));
+      if (prefix) {
+        return new Plan(Mode.PREFIX, 0, after, boundary);
+      }
+      return new Plan(Mode.WINDOW, BEFORE_KEYWORD, after, false);
+    }
+  }
+
+  /**
+   * The literal texts a match of the expression can start with, lower-cased: the literal prefix of
+   * each alternative of a leading group ({@code (?:ghu|ghs)_} gives ghu and ghs), or of the
+   * expression itself; an empty one when an alternative starts with anything but a literal.
+   */
+  static List<String> leadingLiterals(String source) {
+    String rest = source;
+    Matcher lead = LEAD.matcher(rest);
+    if (lead.lookingAt()) {
+      rest = rest.substring(lead.end());
+    }
+    List<String> alternatives = new ArrayList<>();
+    if (rest.startsWith("(") && !rest.startsWith("(?i") && !rest.startsWith("(?-")) {
+      int open = rest.startsWith("(?:") ? 3 : 1;
+      int depth = 0;
+      int from = open;
+      for (int i = open; i < rest.length(); i++) {
+        char c = rest.charAt(i);
+        if (c == '\\') {
+          i++;
+        } else if (c == '(' || c == '[') {
+          depth++;
+        } else if ((c == ')' || c == ']') && depth > 0) {
+          depth--;
+        } else if (c == '|' && depth == 0) {
+          alternatives.add(rest.substring(from, i));
+          from = i + 1;
+        } else if (c == ')') {
+          alternatives.add(rest.substring(from, i));
+          break;
+        }
+      }
+      List<String> literals = new ArrayList<>();
+      // A group of one alternative is a capture: what follows it is part of the same prefix.
+      for (String alternative : alternatives) {
+        literals.addAll(leadingLiterals(alternative));
+      }
+      return literals;
+    }
+    alternatives.add(rest);
+    List<String> literals = new ArrayList<>();
+    for (String alternative : alternatives) {
+      StringBuilder literal = new StringBuilder();
+      int i = 0;
+      for (; i < alternative.length(); i++) {
+        char c = alternative.charAt(i);
+        if (c == '\\'
+            && i + 1 < alternative.length()
+            && "._-/:~".indexOf(alternative.charAt(i + 1)) >= 0) {
+          literal.append(alternative.charAt(++i));
+        } else if (Character.isLetterOrDigit(c) || "_-/:~".indexOf(c) >= 0) {
+          literal.append(c);
+        } else {
+          break;
+        }
+      }
+      // A last character followed by a quantifier may occur zero times: it is not a prefix then.
+      if (literal.length() > 0
+          && i < alternative.length()
+          && "?*{".indexOf(alternative.charAt(i)) >= 0) {
+        literal.setLength(literal.length() - 1);
+      }
+      literals.add(literal.toString().toLowerCase(Locale.ROOT));
+    }
+    return literals;
+  }
+
+  /** A window of a text, as a character sequence, without copying it. */
+  private record TextWindow(String text, int from, int to) implements CharSequence {
+    @Override
+    public int length() {
+      return to - from;
+    }
+
+    @Override
+    public char charAt(int index) {
+      return text.charAt(from + index);
+    }
+
+    @Override
+    public CharSequence subSequence(int start, int end) {
+      return new TextWindow(text, from + start, from + end);
+    }
+
+    @Override
+    public String toString() {
+      return text.substring(from, to);
     }
   }
 
@@ -292,29 +573,81 @@ public final class SecretScanner implements Redactor {
   // ---- encoded forms ----
 
   private void encoded(String text, int level, List<Finding> found) {
-    Matcher base64 = BASE64_RUN.matcher(text);
-    while (base64.find()) {
-      base64(text, base64.start(), base64.end(), level, found);
-    }
-    Matcher hex = HEX_RUN.matcher(text);
-    while (hex.find()) {
-      for (int offset = 0; offset < 2; offset++) {
-        int start = hex.start() + offset;
-        int length = (hex.end() - start) / 2 * 2;
-        byte[] bytes = HexFormat.of().parseHex(text, start, start + length);
-        decoded(bytes, level, found, start, 2, 2, Finding.Encoding.HEX, hex.end());
+    // One pass finds the runs worth decoding: base64 (either alphabet) long enough to hold a
+    // secret, hex long enough, and whether any percent or unicode escape is there at all. A loop
+    // rather than expressions: this pass reads every character of every result.
+    int base64Start = -1;
+    int hexStart = -1;
+    boolean percent = false;
+    boolean unicode = false;
+    int length = text.length();
+    for (int i = 0; i <= length; i++) {
+      char c = i < length ? text.charAt(i) : ' ';
+      boolean hexDigit = c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F';
+      boolean base64Char =
+          hexDigit
+              || c >= 'g' && c <= 'z'
+              || c >= 'G' && c <= 'Z'
+              || c == '+'
+              || c == '/'
+              || c == '_'
+              || c == '-';
+      if (hexDigit) {
+        hexStart = hexStart < 0 ? i : hexStart;
+      } else {
+        if (hexStart >= 0 && i - hexStart >= MIN_HEX_RUN) {
+          hex(text, hexStart, i, level, found);
+        }
+        hexStart = -1;
+      }
+      if (base64Char) {
+        base64Start = base64Start < 0 ? i : base64Start;
+      } else {
+        if (base64Start >= 0 && i - base64Start >= MIN_BASE64_RUN) {
+          int end = i;
+          while (end < length && end < i + 2 && text.charAt(end) == '=') {
+            end++;
+          }
+          base64(text, base64Start, end, level, found);
+        }
+        base64Start = -1;
+      }
+      if (c == '%' && i + 2 < length && isHex(text.charAt(i + 1)) && isHex(text.charAt(i + 2))) {
+        percent = true;
+      }
+      if (c == '\\' && i + 5 < length && text.charAt(i + 1) == 'u') {
+        unicode = true;
       }
     }
-    if (PERCENT.matcher(text).find()) {
+    if (percent) {
       escaped(text, PERCENT, 3, level, found, Finding.Encoding.PERCENT);
     }
-    if (UNICODE_ESCAPE.matcher(text).find()) {
+    if (unicode && UNICODE_ESCAPE.matcher(text).find()) {
       escaped(text, UNICODE_ESCAPE, 6, level, found, Finding.Encoding.UNICODE_ESCAPES);
+    }
+  }
+
+  private static boolean isHex(char c) {
+    return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F';
+  }
+
+  private void hex(String text, int start, int end, int level, List<Finding> found) {
+    for (int offset = 0; offset < 2; offset++) {
+      int from = start + offset;
+      int length = (end - from) / 2 * 2;
+      byte[] bytes = HexFormat.of().parseHex(text, from, from + length);
+      decoded(bytes, level, found, from, 2, 2, Finding.Encoding.HEX, end);
     }
   }
 
   private void base64(String text, int start, int end, int level, List<Finding> found) {
     String run = text.substring(start, end);
+    // Base64 of text has upper-case letters: the first character of each group of four encodes a
+    // printable byte's top six bits, 8 to 31, half of them 'I' to 'Z'. A run with none (a UUID,
+    // a kebab-case name, hex) holds no encoded text worth decoding four times.
+    if (run.chars().noneMatch(c -> c >= 'A' && c <= 'Z')) {
+      return;
+    }
     boolean url = run.indexOf('-') >= 0 || run.indexOf('_') >= 0;
     boolean standard = run.indexOf('+') >= 0 || run.indexOf('/') >= 0;
     if (url && standard) {
