@@ -130,6 +130,15 @@ public record RuleSet(Map<String, SecretRule> rules, List<SecretRule.Allowlist> 
           default -> SecretRule.Target.SECRET;
         };
     boolean both = node.path("condition").asString("OR").equalsIgnoreCase("AND");
+    if (both && (!node.path("paths").isEmpty() || !node.path("commits").isEmpty())) {
+      // With AND, a list that names paths or commits holds only in those files or commits
+      // (gitleaks'
+      // generic-api-key lets LICENSE = "..." through in Yocto recipes only). Text has neither, so
+      // the list never holds; left as it was, its line expressions alone let any LICENSE_KEY =
+      // "..."
+      // through.
+      return new SecretRule.Allowlist(List.of(), target, List.of(), true);
+    }
     return new SecretRule.Allowlist(regexes, target, strings(node.path("stopwords")), both);
   }
 

@@ -355,13 +355,24 @@ public final class SecretScanner implements Redactor {
 
   private void add(SecretRule rule, Matcher matcher, String text, int from, List<Finding> found) {
     int group = secretGroup(rule, matcher);
-    String secret = matcher.group(group);
-    if (secret == null || secret.isEmpty()) {
+    if (matcher.group(group) == null) {
       return;
     }
     int start = from + matcher.start(group);
-    if (!allowed(rule, secret, matcher.group(), text, start)) {
-      found.add(new Finding(rule.id(), start, from + matcher.end(group), Finding.Encoding.PLAIN));
+    int end = from + matcher.end(group);
+    if (group == 0) {
+      // A whole match may run on over a line break (jwt-base64's class holds \r and \n):
+      // gitleaks trims the \n off a match, and the break is no part of the secret.
+      while (start < end && (text.charAt(start) == '\n' || text.charAt(start) == '\r')) {
+        start++;
+      }
+      while (end > start && (text.charAt(end - 1) == '\n' || text.charAt(end - 1) == '\r')) {
+        end--;
+      }
+    }
+    String secret = text.substring(start, end);
+    if (!secret.isEmpty() && !allowed(rule, secret, matcher.group(), text, start)) {
+      found.add(new Finding(rule.id(), start, end, Finding.Encoding.PLAIN));
     }
   }
 
@@ -525,6 +536,13 @@ public final class SecretScanner implements Redactor {
     if (rule.secretGroup() > 0 && rule.secretGroup() <= matcher.groupCount()) {
       return rule.secretGroup();
     }
+    // Several groups, all named, tell which variant matched, not where the secret is: gitleaks'
+    // jwt-base64 names the header field an encoded JWT starts with, ten characters of the token.
+    // Redacting that group alone would leave the rest of the token readable: the secret is the
+    // whole match. (A single group, named or not, is the secret.)
+    if (matcher.groupCount() > 1 && rule.regex().namedGroups().size() == matcher.groupCount()) {
+      return 0;
+    }
     // gitleaks takes the first group when the rule names none.
     return matcher.groupCount() > 0 && matcher.group(1) != null ? 1 : 0;
   }
@@ -636,11 +654,32 @@ public final class SecretScanner implements Redactor {
       int from = start + offset;
       int length = (end - from) / 2 * 2;
       byte[] bytes = HexFormat.of().parseHex(text, from, from + length);
-      decoded(bytes, level, found, from, 2, 2, Finding.Encoding.HEX, end);
+      // One byte in two characters.
+      decoded(bytes, level, found, from, 1, 2, Finding.Encoding.HEX, end);
     }
   }
 
   private void base64(String text, int start, int end, int level, List<Finding> found) {
+    base64Run(text, start, end, level, found);
+    // A URL path joins base64 to its other segments ("/v1/blobs/eGdocF9..."): no alignment of the
+    // whole run undoes that when the segments before it are long, nor when the segment is URL-safe
+    // and the path's slashes mix the alphabets. Each segment between slashes is tried on its own.
+    int slash = text.indexOf('/', start);
+    if (slash < 0 || slash >= end) {
+      return;
+    }
+    int from = start;
+    for (int i = start; i <= end; i++) {
+      if (i == end || text.charAt(i) == '/') {
+        if (i - from >= MIN_BASE64_RUN && (from > start || i < end)) {
+          base64Run(text, from, i, level, found);
+        }
+        from = i + 1;
+      }
+    }
+  }
+
+  private void base64Run(String text, int start, int end, int level, List<Finding> found) {
     String run = text.substring(start, end);
     // Base64 of text has upper-case letters: the first character of each group of four encodes a
     // printable byte's top six bits, 8 to 31, half of them 'I' to 'Z'. A run with none (a UUID,
@@ -711,9 +750,13 @@ public final class SecretScanner implements Redactor {
     List<int[]> origins = new ArrayList<>(text.length());
     Matcher matcher = escape.matcher(text);
     int at = 0;
+    // A form (application/x-www-form-urlencoded) writes a space as '+':
+    // "-----BEGIN+RSA+PRIVATE+KEY" is a PEM header only when read so. The text itself is still
+    // scanned as it is.
+    boolean form = encoding == Finding.Encoding.PERCENT;
     while (matcher.find()) {
       for (int i = at; i < matcher.start(); i++) {
-        decoded.append(text.charAt(i));
+        decoded.append(form && text.charAt(i) == '+' ? ' ' : text.charAt(i));
         origins.add(new int[] {i, i + 1});
       }
       int value = Integer.parseInt(matcher.group().substring(width == 3 ? 1 : 2), 16);
@@ -722,7 +765,7 @@ public final class SecretScanner implements Redactor {
       at = matcher.end();
     }
     for (int i = at; i < text.length(); i++) {
-      decoded.append(text.charAt(i));
+      decoded.append(form && text.charAt(i) == '+' ? ' ' : text.charAt(i));
       origins.add(new int[] {i, i + 1});
     }
     String plain =
@@ -734,10 +777,11 @@ public final class SecretScanner implements Redactor {
     for (Finding inner : scan(plain, level + 1)) {
       int from = origins.get(inner.start())[0];
       int to = origins.get(inner.end() - 1)[1];
-      // Only what the escaping hid: a secret in plain sight is found on the text itself.
-      if (to - from != inner.end() - inner.start()) {
-        found.add(new Finding(inner.rule(), from, to, encoding, inner.known()));
-      }
+      // Kept even where the secret's own characters were not escaped: the escaping may have hidden
+      // what the rule needs around it (%22api_key%22%3A%22...%22: the quotes and the colon). A
+      // secret in plain sight is also found on the text itself, over the same span, and that
+      // finding, made first, is the one kept.
+      found.add(new Finding(inner.rule(), from, to, encoding, inner.known()));
     }
   }
 

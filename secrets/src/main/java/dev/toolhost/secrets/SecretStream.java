@@ -7,10 +7,11 @@ import java.util.List;
 /**
  * A secret stream redacts one text given in chunks, so that a secret split across two chunks is
  * still found. It holds back the last {@link #HOLD} characters of what it was given (longer than
- * any one-line secret), and everything from an unfinished PEM block's {@code -----BEGIN} on, until
- * the next chunk or the end shows what they are; and it scans each part with the {@link #CONTEXT}
- * characters that went before it, so that a rule that needs its keyword ({@code api_key = ...})
- * finds a secret whose keyword was in the part already passed on.
+ * any one-line secret), everything from an unfinished PEM block's {@code -----BEGIN} on, and an
+ * encoded run longer than that which reaches the end, until the next chunk or the end shows what
+ * they are; and it scans each part with the {@link #CONTEXT} characters that went before it, so
+ * that a rule that needs its keyword ({@code api_key = ...}) finds a secret whose keyword was in
+ * the part already passed on.
  *
  * <p>What it returns, joined, is the redaction of the whole text, up to the marker of a secret that
  * started in a part already passed on (its rest is redacted as its own finding). Not thread-safe:
@@ -31,19 +32,58 @@ final class SecretStream implements Redactor.Stream {
   private final StringBuilder pending = new StringBuilder();
   private String context = "";
 
+  /** Where the encoded run that reaches the end of the pending text starts. */
+  private int run;
+
   SecretStream(SecretScanner scanner) {
     this.scanner = scanner;
   }
 
   @Override
   public String push(String chunk) {
+    int length = pending.length();
     pending.append(chunk);
+    int i = chunk.length();
+    while (i > 0 && encoded(chunk.charAt(i - 1))) {
+      i--;
+    }
+    if (i > 0) {
+      run = length + i;
+    }
     int safe = pending.length() - HOLD;
     int begin = pending.lastIndexOf("-----BEGIN");
-    if (begin >= 0 && pending.indexOf("-----END", begin) < 0 && pending.length() < MAX_BLOCK) {
+    if (begin >= 0 && !ended(begin) && pending.length() < MAX_BLOCK) {
       safe = Math.min(safe, begin);
     }
+    // An encoded run (a key base64-encoded on one line) that reaches the end may go on in the next
+    // chunk, and is longer than what is held back: it is held whole, as a PEM block is.
+    if (pending.length() - run > HOLD && pending.length() < MAX_BLOCK) {
+      safe = Math.min(safe, run);
+    }
     return safe <= 0 ? "" : emit(safe, false);
+  }
+
+  /**
+   * Whether the PEM block that begins there has its END line whole: "-----END" alone is not the
+   * end, for the rest of the line ("RSA PRIVATE KEY-----") is what the rule needs to see the key.
+   */
+  private boolean ended(int begin) {
+    int end = pending.indexOf("-----END", begin);
+    return end >= 0 && pending.indexOf("-----", end + "-----END".length()) >= 0;
+  }
+
+  /** Whether the character may be part of a base64, hex, percent- or unicode-escaped run. */
+  private static boolean encoded(char c) {
+    return c >= 'A' && c <= 'Z'
+        || c >= 'a' && c <= 'z'
+        || c >= '0' && c <= '9'
+        || c == '+'
+        || c == '/'
+        || c == '_'
+        || c == '-'
+        || c == '='
+        || c == '%'
+        || c == '\\';
   }
 
   @Override
@@ -85,6 +125,7 @@ final class SecretStream implements Redactor.Stream {
     String emitted = context + out;
     context = emitted.substring(Math.max(0, emitted.length() - CONTEXT));
     pending.delete(0, cut - offset);
+    run = Math.max(0, run - (cut - offset));
     return redacted;
   }
 }
