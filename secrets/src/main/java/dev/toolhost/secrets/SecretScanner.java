@@ -61,6 +61,7 @@ public final class SecretScanner implements Redactor {
   private static final int AFTER_ASSIGNMENT = 230;
   // How far after its keyword an operator may come: the {0,20} of the name's rest, quotes.
   private static final int ASSIGNMENT_REACH = 40;
+  private static final int MIN_ASSIGNED = 10;
   // What an expression may open with before its first literal: flags, word boundaries, groups.
   private static final Pattern LEAD = Pattern.compile("(?:\\(\\?i\\)|\\\\b)+");
 
@@ -265,7 +266,7 @@ public final class SecretScanner implements Redactor {
 
   private void patterns(String text, List<Finding> found) {
     // Where each candidate rule's keywords are: its expression runs only there (see Plan).
-    Map<SecretRule, List<int[]>> windows = new LinkedHashMap<>();
+    Map<SecretRule, List<int[]>> windows = new java.util.IdentityHashMap<>();
     for (SecretRule rule : alwaysRun) {
       windows.put(rule, new ArrayList<>(List.of(new int[] {0, text.length()})));
     }
@@ -284,7 +285,17 @@ public final class SecretScanner implements Redactor {
               case PREFIX -> anchored(rule, plan, text, start, found);
               case ASSIGNMENT -> {
                 if (assignmentAfter(text, end)) {
-                  window(windows, rule, text, start - plan.before(), end + plan.after());
+                  // The name holding the keyword starts on its line; the value may follow on the
+                  // next one at most.
+                  int lineStart = text.lastIndexOf('\n', start) + 1;
+                  int lineEnd = text.indexOf('\n', end);
+                  int nextEnd = lineEnd < 0 ? text.length() : text.indexOf('\n', lineEnd + 1);
+                  window(
+                      windows,
+                      rule,
+                      text,
+                      Math.max(lineStart, start - plan.before()),
+                      Math.min(nextEnd < 0 ? text.length() : nextEnd + 1, end + plan.after()));
                 }
               }
               case WINDOW -> window(windows, rule, text, start - plan.before(), end + plan.after());
@@ -313,19 +324,44 @@ public final class SecretScanner implements Redactor {
     }
   }
 
-  /** Whether an assignment (= : > , |) follows within a short name's reach after the keyword. */
+  /**
+   * Whether an assignment follows the keyword within a short name's reach: an operator (= : > , |),
+   * then, after at most five quotes, blanks or equals signs, a value of at least {@link
+   * #MIN_ASSIGNED} characters of the kinds gitleaks' semi-generic rules take (letters, digits and
+   * {@code _ . = + / : % ~ -}). Their shortest secret is the generic rule's ten characters; a
+   * placeholder ({@code changeme}, {@code ${TOKEN}}, {@code ****}) has no such value.
+   */
   private static boolean assignmentAfter(String text, int from) {
-    int to = Math.min(text.length(), from + ASSIGNMENT_REACH);
+    int length = text.length();
+    int to = Math.min(length, from + ASSIGNMENT_REACH);
     for (int i = from; i < to; i++) {
       char c = text.charAt(i);
       if (c == '=' || c == ':' || c == '>' || c == ',' || c == '|') {
-        return true;
-      }
-      if (c == '\n') {
+        int at = i + 1;
+        for (int skipped = 0;
+            skipped < 5 && at < length && "`'\" \t\r\n=".indexOf(text.charAt(at)) >= 0;
+            skipped++) {
+          at++;
+        }
+        int value = 0;
+        while (at + value < length && valueChar(text.charAt(at + value))) {
+          value++;
+        }
+        if (value >= MIN_ASSIGNED) {
+          return true;
+        }
+      } else if (c == '\n') {
         return false;
       }
     }
     return false;
+  }
+
+  private static boolean valueChar(char c) {
+    return c >= 'a' && c <= 'z'
+        || c >= 'A' && c <= 'Z'
+        || c >= '0' && c <= '9'
+        || "_.=+/:%~-".indexOf(c) >= 0;
   }
 
   /** Matches a rule whose match starts with its keyword, anchored at the keyword. */
@@ -595,6 +631,8 @@ public final class SecretScanner implements Redactor {
     // secret, hex long enough, and whether any percent or unicode escape is there at all. A loop
     // rather than expressions: this pass reads every character of every result.
     int base64Start = -1;
+    boolean upper = false;
+    boolean slash = false;
     int hexStart = -1;
     boolean percent = false;
     boolean unicode = false;
@@ -619,14 +657,23 @@ public final class SecretScanner implements Redactor {
         hexStart = -1;
       }
       if (base64Char) {
-        base64Start = base64Start < 0 ? i : base64Start;
+        if (base64Start < 0) {
+          base64Start = i;
+          upper = false;
+          slash = false;
+        }
+        upper |= c >= 'A' && c <= 'Z';
+        slash |= c == '/';
       } else {
-        if (base64Start >= 0 && i - base64Start >= MIN_BASE64_RUN) {
+        // Base64 of text has upper-case letters: the first character of each group of four
+        // encodes a printable byte's top six bits, 8 to 31, half of them 'I' to 'Z'. A run with
+        // none (a UUID, a kebab-case name, hex) holds no encoded text worth decoding.
+        if (base64Start >= 0 && i - base64Start >= MIN_BASE64_RUN && upper) {
           int end = i;
           while (end < length && end < i + 2 && text.charAt(end) == '=') {
             end++;
           }
-          base64(text, base64Start, end, level, found);
+          base64(text, base64Start, end, slash, level, found);
         }
         base64Start = -1;
       }
@@ -659,13 +706,13 @@ public final class SecretScanner implements Redactor {
     }
   }
 
-  private void base64(String text, int start, int end, int level, List<Finding> found) {
+  private void base64(
+      String text, int start, int end, boolean slash, int level, List<Finding> found) {
     base64Run(text, start, end, level, found);
     // A URL path joins base64 to its other segments ("/v1/blobs/eGdocF9..."): no alignment of the
     // whole run undoes that when the segments before it are long, nor when the segment is URL-safe
     // and the path's slashes mix the alphabets. Each segment between slashes is tried on its own.
-    int slash = text.indexOf('/', start);
-    if (slash < 0 || slash >= end) {
+    if (!slash) {
       return;
     }
     int from = start;
@@ -681,12 +728,6 @@ public final class SecretScanner implements Redactor {
 
   private void base64Run(String text, int start, int end, int level, List<Finding> found) {
     String run = text.substring(start, end);
-    // Base64 of text has upper-case letters: the first character of each group of four encodes a
-    // printable byte's top six bits, 8 to 31, half of them 'I' to 'Z'. A run with none (a UUID,
-    // a kebab-case name, hex) holds no encoded text worth decoding four times.
-    if (run.chars().noneMatch(c -> c >= 'A' && c <= 'Z')) {
-      return;
-    }
     boolean url = run.indexOf('-') >= 0 || run.indexOf('_') >= 0;
     boolean standard = run.indexOf('+') >= 0 || run.indexOf('/') >= 0;
     if (url && standard) {
