@@ -1,6 +1,7 @@
 package dev.toolhost.server;
 
 import dev.toolhost.core.DispatchStage;
+import dev.toolhost.core.Redactor;
 import dev.toolhost.core.ToolDispatcher;
 import dev.toolhost.core.ToolGuide;
 import dev.toolhost.core.ToolGuides;
@@ -141,7 +142,11 @@ public final class Host implements AutoCloseable {
     // An OTEL_* variable the SDK refuses throws here, with nothing open yet.
     this.openTelemetry =
         HostTelemetry.create(
-            config.telemetry(), builder.environment, metricReader, builder.spanProcessors);
+            config.telemetry(),
+            builder.environment,
+            metricReader,
+            builder.spanProcessors,
+            () -> service(Redactor.class).orElse(Redactor.NONE));
     ToolDispatcher.Builder dispatch =
         ToolDispatcher.builder()
             .openTelemetry(openTelemetry)

@@ -1,5 +1,6 @@
 package dev.toolhost.server;
 
+import dev.toolhost.core.Redactor;
 import dev.toolhost.core.spi.ConfigException;
 import io.opentelemetry.exporter.prometheus.PrometheusMetricReader;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
@@ -11,6 +12,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * The host telemetry is the OpenTelemetry SDK the host traces and measures with, configured by the
@@ -41,7 +43,8 @@ final class HostTelemetry {
 
   /**
    * The SDK for the given config and environment, its metrics also read by the given Prometheus
-   * reader, its spans also handed to the given processors.
+   * reader, its spans also handed to the given processors, and those it exports redacted by the
+   * redactor the supplier gives when they are exported.
    *
    * @throws ConfigException when the {@code OTEL_*} variables or system properties configure the
    *     SDK in a way it refuses (an unknown exporter, say)
@@ -50,7 +53,8 @@ final class HostTelemetry {
       HostConfig.Telemetry config,
       Map<String, String> environment,
       PrometheusMetricReader metricReader,
-      List<SpanProcessor> spanProcessors) {
+      List<SpanProcessor> spanProcessors,
+      Supplier<Redactor> redactor) {
     try {
       return AutoConfiguredOpenTelemetrySdk.builder()
           .addPropertiesSupplier(() -> DEFAULTS)
@@ -60,6 +64,9 @@ final class HostTelemetry {
           .addPropertiesCustomizer(HostTelemetry::exporters)
           .addMeterProviderCustomizer(
               (meters, properties) -> meters.registerMetricReader(metricReader))
+          // What leaves for a collector is redacted like every other path out of the host.
+          .addSpanExporterCustomizer(
+              (exporter, properties) -> new RedactingSpanExporter(exporter, redactor))
           .addTracerProviderCustomizer(
               (tracing, properties) -> {
                 spanProcessors.forEach(tracing::addSpanProcessor);

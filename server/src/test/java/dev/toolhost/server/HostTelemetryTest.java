@@ -19,6 +19,7 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.Map;
+import java.util.Random;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
@@ -96,6 +97,45 @@ class HostTelemetryTest {
             "http.server.request.duration");
     assertThat(collector.contentTypes()).containsOnly("application/x-protobuf");
     assertThat(other.spans()).isEmpty();
+  }
+
+  @Test
+  void aSecretInARecordedCallIsRedactedOnItsWayToTheCollector() throws Exception {
+    // A GitHub token's shape, made at run time so that no scanner flags this file.
+    Random random = new Random(16);
+    StringBuilder token = new StringBuilder("ghp_");
+    String alphabet = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789";
+    for (int i = 0; i < 36; i++) {
+      token.append(alphabet.charAt(random.nextInt(alphabet.length())));
+    }
+    Host host =
+        start(
+            """
+            http:
+              port: 0
+            telemetry:
+              record_content: true
+              otlp_endpoint: %s
+            """
+                .formatted(collector.endpoint()),
+            Map.of());
+
+    HttpResponse<String> response = echo(host, "use " + token);
+    host.close();
+
+    assertThat(response.body()).contains("[REDACTED:github-pat]").doesNotContain(token);
+    OtlpCollector.ReceivedSpan tool =
+        collector.spans().stream()
+            .filter(span -> span.name().equals("execute_tool echo"))
+            .findFirst()
+            .orElseThrow();
+    // The caller's arguments held it too: the exporter redacts what the output scan never saw.
+    assertThat(tool.attribute("gen_ai.tool.call.arguments"))
+        .hasValueSatisfying(
+            arguments ->
+                assertThat(arguments).contains("[REDACTED:github-pat]").doesNotContain(token));
+    assertThat(tool.attribute("gen_ai.tool.call.result"))
+        .hasValueSatisfying(result -> assertThat(result).doesNotContain(token));
   }
 
   @Test
