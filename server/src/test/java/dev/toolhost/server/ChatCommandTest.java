@@ -69,6 +69,34 @@ class ChatCommandTest {
   }
 
   @Test
+  void aSecretNeitherReachesTheModelNorComesBackFromItToTheChat() {
+    // A GitHub token's shape, made at run time so that no scanner flags this file.
+    java.util.Random random = new java.util.Random(21);
+    StringBuilder token = new StringBuilder("ghp_");
+    String alphabet = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789";
+    for (int i = 0; i < 36; i++) {
+      token.append(alphabet.charAt(random.nextInt(alphabet.length())));
+    }
+    // Streamed a few characters per chunk: the token comes split across several deltas.
+    server.enqueue(ScriptedReply.answer("Your token is " + token + ", keep it safe."));
+
+    int exit =
+        chat(
+            "My token is " + token + "\n",
+            "--base-url",
+            server.baseUrl().toString(),
+            "--model",
+            "m");
+
+    assertThat(exit).isZero();
+    assertThat(out.toString())
+        .contains("Your token is [REDACTED:github-pat], keep it safe.")
+        .doesNotContain(token);
+    String sent = server.takeRequest().json().toString();
+    assertThat(sent).contains("My token is [REDACTED:github-pat]").doesNotContain(token);
+  }
+
+  @Test
   void chatTalksToAnAgentFromTheConfig() throws Exception {
     Path config = dir.resolve("toolhost.yaml");
     Files.writeString(
