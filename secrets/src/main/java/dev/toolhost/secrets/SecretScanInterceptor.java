@@ -181,10 +181,35 @@ public final class SecretScanInterceptor implements ToolInterceptor {
       for (var entry : object.properties()) {
         SecretScanner.Redaction key = scanner.redaction(entry.getKey());
         found.addAll(key.findings());
-        copy.set(key.text(), redact(entry.getValue(), found));
+        JsonNode value = entry.getValue();
+        copy.set(
+            key.text(),
+            value.isString() ? redactAssigned(entry.getKey(), value, found) : redact(value, found));
       }
       return copy;
     }
     return json;
+  }
+
+  /**
+   * A string value of an object, redacted as it reads after its key. Fix: scanned alone, a value
+   * was missed by the rules that find a secret only after its assignment (generic-api-key: {@code
+   * "api_key": "..."}), so the structured JSON kept a secret that its text, the same JSON written
+   * out, had redacted. The pair is scanned as JSON writes it, and what is found in the value (or
+   * reaches into it) is redacted there; the key is scanned on its own.
+   */
+  private JsonNode redactAssigned(String key, JsonNode value, List<Finding> found) {
+    String prefix = "\"" + key + "\": \"";
+    String text = value.asString();
+    List<Finding> inValue = new ArrayList<>();
+    for (Finding finding : scanner.scan(prefix + text + "\"")) {
+      int start = Math.max(finding.start(), prefix.length()) - prefix.length();
+      int end = Math.min(finding.end(), prefix.length() + text.length()) - prefix.length();
+      if (start < end) {
+        inValue.add(new Finding(finding.rule(), start, end, finding.encoding(), finding.known()));
+      }
+    }
+    found.addAll(inValue);
+    return inValue.isEmpty() ? value : StringNode.valueOf(SecretScanner.apply(text, inValue));
   }
 }

@@ -73,10 +73,13 @@ final class SecretsCommand implements Callable<Integer> {
       PrintWriter err = spec.commandLine().getErr();
       String text;
       try {
+        // Fix: a file was read with Files.readString, which throws on bytes that are not UTF-8 (a
+        // Latin-1 log): the scan failed with exit code 1, the code of a secret found. Decoded as
+        // standard input is, a malformed byte becomes U+FFFD and the rest is scanned.
         text =
-            file.equals("-")
-                ? new String(in.readAllBytes(), StandardCharsets.UTF_8)
-                : Files.readString(Path.of(file));
+            new String(
+                file.equals("-") ? in.readAllBytes() : Files.readAllBytes(Path.of(file)),
+                StandardCharsets.UTF_8);
       } catch (NoSuchFileException e) {
         err.println(file + ": no such file");
         return CommandLine.ExitCode.USAGE;
