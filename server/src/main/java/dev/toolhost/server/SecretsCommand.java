@@ -73,15 +73,18 @@ final class SecretsCommand implements Callable<Integer> {
       PrintWriter err = spec.commandLine().getErr();
       String text;
       try {
-        // Fix: a file was read with Files.readString, which throws on bytes that are not UTF-8 (a
-        // Latin-1 log): the scan failed with exit code 1, the code of a secret found. Decoded as
-        // standard input is, a malformed byte becomes U+FFFD and the rest is scanned.
+        // Decoded as standard input is: a byte that is not UTF-8 (a Latin-1 log) becomes U+FFFD
+        // and the rest is scanned, rather than failing with the exit code of a secret found.
         text =
             new String(
                 file.equals("-") ? in.readAllBytes() : Files.readAllBytes(Path.of(file)),
                 StandardCharsets.UTF_8);
       } catch (NoSuchFileException e) {
         err.println(file + ": no such file");
+        return CommandLine.ExitCode.USAGE;
+      } catch (IOException e) {
+        // A directory, say: not the exit code of a secret found.
+        err.println(file + ": cannot read it (" + e.getMessage() + ")");
         return CommandLine.ExitCode.USAGE;
       }
       SecretScanner scanner = SecretsExtension.scanner(secretsConfig(), System.getenv(), Map.of());
