@@ -20,6 +20,7 @@ import java.util.Locale;
 final class Keywords {
 
   private static final int ALPHABET = 128;
+  private static final int OUTPUT = 1 << 31;
 
   private final List<String> words;
   private final boolean ignoreCase;
@@ -122,10 +123,13 @@ final class Keywords {
         classes[c] = (byte) width++;
       }
     }
+    // A state some word ends in is marked by the sign bit of every transition into it, so that
+    // the pass reads the output table only there.
     int[] folded = new int[states * width];
     for (int state = 0; state < states; state++) {
       for (int c = 0; c < ALPHABET; c++) {
-        folded[state * width + classes[c]] = next[state * ALPHABET + c];
+        int to = next[state * ALPHABET + c];
+        folded[state * width + classes[c]] = out[to].length > 0 ? to | OUTPUT : to;
       }
     }
     if (ignoreCase) {
@@ -168,9 +172,11 @@ final class Keywords {
         continue;
       }
       state = next[state * width + classes[c]];
-      int[] found = out[state];
-      for (int word : found) {
-        hit.found(word, i + 1 - words.get(word).length(), i + 1);
+      if (state < 0) {
+        state &= ~OUTPUT;
+        for (int word : out[state]) {
+          hit.found(word, i + 1 - words.get(word).length(), i + 1);
+        }
       }
     }
   }

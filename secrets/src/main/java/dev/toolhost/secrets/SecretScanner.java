@@ -22,14 +22,16 @@ import java.util.Set;
  * encoded forms (base64, standard and URL-safe at any alignment inside a longer run; hex;
  * percent-encoding; {@code \}{@code uXXXX} escapes), decoded recursively to a bounded depth.
  *
- * <p>A keyword prefilter (Aho-Corasick, one pass over the text) picks the rules whose keywords
- * appear; only their expressions run, on RE2/J, in time linear in the text. A match is let through
- * when the rule's or the set's allow-list allows it, when its entropy is below the rule's, or when
- * its value or rule is allowed by the scanner's own allow-list (a public key meant to be seen).
+ * <p>One pass over the text ({@link Keywords}, an Aho-Corasick table) finds the known values' forms
+ * and the rules' keywords; each rule then runs, on RE2/J in time linear in what it reads, only
+ * where its keyword is, as far as its shape lets a match reach ({@link Plan}). A match is let
+ * through when the rule's or the set's allow-list allows it, when its entropy is below the rule's,
+ * or when its value or rule is allowed by the scanner's own allow-list (a public key meant to be
+ * seen).
  *
  * <p>A redacted secret becomes {@code [REDACTED:{rule}]}, or {@code [REDACTED:{name}]} for a known
- * value; an encoded secret's whole encoded span goes. Findings never hold the secret. Immutable and
- * thread-safe.
+ * value; for an encoded secret, the encoded characters that hold it go (for base64, its groups of
+ * four). Findings never hold the secret. Immutable and thread-safe.
  */
 public final class SecretScanner implements Redactor {
 
@@ -64,6 +66,8 @@ public final class SecretScanner implements Redactor {
   private static final int MIN_ASSIGNED = 10;
   // What an expression may open with before its first literal: flags, word boundaries, groups.
   private static final Pattern LEAD = Pattern.compile("(?:\\(\\?i\\)|\\\\b)+");
+  // A word an expression writes after a word boundary, such as \bkind: or \bdata:.
+  private static final Pattern BOUNDED_WORD = Pattern.compile("\\\\b([a-z][a-z0-9]{3,}:?)");
 
   private final RuleSet rules;
   private final Keywords keywords;
@@ -127,6 +131,9 @@ public final class SecretScanner implements Redactor {
             other.add(known);
           }
         });
+    entries
+        .values()
+        .forEach(entry -> entry.plans = entry.rules.stream().map(plans::get).toArray(Plan[]::new));
     this.keywords = Keywords.of(List.copyOf(entries.keySet()), true);
     this.entries = List.copyOf(entries.values());
     this.otherForms = List.copyOf(other);
@@ -213,6 +220,8 @@ public final class SecretScanner implements Redactor {
   private static final class Entry {
     final List<SecretRule> rules = new ArrayList<>();
     final List<Known> known = new ArrayList<>();
+    // The rules' plans, in the same order: looked up once here, not on every keyword found.
+    Plan[] plans;
   }
 
   /** Finds the forms of known values that the automaton cannot hold, one by one. */
@@ -279,8 +288,9 @@ public final class SecretScanner implements Redactor {
               found.add(new Finding(known.name(), start, end, known.encoding(), true));
             }
           }
-          for (SecretRule rule : entry.rules) {
-            Plan plan = plans.get(rule);
+          for (int r = 0; r < entry.plans.length; r++) {
+            SecretRule rule = entry.rules.get(r);
+            Plan plan = entry.plans[r];
             switch (plan.mode()) {
               case PREFIX -> anchored(rule, plan, text, start, found);
               case ASSIGNMENT -> {
@@ -298,7 +308,13 @@ public final class SecretScanner implements Redactor {
                       Math.min(nextEnd < 0 ? text.length() : nextEnd + 1, end + plan.after()));
                 }
               }
-              case WINDOW -> window(windows, rule, text, start - plan.before(), end + plan.after());
+              case WINDOW -> {
+                int from = Math.max(0, start - plan.before());
+                int to = Math.min(text.length(), end + plan.after());
+                if (plan.nearby().stream().allMatch(near -> contains(text, from, to, near))) {
+                  window(windows, rule, text, from, to);
+                }
+              }
             }
           }
         });
@@ -431,7 +447,7 @@ public final class SecretScanner implements Redactor {
    *       expression with an unbounded repetition (a PEM block).
    * </ul>
    */
-  record Plan(Mode mode, int before, int after, boolean wordBoundary) {
+  record Plan(Mode mode, int before, int after, boolean wordBoundary, List<String> nearby) {
     enum Mode {
       PREFIX,
       ASSIGNMENT,
@@ -447,7 +463,7 @@ public final class SecretScanner implements Redactor {
               ? AFTER_UNBOUNDED
               : source.contains("(?s") ? AFTER_MULTILINE : AFTER_KEYWORD;
       if (source.contains(ASSIGNMENT_OPERATORS)) {
-        return new Plan(Mode.ASSIGNMENT, BEFORE_ASSIGNMENT, AFTER_ASSIGNMENT, false);
+        return new Plan(Mode.ASSIGNMENT, BEFORE_ASSIGNMENT, AFTER_ASSIGNMENT, false, List.of());
       }
       // A word boundary before the first literal: the keyword must not follow a word character.
       int firstLiteral = 0;
@@ -472,9 +488,10 @@ public final class SecretScanner implements Redactor {
                                           && (keyword.startsWith(literal)
                                               || literal.startsWith(keyword))));
       if (prefix) {
-        return new Plan(Mode.PREFIX, 0, after, boundary);
+        return new Plan(Mode.PREFIX, 0, after, boundary, List.of());
       }
-      return new Plan(Mode.WINDOW, BEFORE_KEYWORD, after, false);
+      int before = after == AFTER_KEYWORD ? BEFORE_KEYWORD : AFTER_KEYWORD;
+      return new Plan(Mode.WINDOW, before, after, false, wordsOf(source));
     }
   }
 
@@ -543,6 +560,63 @@ public final class SecretScanner implements Redactor {
       literals.add(literal.toString().toLowerCase(Locale.ROOT));
     }
     return literals;
+  }
+
+  /**
+   * The words every match of the expression holds, whichever of its alternatives matches: the words
+   * of four or more characters it writes after a word boundary ({@code \bkind:}, {@code \bdata:})
+   * in each of its top-level alternatives. A window without all of them holds no match, which
+   * spares a rule whose keyword is a common word ({@code secret}) from running on prose.
+   */
+  static List<String> wordsOf(String source) {
+    String body = source.startsWith("(?i)") ? source.substring(4) : source;
+    List<String> alternatives = new ArrayList<>();
+    if (body.startsWith("(?:")) {
+      int depth = 0;
+      int from = 3;
+      for (int i = 3; i < body.length(); i++) {
+        char c = body.charAt(i);
+        if (c == '\\') {
+          i++;
+        } else if (c == '(' || c == '[') {
+          depth++;
+        } else if ((c == ')' || c == ']') && depth > 0) {
+          depth--;
+        } else if (c == '|' && depth == 0) {
+          alternatives.add(body.substring(from, i));
+          from = i + 1;
+        } else if (c == ')') {
+          alternatives.add(body.substring(from, i));
+          break;
+        }
+      }
+    } else {
+      alternatives.add(body);
+    }
+    List<String> common = null;
+    for (String alternative : alternatives) {
+      List<String> words = new ArrayList<>();
+      Matcher word = BOUNDED_WORD.matcher(alternative);
+      while (word.find()) {
+        words.add(word.group(1).toLowerCase(Locale.ROOT));
+      }
+      if (common == null) {
+        common = words;
+      } else {
+        common.retainAll(words);
+      }
+    }
+    return common == null ? List.of() : List.copyOf(new java.util.LinkedHashSet<>(common));
+  }
+
+  /** Whether the word appears in the text between the two places, ignoring case. */
+  private static boolean contains(String text, int from, int to, String word) {
+    for (int i = from; i + word.length() <= to; i++) {
+      if (text.regionMatches(true, i, word, 0, word.length())) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** A window of a text, as a character sequence, without copying it. */
@@ -639,16 +713,8 @@ public final class SecretScanner implements Redactor {
     int length = text.length();
     for (int i = 0; i <= length; i++) {
       char c = i < length ? text.charAt(i) : ' ';
-      boolean hexDigit = c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F';
-      boolean base64Char =
-          hexDigit
-              || c >= 'g' && c <= 'z'
-              || c >= 'G' && c <= 'Z'
-              || c == '+'
-              || c == '/'
-              || c == '_'
-              || c == '-';
-      if (hexDigit) {
+      int kind = c < 128 ? KINDS[c] : 0;
+      if ((kind & HEX_DIGIT) != 0) {
         hexStart = hexStart < 0 ? i : hexStart;
       } else {
         if (hexStart >= 0 && i - hexStart >= MIN_HEX_RUN) {
@@ -656,13 +722,13 @@ public final class SecretScanner implements Redactor {
         }
         hexStart = -1;
       }
-      if (base64Char) {
+      if ((kind & BASE64_CHAR) != 0) {
         if (base64Start < 0) {
           base64Start = i;
           upper = false;
           slash = false;
         }
-        upper |= c >= 'A' && c <= 'Z';
+        upper |= (kind & UPPER) != 0;
         slash |= c == '/';
       } else {
         // Base64 of text has upper-case letters: the first character of each group of four
@@ -677,11 +743,12 @@ public final class SecretScanner implements Redactor {
         }
         base64Start = -1;
       }
-      if (c == '%' && i + 2 < length && isHex(text.charAt(i + 1)) && isHex(text.charAt(i + 2))) {
-        percent = true;
-      }
-      if (c == '\\' && i + 5 < length && text.charAt(i + 1) == 'u') {
-        unicode = true;
+      if ((kind & ESCAPE) != 0) {
+        if (c == '%' && i + 2 < length && isHex(text.charAt(i + 1)) && isHex(text.charAt(i + 2))) {
+          percent = true;
+        } else if (c == '\\' && i + 5 < length && text.charAt(i + 1) == 'u') {
+          unicode = true;
+        }
       }
     }
     if (percent) {
@@ -690,6 +757,34 @@ public final class SecretScanner implements Redactor {
     if (unicode && UNICODE_ESCAPE.matcher(text).find()) {
       escaped(text, UNICODE_ESCAPE, 6, level, found, Finding.Encoding.UNICODE_ESCAPES);
     }
+  }
+
+  // What each ASCII character can be part of, for the one pass over the text.
+  private static final int HEX_DIGIT = 1;
+  private static final int BASE64_CHAR = 2;
+  private static final int UPPER = 4;
+  private static final int ESCAPE = 8;
+  private static final byte[] KINDS = kinds();
+
+  private static byte[] kinds() {
+    byte[] kinds = new byte[128];
+    for (int c = 0; c < 128; c++) {
+      int kind = 0;
+      if (isHex((char) c)) {
+        kind |= HEX_DIGIT;
+      }
+      if (Character.isLetterOrDigit(c) || c == '+' || c == '/' || c == '_' || c == '-') {
+        kind |= BASE64_CHAR;
+      }
+      if (c >= 'A' && c <= 'Z') {
+        kind |= UPPER;
+      }
+      if (c == '%' || c == '\\') {
+        kind |= ESCAPE;
+      }
+      kinds[c] = (byte) kind;
+    }
+    return kinds;
   }
 
   private static boolean isHex(char c) {
