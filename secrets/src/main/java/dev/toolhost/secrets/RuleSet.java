@@ -39,12 +39,24 @@ public record RuleSet(Map<String, SecretRule> rules, List<SecretRule.Allowlist> 
     allowlist = List.copyOf(allowlist);
   }
 
-  /** gitleaks' rule set (config/gitleaks.toml of gitleaks/gitleaks, MIT), as shipped here. */
+  /**
+   * gitleaks' rule set (config/gitleaks.toml of gitleaks/gitleaks, MIT), as shipped here: read and
+   * compiled once per process (a few hundred milliseconds), then shared, being immutable.
+   */
   public static RuleSet gitleaks() {
-    try (InputStream in = RuleSet.class.getResourceAsStream(GITLEAKS)) {
-      return parse(new String(in.readAllBytes(), StandardCharsets.UTF_8), GITLEAKS);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    return Shipped.RULES;
+  }
+
+  /** The shipped rule set, read when first asked for. */
+  private static final class Shipped {
+    static final RuleSet RULES = read();
+
+    private static RuleSet read() {
+      try (InputStream in = RuleSet.class.getResourceAsStream(GITLEAKS)) {
+        return parse(new String(in.readAllBytes(), StandardCharsets.UTF_8), GITLEAKS);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
     }
   }
 
