@@ -83,8 +83,15 @@ public final class ToolServicesExtension implements HostExtension {
     }
     ToolServices services = new ToolServices(bus.get(), host.registry());
     remoteTools = new RemoteTools(bus.get(), host.registry(), services).start();
-    host.provide(ToolServices.class, services);
-    config.applyTo(services);
+    try {
+      host.provide(ToolServices.class, services);
+      config.applyTo(services);
+    } catch (RuntimeException e) {
+      // A start that throws is not closed by the host: what it opened, it closes.
+      remoteTools.close();
+      remoteTools = null;
+      throw e;
+    }
   }
 
   @Override

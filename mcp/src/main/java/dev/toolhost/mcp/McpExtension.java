@@ -99,11 +99,18 @@ public final class McpExtension implements HostExtension {
             .registration(config.registration());
     config.stateDirectory().ifPresent(builder::stateDirectory);
     bridge = builder.build();
-    host.provide(McpBridge.class, bridge);
-    host.guide(McpBridge.GUIDE);
-    // Connects in parallel, waiting at most the start timeout; if a later extension fails to start,
-    // the host closes this one and so every server it started.
-    bridge.start(config.servers());
+    try {
+      host.provide(McpBridge.class, bridge);
+      host.guide(McpBridge.GUIDE);
+      // Connects in parallel, waiting at most the start timeout; if a later extension fails to
+      // start, the host closes this one and so every server it started.
+      bridge.start(config.servers());
+    } catch (RuntimeException e) {
+      // A start that throws is not closed by the host: what it opened, it closes.
+      bridge.close();
+      bridge = null;
+      throw e;
+    }
   }
 
   @Override

@@ -69,11 +69,18 @@ public final class WorkingMemoryExtension implements HostExtension {
                     (section, reading) ->
                         new MemoryConfigReader(reading.problems()).read(section)));
     memory = config.open();
-    host.provide(WorkingMemory.class, memory);
-    if (host.builtin(NAME)) {
-      host.registry().registerAll(new WorkingMemoryTools(memory).tools());
-      host.guide(WorkingMemoryTools.GUIDE);
-      host.interceptor(DispatchStage.RESULT_SHAPING, new ResultChunker(memory, config.chunking()));
+    try {
+      host.provide(WorkingMemory.class, memory);
+      if (host.builtin(NAME)) {
+        host.registry().registerAll(new WorkingMemoryTools(memory).tools());
+        host.guide(WorkingMemoryTools.GUIDE);
+        host.interceptor(
+            DispatchStage.RESULT_SHAPING, new ResultChunker(memory, config.chunking()));
+      }
+    } catch (RuntimeException e) {
+      // A start that throws is not closed by the host: what it opened, it closes.
+      memory.close();
+      throw e;
     }
   }
 
