@@ -61,7 +61,8 @@ public interface HostExtension extends AutoCloseable {
   /**
    * Opens the extension's resources and registers its tools, guides, interceptors, routes and the
    * services it shares. It may throw: the host then closes every extension started before it, in
-   * reverse, and fails to start with this failure.
+   * reverse, and fails to start with this failure. What the start opened before it threw, it closes
+   * itself: {@link #close} runs only after a start that returned.
    */
   void start(HostContext host) throws Exception;
 
