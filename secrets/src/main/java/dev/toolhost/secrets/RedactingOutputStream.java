@@ -47,15 +47,19 @@ public final class RedactingOutputStream extends OutputStream {
     }
   }
 
+  /**
+   * Passes on what is written so far, up to the last whole line: a print stream flushes after each
+   * write, and a line passed on in pieces would be scanned in pieces.
+   */
   @Override
   public synchronized void flush() throws IOException {
-    pass();
     target.flush();
   }
 
   @Override
   public synchronized void close() throws IOException {
-    flush();
+    pass();
+    target.flush();
     target.close();
   }
 

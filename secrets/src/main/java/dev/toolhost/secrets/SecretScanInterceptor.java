@@ -192,11 +192,11 @@ public final class SecretScanInterceptor implements ToolInterceptor {
   }
 
   /**
-   * A string value of an object, redacted as it reads after its key. Fix: scanned alone, a value
-   * was missed by the rules that find a secret only after its assignment (generic-api-key: {@code
-   * "api_key": "..."}), so the structured JSON kept a secret that its text, the same JSON written
-   * out, had redacted. The pair is scanned as JSON writes it, and what is found in the value (or
-   * reaches into it) is redacted there; the key is scanned on its own.
+   * A string value of an object, redacted as it reads after its key: scanned alone, a value would
+   * escape the rules that find a secret only after its assignment (generic-api-key: {@code
+   * "api_key": "..."}), and the structured JSON would keep a secret its text had redacted. The pair
+   * is scanned as JSON writes it, and what is found in the value (or reaches into it) is redacted
+   * there; the key is scanned on its own.
    */
   private JsonNode redactAssigned(String key, JsonNode value, List<Finding> found) {
     String prefix = "\"" + key + "\": \"";

@@ -366,8 +366,6 @@ public final class SecretScanner implements Redactor {
         if (value >= MIN_ASSIGNED) {
           return true;
         }
-      } else if (c == '\n') {
-        return false;
       }
     }
     return false;
@@ -428,8 +426,9 @@ public final class SecretScanner implements Redactor {
     }
   }
 
+  /** A word character as RE2's \b sees one: ASCII letters, digits and underscore only. */
   private static boolean isWordChar(char c) {
-    return Character.isLetterOrDigit(c) || c == '_';
+    return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_';
   }
 
   /**
@@ -456,10 +455,12 @@ public final class SecretScanner implements Redactor {
 
     static Plan of(SecretRule rule) {
       String source = rule.regex().pattern();
-      // Only an expression that crosses lines without bound (a PEM block's [\s\S]{64,}) reaches
-      // far; one that crosses them within bounds ((?s:.){0,200}) reaches a little further.
+      // An expression with an unbounded repetition (a PEM block's [\s\S]{64,}, a JWT's
+      // [a-zA-Z0-9]{17,}) reaches far: an Azure or Okta token runs to a few kilobytes. An anchored
+      // match reads only as far as it goes, so the long reach costs little. One that crosses lines
+      // within bounds ((?s:.){0,200}) reaches a little further than a bounded one.
       int after =
-          source.contains("[\\s\\S")
+          unbounded(source)
               ? AFTER_UNBOUNDED
               : source.contains("(?s") ? AFTER_MULTILINE : AFTER_KEYWORD;
       if (source.contains(ASSIGNMENT_OPERATORS)) {
@@ -562,6 +563,29 @@ public final class SecretScanner implements Redactor {
     return literals;
   }
 
+  /** Whether the expression repeats something without bound ({@code +}, {@code *}, {n,}). */
+  static boolean unbounded(String source) {
+    int depth = 0;
+    for (int i = 0; i < source.length(); i++) {
+      char c = source.charAt(i);
+      if (c == '\\') {
+        i++;
+      } else if (c == '[') {
+        depth++;
+      } else if (c == ']' && depth > 0) {
+        depth--;
+      } else if (depth == 0 && (c == '+' || c == '*')) {
+        return true;
+      } else if (depth == 0 && c == '{') {
+        int close = source.indexOf('}', i);
+        if (close > i && source.substring(i + 1, close).matches("\\d+,")) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
   /**
    * The words every match of the expression holds, whichever of its alternatives matches: the words
    * of four or more characters it writes after a word boundary ({@code \bkind:}, {@code \bdata:})
@@ -598,7 +622,12 @@ public final class SecretScanner implements Redactor {
       List<String> words = new ArrayList<>();
       Matcher word = BOUNDED_WORD.matcher(alternative);
       while (word.find()) {
-        words.add(word.group(1).toLowerCase(Locale.ROOT));
+        // A word whose last character is optional (https?) is only its shorter part for sure.
+        boolean optional =
+            word.end() < alternative.length() && "?*".indexOf(alternative.charAt(word.end())) >= 0
+                || alternative.startsWith("{0", word.end());
+        String found = word.group(1).toLowerCase(Locale.ROOT);
+        words.add(optional ? found.substring(0, found.length() - 1) : found);
       }
       if (common == null) {
         common = words;

@@ -51,7 +51,8 @@ final class SecretStream implements Redactor.Stream {
       run = length + i;
     }
     int safe = pending.length() - HOLD;
-    int begin = pending.lastIndexOf("-----BEGIN");
+    // The private-key rule ignores case: so does the hold.
+    int begin = pending.toString().toUpperCase(java.util.Locale.ROOT).lastIndexOf("-----BEGIN");
     if (begin >= 0 && !ended(begin) && pending.length() < MAX_BLOCK) {
       safe = Math.min(safe, begin);
     }
@@ -83,7 +84,9 @@ final class SecretStream implements Redactor.Stream {
         || c == '-'
         || c == '='
         || c == '%'
-        || c == '\\';
+        || c == '\\'
+        // A JWT's parts are joined by dots: its run goes on through them.
+        || c == '.';
   }
 
   @Override

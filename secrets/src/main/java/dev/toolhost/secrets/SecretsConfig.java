@@ -115,12 +115,14 @@ public record SecretsConfig(
             ? new RuleSet(Map.of(), List.of())
             : RuleSet.gitleaks();
     List<String> files = raw.rules() == null ? List.of() : raw.rules();
+    boolean ruleFileFailed = false;
     for (int i = 0; i < files.size(); i++) {
       String pointer = "/secrets/rules/" + i;
       Path file = reading.directory().resolve(files.get(i));
       try {
         rules = rules.with(RuleSet.parse(Files.readString(file), file.toString()));
       } catch (IOException e) {
+        ruleFileFailed = true;
         problems.atValue(
             pointer,
             "'secrets.rules["
@@ -133,6 +135,7 @@ public record SecretsConfig(
                 + e.getMessage()
                 + "; expected a gitleaks-format TOML rule file)");
       } catch (IllegalArgumentException e) {
+        ruleFileFailed = true;
         problems.atValue(pointer, "'secrets.rules[" + i + "]': " + e.getMessage());
       }
     }
@@ -152,7 +155,8 @@ public record SecretsConfig(
     RawAllow allow = raw.allow() == null ? new RawAllow(null, null) : raw.allow();
     List<String> allowedRules = allow.rules() == null ? List.of() : allow.rules();
     for (int i = 0; i < allowedRules.size(); i++) {
-      if (rules.rule(allowedRules.get(i)).isEmpty() && problems.count() == 0) {
+      // Unknown only when every rule file loaded: a rule of a file that failed may be the one.
+      if (rules.rule(allowedRules.get(i)).isEmpty() && !ruleFileFailed) {
         problems.atValue(
             "/secrets/allow/rules/" + i,
             "'secrets.allow.rules["

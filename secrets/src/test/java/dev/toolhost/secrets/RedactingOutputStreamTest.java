@@ -60,7 +60,11 @@ class RedactingOutputStreamTest {
             "12:00:01 WARN push failed with [REDACTED:github-pat]\n"
                 + "12:00:02 INFO retrying as é-user\n"
                 + "12:00:03 DEBUG header [REDACTED:TOOLHOST_TOKEN] sent\n");
+    // A flush passes whole lines only (a print stream flushes after every write); closing passes
+    // the rest.
     stream.flush();
+    assertThat(written()).endsWith("sent\n");
+    stream.close();
     assertThat(written()).endsWith("sent\n12:00:04 INFO done").doesNotContain(PAT, TOKEN);
     assertThat(made).hasValue(1);
   }

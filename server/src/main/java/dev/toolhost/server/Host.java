@@ -61,12 +61,13 @@ import tools.jackson.databind.JsonNode;
  *
  * <p>Every capability is a host extension ({@link HostExtension}) in the module that owns it, found
  * on the class path by default: working memory and result chunking ({@code memory:}), service
- * search, the MCP bridge ({@code mcp:}), the configured agents ({@code agents:}) and the tools
- * announced on a message bus ({@code tool_services:}). The host starts them in their order, each
- * with its config section, adding their tools, guides, interceptors, routes and profile rules;
- * composes the profiles and builds the dispatcher; tells them it is ready; and closes them in
- * reverse, also when one fails to start. What they share (the {@code WorkingMemory}, the {@code
- * ServiceIndex}, the {@code McpBridge}, the {@code Agents}) is found with {@link #service}.
+ * search, the MCP bridge ({@code mcp:}), the configured agents ({@code agents:}), the tools
+ * announced on a message bus ({@code tool_services:}) and secret-leak detection ({@code secrets:}).
+ * The host starts them in their order, each with its config section, adding their tools, guides,
+ * interceptors, routes and profile rules; composes the profiles and builds the dispatcher; tells
+ * them it is ready; and closes them in reverse, also when one fails to start. What they share (the
+ * {@code WorkingMemory}, the {@code ServiceIndex}, the {@code McpBridge}, the {@code Agents}) is
+ * found with {@link #service}.
  *
  * <p>Embedders and tests register their own tools on {@link #registry()} at any time. Tool sets are
  * built once per profile and shared: {@link #toolSet(String)} returns the same set each time.
@@ -159,7 +160,7 @@ public final class Host implements AutoCloseable {
       extensions.start(extension -> new ExtensionContext(extension, dispatch, builder.environment));
       // The built-in profiles with the extensions' rules, then the user's composed onto them.
       this.profiles = config.toolProfiles(ToolProfiles.withDenied(denied));
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       extensions.close();
       openTelemetry.close();
       throw e;
@@ -171,7 +172,7 @@ public final class Host implements AutoCloseable {
     this.dispatcher = dispatch.build();
     try {
       extensions.ready(new Ready());
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       // The extensions closed themselves; the telemetry goes with them.
       openTelemetry.close();
       throw e;

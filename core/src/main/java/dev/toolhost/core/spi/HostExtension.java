@@ -28,9 +28,10 @@ public interface HostExtension extends AutoCloseable {
 
   /**
    * Where the extension starts among the host's extensions: lower first, those of one order in the
-   * order they were given; {@link #DEFAULT_ORDER} by default. The built-in extensions start in
-   * steps of 100 from 100 (working memory, service search, MCP, agents, tool services), so that one
-   * that needs another's service picks an order after it.
+   * order they were given; {@link #DEFAULT_ORDER} by default. The built-in extensions start with
+   * secret scanning at 50 (so that every later one finds its redactor), then in steps of 100 from
+   * 100 (working memory, service search, MCP, agents, tool services), so that one that needs
+   * another's service picks an order after it.
    */
   default int order() {
     return DEFAULT_ORDER;

@@ -84,6 +84,10 @@ public final class HostExtensions implements AutoCloseable {
         // The operator's message names the key at fault already.
         closeStarted(e);
         throw e;
+      } catch (Error e) {
+        // A class the extension needs is missing, say: what started before it stops all the same.
+        closeStarted(null);
+        throw e;
       } catch (Exception e) {
         HostExtensionException failure =
             new HostExtensionException(
@@ -107,6 +111,9 @@ public final class HostExtensions implements AutoCloseable {
         extension.ready(host);
       } catch (ConfigException e) {
         closeStarted(e);
+        throw e;
+      } catch (Error e) {
+        closeStarted(null);
         throw e;
       } catch (Exception e) {
         HostExtensionException failure =
