@@ -509,25 +509,7 @@ public final class SecretScanner implements Redactor {
     }
     List<String> alternatives = new ArrayList<>();
     if (rest.startsWith("(") && !rest.startsWith("(?i") && !rest.startsWith("(?-")) {
-      int open = rest.startsWith("(?:") ? 3 : 1;
-      int depth = 0;
-      int from = open;
-      for (int i = open; i < rest.length(); i++) {
-        char c = rest.charAt(i);
-        if (c == '\\') {
-          i++;
-        } else if (c == '(' || c == '[') {
-          depth++;
-        } else if ((c == ')' || c == ']') && depth > 0) {
-          depth--;
-        } else if (c == '|' && depth == 0) {
-          alternatives.add(rest.substring(from, i));
-          from = i + 1;
-        } else if (c == ')') {
-          alternatives.add(rest.substring(from, i));
-          break;
-        }
-      }
+      alternatives = alternatives(rest, rest.startsWith("(?:") ? 3 : 1);
       List<String> literals = new ArrayList<>();
       // A group of one alternative is a capture: what follows it is part of the same prefix.
       for (String alternative : alternatives) {
@@ -594,29 +576,7 @@ public final class SecretScanner implements Redactor {
    */
   static List<String> wordsOf(String source) {
     String body = source.startsWith("(?i)") ? source.substring(4) : source;
-    List<String> alternatives = new ArrayList<>();
-    if (body.startsWith("(?:")) {
-      int depth = 0;
-      int from = 3;
-      for (int i = 3; i < body.length(); i++) {
-        char c = body.charAt(i);
-        if (c == '\\') {
-          i++;
-        } else if (c == '(' || c == '[') {
-          depth++;
-        } else if ((c == ')' || c == ']') && depth > 0) {
-          depth--;
-        } else if (c == '|' && depth == 0) {
-          alternatives.add(body.substring(from, i));
-          from = i + 1;
-        } else if (c == ')') {
-          alternatives.add(body.substring(from, i));
-          break;
-        }
-      }
-    } else {
-      alternatives.add(body);
-    }
+    List<String> alternatives = body.startsWith("(?:") ? alternatives(body, 3) : List.of(body);
     List<String> common = null;
     for (String alternative : alternatives) {
       List<String> words = new ArrayList<>();
@@ -636,6 +596,33 @@ public final class SecretScanner implements Redactor {
       }
     }
     return common == null ? List.of() : List.copyOf(new java.util.LinkedHashSet<>(common));
+  }
+
+  /**
+   * The top-level alternatives of the group that opens the expression, its body starting at {@code
+   * open} (after {@code (} or {@code (?:}): {@code (?:ghu|ghs)_...} gives ghu and ghs.
+   */
+  private static List<String> alternatives(String source, int open) {
+    List<String> alternatives = new ArrayList<>();
+    int depth = 0;
+    int from = open;
+    for (int i = open; i < source.length(); i++) {
+      char c = source.charAt(i);
+      if (c == '\\') {
+        i++;
+      } else if (c == '(' || c == '[') {
+        depth++;
+      } else if ((c == ')' || c == ']') && depth > 0) {
+        depth--;
+      } else if (c == '|' && depth == 0) {
+        alternatives.add(source.substring(from, i));
+        from = i + 1;
+      } else if (c == ')') {
+        alternatives.add(source.substring(from, i));
+        break;
+      }
+    }
+    return alternatives;
   }
 
   /** Whether the word appears in the text between the two places, ignoring case. */

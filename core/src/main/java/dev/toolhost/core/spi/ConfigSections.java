@@ -142,7 +142,7 @@ public final class ConfigSections {
         continue;
       }
       String pointer = "/" + name + (at.equals("/") ? "" : at);
-      String where = dotted(name, at);
+      String where = ConfigProblems.dotted(pointer);
       if ("additionalProperties".equals(error.getKeyword()) && error.getProperty() != null) {
         problems.atKey(
             pointer + "/" + error.getProperty(),
@@ -191,23 +191,6 @@ public final class ConfigSections {
       }
     }
     return sections;
-  }
-
-  /** A place in a section as messages name it: {@code mcp.servers.everything.args[1]}. */
-  private static String dotted(String name, String at) {
-    StringBuilder text = new StringBuilder(name);
-    for (String segment : at.split("/")) {
-      if (segment.isEmpty()) {
-        continue;
-      }
-      String key = segment.replace("~1", "/").replace("~0", "~");
-      if (key.chars().allMatch(Character::isDigit)) {
-        text.append('[').append(key).append(']');
-      } else {
-        text.append('.').append(key);
-      }
-    }
-    return text.toString();
   }
 
   /** What to say after an unknown key, from the schema's properties at the pointer, if any. */
