@@ -244,6 +244,28 @@ public final class ResultChunker implements ToolInterceptor {
       List<ContentChunker.Chunk> chunks,
       List<String> keys,
       String indexKey) {
+    return index("Tool result for '" + toolName + "'", "content", length, chunks, keys, indexKey);
+  }
+
+  /**
+   * The index table a model reads in place of content stored in chunks: a sentence naming what was
+   * split, the outline's key and a table of each chunk's heading and key.
+   *
+   * @param subject what was split, such as {@code Tool result for 'list_models'} or {@code Page
+   *     'https://example.com/'}
+   * @param what what the outline navigates, such as {@code content} or {@code page}
+   * @param length the length of what was split, in characters
+   * @param chunks the chunks
+   * @param keys each chunk's key, in order
+   * @param indexKey the outline's key
+   */
+  public static String index(
+      String subject,
+      String what,
+      int length,
+      List<ContentChunker.Chunk> chunks,
+      List<String> keys,
+      String indexKey) {
     List<String> labels = new ArrayList<>(chunks.size());
     List<String> quotedKeys = new ArrayList<>(chunks.size());
     int numberWidth = "#".length();
@@ -260,18 +282,17 @@ public final class ResultChunker implements ToolInterceptor {
     }
     StringBuilder index = new StringBuilder();
     index
-        .append("Tool result for '")
-        .append(toolName)
-        .append("' is large (")
+        .append(subject)
+        .append(" is large (")
         .append(chars(length))
         .append(" chars) and has been split into ")
         .append(chunks.size())
         .append(" chunk(s) stored in working memory.\n")
         .append("A document outline is stored at key `")
         .append(indexKey)
-        .append(
-            "` — retrieve it with get_from_working_memory to navigate the content by section"
-                + " heading.\n")
+        .append("` — retrieve it with get_from_working_memory to navigate the ")
+        .append(what)
+        .append(" by section heading.\n")
         .append(
             "Call get_from_working_memory(key) for each relevant chunk BEFORE drawing"
                 + " conclusions.\n\n");
@@ -326,7 +347,7 @@ public final class ResultChunker implements ToolInterceptor {
   }
 
   /** A count of characters as the seed writes it, thousands apart: {@code 462 000}. */
-  static String chars(long count) {
+  public static String chars(long count) {
     String digits = Long.toString(count);
     StringBuilder grouped = new StringBuilder(digits.length() + digits.length() / 3);
     for (int i = 0; i < digits.length(); i++) {

@@ -1,0 +1,99 @@
+package dev.toolhost.openrouter;
+
+import dev.toolhost.core.spi.ConfigSections;
+import dev.toolhost.core.spi.HostContext;
+import dev.toolhost.core.spi.HostExtension;
+import dev.toolhost.core.spi.SectionReading;
+import dev.toolhost.web.OutboundHttp;
+import dev.toolhost.web.OutboundPolicy;
+import java.util.Objects;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * The OpenRouter extension is a host's read-only view of an OpenRouter account (the {@code
+ * openrouter:} section): seven tools, source {@code builtin:openrouter}, with their guide. They are
+ * tools of the host, so {@code toolhost mcp} and {@code /mcp/{profile}} serve them as any other:
+ * that is RockBot's OpenRouter MCP server, with no separate process to run.
+ *
+ * <p>Off until configured. Calls go through an {@link OutboundHttp} client that opens only the
+ * configured API's host (an operator's choice); the key comes from the environment variable the
+ * section names and never appears in a result, an error or a log line. Found by {@link
+ * java.util.ServiceLoader}; made with an {@link OpenRouterConfig}, it uses that one.
+ */
+public final class OpenRouterExtension implements HostExtension {
+
+  /** The extension's name and config key. */
+  public static final String NAME = "openrouter";
+
+  private static final Logger LOG = LoggerFactory.getLogger(OpenRouterExtension.class);
+
+  private final Optional<OpenRouterConfig> given;
+  private OutboundHttp http;
+
+  /** The extension reading the host's {@code openrouter:} section. */
+  public OpenRouterExtension() {
+    this.given = Optional.empty();
+  }
+
+  /** The extension with the given config, whatever the host's config file says. */
+  public OpenRouterExtension(OpenRouterConfig config) {
+    this.given = Optional.of(Objects.requireNonNull(config, "config"));
+  }
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public int order() {
+    return 160;
+  }
+
+  @Override
+  public JsonNode configSchema() {
+    return ConfigSections.schema(OpenRouterConfig.Raw.class);
+  }
+
+  @Override
+  public void check(JsonNode section, SectionReading reading) {
+    OpenRouterConfig.read(section, reading);
+  }
+
+  @Override
+  public void start(HostContext host) {
+    if (given.isEmpty() && !host.configured()) {
+      return;
+    }
+    OpenRouterConfig config =
+        given.orElseGet(() -> ConfigSections.read(this, host, OpenRouterConfig::read));
+    Optional<String> key =
+        Optional.ofNullable(host.environment().get(config.apiKeyEnv())).filter(k -> !k.isBlank());
+    if (key.isEmpty()) {
+      LOG.warn(
+          "The OpenRouter tools have no key: {} is not set, so their calls will fail until it is",
+          config.apiKeyEnv());
+    }
+    http = OutboundHttp.start(OutboundPolicy.defaults().allowingHost(config.baseUrl().getHost()));
+    try {
+      if (host.builtin(NAME)) {
+        host.registry().registerAll(new OpenRouterTools(config, http, key).tools());
+        host.guide(OpenRouterTools.GUIDE);
+      }
+    } catch (RuntimeException e) {
+      // A start that throws is not closed by the host: what it opened, it closes.
+      http.close();
+      throw e;
+    }
+  }
+
+  @Override
+  public void close() {
+    if (http != null) {
+      http.close();
+    }
+  }
+}
