@@ -26,8 +26,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.eclipse.jetty.client.HttpClient;
 import org.eclipse.jetty.client.InputStreamResponseListener;
+import org.eclipse.jetty.client.ProxyAuthenticationProtocolHandler;
 import org.eclipse.jetty.client.Request;
 import org.eclipse.jetty.client.Response;
+import org.eclipse.jetty.client.WWWAuthenticationProtocolHandler;
 import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
@@ -148,6 +150,10 @@ public final class OutboundHttp implements AutoCloseable {
       lookups.close();
       throw new IllegalStateException("The outbound HTTP client did not start: " + e, e);
     }
+    // A 401 or 407 is an answer for the caller to read, not a challenge for Jetty to take up (it
+    // fails a 401 without WWW-Authenticate, as Brave sends). Start adds them, so they go after.
+    client.getProtocolHandlers().remove(WWWAuthenticationProtocolHandler.NAME);
+    client.getProtocolHandlers().remove(ProxyAuthenticationProtocolHandler.NAME);
   }
 
   /** A client under the policy, resolving names with the JDK. */
@@ -382,6 +388,12 @@ public final class OutboundHttp implements AutoCloseable {
       }
       throw timedOut(uri);
     } catch (IOException e) {
+      throw failure(uri, e);
+    } catch (RuntimeException e) {
+      // Jetty's stream rethrows a failed exchange's own exception, which may be unchecked.
+      if (e instanceof OutboundException outbound) {
+        throw outbound;
+      }
       throw failure(uri, e);
     }
   }
