@@ -129,6 +129,7 @@ public final class OutboundHttp implements AutoCloseable {
   private final OutboundPolicy policy;
   private final HttpClient client;
   private final ExecutorService lookups;
+  private final VettingResolver resolver;
 
   private OutboundHttp(OutboundPolicy policy, Lookup lookup) {
     this.policy = Objects.requireNonNull(policy, "policy");
@@ -143,7 +144,8 @@ public final class OutboundHttp implements AutoCloseable {
     client.setUserAgentField(new HttpField(HttpHeader.USER_AGENT, policy.userAgent()));
     client.setConnectTimeout(Math.min(policy.timeout().toMillis(), 10_000));
     client.setIdleTimeout(policy.timeout().toMillis());
-    client.setSocketAddressResolver(new VettingResolver(policy, Objects.requireNonNull(lookup)));
+    this.resolver = new VettingResolver(policy, Objects.requireNonNull(lookup));
+    client.setSocketAddressResolver(resolver);
     try {
       client.start();
     } catch (Exception e) {
@@ -251,6 +253,25 @@ public final class OutboundHttp implements AutoCloseable {
 
   private static OutboundException bad(String message) {
     return new OutboundException(OutboundException.Reason.BAD_URL, message);
+  }
+
+  /**
+   * Checks a URL as a fetch would, without fetching it: its text, then every address its host
+   * resolves to. For a client that connects by other means (a browser's navigation) and must refuse
+   * what this client refuses; it does not pin the addresses, so such a client should connect
+   * through a proxy that checks again, or accept the window between this check and its own lookup.
+   *
+   * @throws OutboundException when the URL or an address is refused, or the host does not resolve
+   */
+  public void vet(URI url) {
+    URI checked = checkedUrl(url);
+    String host = checked.getHost();
+    try {
+      resolver.vetted(host, port(checked));
+    } catch (UnknownHostException e) {
+      throw new OutboundException(
+          OutboundException.Reason.UNREACHABLE, "the host '" + host + "' does not resolve", e);
+    }
   }
 
   /**
@@ -474,9 +495,7 @@ public final class OutboundHttp implements AutoCloseable {
           () -> {
             try {
               promise.succeeded(vetted(host, port));
-            } catch (OutboundException | UnknownHostException e) {
-              promise.failed(e);
-            } catch (RuntimeException e) {
+            } catch (UnknownHostException | RuntimeException e) {
               promise.failed(e);
             }
           });
