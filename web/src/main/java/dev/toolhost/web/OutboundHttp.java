@@ -221,23 +221,32 @@ public final class OutboundHttp implements AutoCloseable {
                 + " clients read differently; write it as four decimal numbers");
       }
     }
+    if (uri.getHost() == null && !host.chars().allMatch(c -> c < 0x80)) {
+      // An internationalised name: java.net.URI takes only ASCII hosts, so it goes as punycode.
+      String ascii;
+      try {
+        ascii = IDN.toASCII(host, IDN.ALLOW_UNASSIGNED).toLowerCase(Locale.ROOT);
+      } catch (IllegalArgumentException e) {
+        throw bad("'" + uri + "' has a host name that cannot be written in ASCII ('" + host + "')");
+      }
+      int colon = authority.lastIndexOf(':');
+      String rest = colon < 0 ? "" : authority.substring(colon);
+      try {
+        return checkedUrl(
+            new URI(
+                scheme
+                    + "://"
+                    + ascii
+                    + rest
+                    + (uri.getRawPath() == null ? "" : uri.getRawPath())
+                    + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery())
+                    + (uri.getRawFragment() == null ? "" : "#" + uri.getRawFragment())));
+      } catch (URISyntaxException e) {
+        throw bad("'" + uri + "' is not a valid URL (" + e.getReason() + ")");
+      }
+    }
     if (uri.getHost() == null) {
       throw bad("'" + uri + "' has no valid host name ('" + host + "')");
-    }
-    if (!uri.getHost().chars().allMatch(c -> c < 0x80)) {
-      try {
-        String ascii = IDN.toASCII(uri.getHost(), IDN.ALLOW_UNASSIGNED);
-        return new URI(
-            scheme,
-            uri.getRawUserInfo(),
-            ascii,
-            uri.getPort(),
-            uri.getPath(),
-            uri.getQuery(),
-            uri.getFragment());
-      } catch (IllegalArgumentException | URISyntaxException e) {
-        throw bad("'" + uri + "' has a host name that cannot be written in ASCII");
-      }
     }
     return uri;
   }

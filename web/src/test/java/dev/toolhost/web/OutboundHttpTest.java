@@ -128,4 +128,14 @@ class OutboundHttpTest {
           .hasMessageContaining("is a ftp URL");
     }
   }
+
+  @Test
+  void anInternationalisedHostNameIsWrittenInPunycodeAndCheckedAsAnyOther() {
+    assertThat(OutboundHttp.checkedUrl("https://Bücher.example:8443/a?q=ü#top").toString())
+        .isEqualTo("https://xn--bcher-kva.example:8443/a?q=ü#top");
+    assertThatThrownBy(() -> OutboundHttp.checkedUrl("http://bücher.example@127.0.0.1/"))
+        .hasMessageContaining("holds a user name or password");
+    assertThatThrownBy(() -> OutboundHttp.checkedUrl("http://exa mple.com/"))
+        .hasMessageStartingWith("'http://exa mple.com/' is not a valid URL");
+  }
 }
