@@ -26,8 +26,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.eclipse.jetty.client.HttpClient;
 import org.eclipse.jetty.client.InputStreamResponseListener;
+import org.eclipse.jetty.client.ProxyAuthenticationProtocolHandler;
 import org.eclipse.jetty.client.Request;
 import org.eclipse.jetty.client.Response;
+import org.eclipse.jetty.client.WWWAuthenticationProtocolHandler;
 import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
@@ -148,6 +150,11 @@ public final class OutboundHttp implements AutoCloseable {
       lookups.close();
       throw new IllegalStateException("The outbound HTTP client did not start: " + e, e);
     }
+    // This client never answers an authentication challenge: a 401 or 407 is the caller's to read.
+    // Jetty's handlers for them (added by start()) fail a 401 that has no WWW-Authenticate header,
+    // which is how OpenRouter and Brave answer a bad key, instead of passing it on.
+    client.getProtocolHandlers().remove(WWWAuthenticationProtocolHandler.NAME);
+    client.getProtocolHandlers().remove(ProxyAuthenticationProtocolHandler.NAME);
   }
 
   /** A client under the policy, resolving names with the JDK. */
