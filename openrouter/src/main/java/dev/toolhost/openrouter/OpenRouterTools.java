@@ -12,6 +12,9 @@ import dev.toolhost.web.OutboundHttp;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.time.LocalDate;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -29,8 +32,9 @@ import java.util.regex.Pattern;
  *
  * <p>An answer other than success is an error that names the status and OpenRouter's own message:
  * 401 and 403 say the key is missing, refused or not a management key. Arguments that go into the
- * URL are checked to be plain identifiers or dates first. The key is sent as a bearer token and
- * never written into any answer.
+ * URL are checked to be plain identifiers or real days first. The key is sent as a bearer token and
+ * never written into any answer: where a server echoes it back, in an error or a success, it is
+ * replaced with {@code [REDACTED:<variable>]} before the text is cut or returned.
  */
 public final class OpenRouterTools {
 
@@ -130,7 +134,8 @@ public final class OpenRouterTools {
       idempotent = true,
       openWorld = true)
   public String getApiKey(
-      @Param(description = "The key's hash, as list_api_keys gives it.") String keyHash)
+      @Param(name = "key_hash", description = "The key's hash, as list_api_keys gives it.")
+          String keyHash)
       throws InterruptedException {
     return get("/keys/" + identifier(keyHash, "key_hash"));
   }
@@ -145,7 +150,9 @@ public final class OpenRouterTools {
       idempotent = true,
       openWorld = true)
   public String getGeneration(
-      @Param(description = "The generation's id, such as gen-3bhGkxlo4XFrqiabUM7NDtwDzWwG.")
+      @Param(
+              name = "generation_id",
+              description = "The generation's id, such as gen-3bhGkxlo4XFrqiabUM7NDtwDzWwG.")
           String generationId)
       throws InterruptedException {
     return get(
@@ -166,11 +173,25 @@ public final class OpenRouterTools {
       @Param(description = "One day, as YYYY-MM-DD, within the last 30 days.")
           Optional<String> date)
       throws InterruptedException {
-    if (date.isPresent() && !DATE.matcher(date.get()).matches()) {
+    if (date.isPresent() && !isDay(date.get())) {
       throw ToolException.invalidArguments(
           "date is '" + date.get() + "'; it must be a day written YYYY-MM-DD, such as 2025-08-24.");
     }
     return get("/activity" + date.map(d -> "?date=" + d).orElse(""));
+  }
+
+  // A day as YYYY-MM-DD that exists: the pattern keeps out what ISO dates also allow (a sign, more
+  // digits), the strict parse a month 13 or a February 30th.
+  private static boolean isDay(String text) {
+    if (!DATE.matcher(text).matches()) {
+      return false;
+    }
+    try {
+      LocalDate.parse(text, DateTimeFormatter.ISO_LOCAL_DATE);
+      return true;
+    } catch (DateTimeParseException e) {
+      return false;
+    }
   }
 
   private static String identifier(String value, String name) {
@@ -181,6 +202,12 @@ public final class OpenRouterTools {
               + " writes them.");
     }
     return value;
+  }
+
+  private String withoutKey(String text, String secret) {
+    return text.contains(secret)
+        ? text.replace(secret, "[REDACTED:" + config.apiKeyEnv() + "]")
+        : text;
   }
 
   private String get(String path) throws InterruptedException {
@@ -208,10 +235,14 @@ public final class OpenRouterTools {
               : ErrorCode.UNAVAILABLE,
           "OpenRouter could not be reached: " + e.getMessage() + ".");
     }
+    // A server (or a proxy before it) may echo the request's headers back: the key comes out of
+    // the text here, before it is cut, so that no piece of it survives the cut either. The host's
+    // secret scan would catch the whole key, not a piece, and a host may run without it.
+    String text = withoutKey(response.text(), key.get());
     if (response.ok()) {
-      return response.text();
+      return text;
     }
-    String detail = response.text().strip();
+    String detail = text.strip();
     if (detail.length() > 500) {
       detail = detail.substring(0, 500) + "…";
     }

@@ -11,6 +11,8 @@ import dev.toolhost.mcp.McpConfig;
 import dev.toolhost.mcp.McpExtension;
 import dev.toolhost.memory.MemoryConfig;
 import dev.toolhost.memory.WorkingMemoryExtension;
+import dev.toolhost.openrouter.OpenRouterConfig;
+import dev.toolhost.openrouter.OpenRouterExtension;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -40,6 +42,14 @@ final class Sections {
         AgentsConfig.read(config.sections().get(AgentsExtension.NAME), reading).agents();
     reading.problems().throwIfAny();
     return agents;
+  }
+
+  static OpenRouterConfig openRouter(HostConfig config) {
+    SectionReading reading = reading(config);
+    OpenRouterConfig openRouter =
+        OpenRouterConfig.read(config.sections().get(OpenRouterExtension.NAME), reading);
+    reading.problems().throwIfAny();
+    return openRouter;
   }
 
   static ToolServicesConfig toolServices(HostConfig config) {
