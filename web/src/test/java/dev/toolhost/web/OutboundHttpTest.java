@@ -138,4 +138,38 @@ class OutboundHttpTest {
     assertThatThrownBy(() -> OutboundHttp.checkedUrl("http://exa mple.com/"))
         .hasMessageStartingWith("'http://exa mple.com/' is not a valid URL");
   }
+
+  @Test
+  void everyConnectionIsMadeToTheAddressesCheckedForItSoARebindingNameIsRefused() throws Exception {
+    java.util.concurrent.atomic.AtomicInteger lookups =
+        new java.util.concurrent.atomic.AtomicInteger();
+    // DNS rebinding: the first answer passes the check, every later one points at loopback.
+    OutboundHttp.Lookup rebinding =
+        host ->
+            List.of(
+                InetAddress.getByName(lookups.getAndIncrement() == 0 ? "127.0.0.2" : "127.0.0.1"));
+    try (FakeSite site = FakeSite.start();
+        FakeSite internal = FakeSite.on("127.0.0.1");
+        OutboundHttp http = OutboundHttp.start(OPEN, rebinding)) {
+      site.page("/", FakeSite.Page.ok("text/plain", "checked address"));
+      internal.page("/", FakeSite.Page.ok("text/plain", "internal"));
+      String url = "http://rebind.example:" + site.port() + "/";
+      // No connection is kept, so the second fetch must look the name up again.
+      Map<String, String> close = Map.of("Connection", "close");
+
+      assertThat(http.get(url, close).text()).isEqualTo("checked address");
+      assertThatThrownBy(() -> http.get(url, close))
+          .isInstanceOfSatisfying(
+              OutboundException.class,
+              e -> assertThat(e.reason()).isEqualTo(OutboundException.Reason.REFUSED))
+          .hasMessage(
+              "'rebind.example' resolves to 127.0.0.1, which lies in the loopback range"
+                  + " 127.0.0.0/8; internal addresses are refused unless the config's"
+                  + " web.outbound.allow opens them");
+
+      assertThat(lookups.get()).isEqualTo(2);
+      assertThat(site.takeRequests()).hasSize(1);
+      assertThat(internal.takeRequests()).isEmpty();
+    }
+  }
 }
