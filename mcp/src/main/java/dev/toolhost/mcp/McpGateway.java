@@ -196,6 +196,10 @@ public final class McpGateway implements AutoCloseable {
             .mcpEndpoint(endpoint)
             .keepAliveInterval(Duration.ofSeconds(30))
             .httpHeaderValidator(headers)
+            // No sweeper: GatewaySessions closes idle sessions. The SDK's sweeper runs on a
+            // non-daemon scheduler that closing the transport never disposes, so a closed host's
+            // JVM could not exit; null is the SDK's own way to have none.
+            .sessionSweepInterval(null)
             .build();
     McpGateway gateway =
         new McpGateway(

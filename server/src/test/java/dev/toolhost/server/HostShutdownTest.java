@@ -1,0 +1,108 @@
+package dev.toolhost.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.toolhost.mcp.NpmPackages;
+import dev.toolhost.testing.ScriptedModelServer;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * An embedded host lets its JVM exit: started with every extension on (working memory in Redis, an
+ * MCP server as a child process, the web and OpenRouter clients, an agent, secrets), used over HTTP
+ * and over the MCP gateway, then closed, it leaves no non-daemon thread, no child process and no
+ * thread of its own behind.
+ */
+@Timeout(120)
+class HostShutdownTest {
+
+  private static Set<Thread> nonDaemon() {
+    return Thread.getAllStackTraces().keySet().stream()
+        .filter(Thread::isAlive)
+        .filter(thread -> !thread.isDaemon())
+        .collect(Collectors.toSet());
+  }
+
+  @Test
+  void aHostWithEveryExtensionLeavesNoNonDaemonThreadAndNoChildProcessWhenClosed()
+      throws Exception {
+    Set<Thread> before = nonDaemon();
+    try (ScriptedModelServer model = ScriptedModelServer.start();
+        HttpClient client = HttpClient.newHttpClient()) {
+      String yaml =
+          "http: {port: 0}\n"
+              + "memory: {store: redis, key_prefix: 'toolhost-test:shutdown:'}\n"
+              + "mcp:\n"
+              + "  servers:\n"
+              + "    everything:\n"
+              + "      command: "
+              + NpmPackages.bin("mcp-server-everything")
+              + "\n"
+              + "      args: [stdio]\n"
+              + "web:\n"
+              + "  search: {provider: searxng, url: 'http://127.0.0.2:9'}\n"
+              + "openrouter: {base_url: 'http://127.0.0.2:9/api/v1'}\n"
+              + "agents:\n"
+              + "  assistant:\n"
+              + "    base_url: "
+              + model.baseUrl()
+              + "\n"
+              + "    model: scripted\n";
+      Host host =
+          Host.builder(HostConfig.parse(yaml, "shutdown.yaml"))
+              .environment(Map.of("OPENAI_API_KEY", "sk-test", "OPENROUTER_API_KEY", "or-test"))
+              .build();
+      URI base = host.start();
+      assertThat(ProcessHandle.current().children().count()).isPositive();
+      HttpResponse<String> health =
+          client.send(
+              HttpRequest.newBuilder(base.resolve("/healthz")).build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(health.statusCode()).isEqualTo(200);
+      HttpResponse<String> initialize =
+          client.send(
+              HttpRequest.newBuilder(base.resolve("/mcp"))
+                  .header("Content-Type", "application/json")
+                  .header("Accept", "application/json, text/event-stream")
+                  .POST(
+                      HttpRequest.BodyPublishers.ofString(
+                          "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
+                              + "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},"
+                              + "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}"))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(initialize.statusCode()).isEqualTo(200);
+
+      host.close();
+      model.close();
+
+      Instant deadline = Instant.now().plusSeconds(10);
+      List<String> left = List.of();
+      while (Instant.now().isBefore(deadline)) {
+        left =
+            nonDaemon().stream()
+                .filter(thread -> !before.contains(thread))
+                .map(Thread::getName)
+                .sorted()
+                .toList();
+        if (left.isEmpty() && ProcessHandle.current().children().findAny().isEmpty()) {
+          break;
+        }
+        Thread.sleep(50);
+      }
+      assertThat(left).as("non-daemon threads left after close").isEmpty();
+      assertThat(ProcessHandle.current().children().map(p -> p.info().commandLine().orElse("?")))
+          .as("child processes left after close")
+          .isEmpty();
+    }
+  }
+}
