@@ -172,9 +172,9 @@ public final class ToolDispatcher {
         throw new InvalidArguments(
             "The arguments for tool '"
                 + name
-                + "' are not valid JSON ("
-                + e.getOriginalMessage()
-                + "). Send one JSON object that matches the tool's parameters schema.");
+                + "' are not valid JSON: "
+                + jsonProblem(e)
+                + ". Send one JSON object that matches the tool's parameters schema.");
       }
     }
     if (!arguments.isObject()) {
@@ -194,6 +194,28 @@ public final class ToolDispatcher {
               + String.join("\n- ", violations));
     }
     return arguments;
+  }
+
+  /**
+   * What is wrong with a JSON text, and where, in a person's words: Jackson's first clause without
+   * its parser's details ("Unrecognized token 'tool'"), then the line and column.
+   */
+  static String jsonProblem(JacksonException e) {
+    String message = e.getOriginalMessage() == null ? "" : e.getOriginalMessage();
+    message = message.lines().findFirst().orElse("");
+    int colon = message.indexOf(": ");
+    if (colon > 0) {
+      message = message.substring(0, colon);
+    }
+    message = message.replaceAll(" \\(code -?[0-9]+\\)", "");
+    if (message.isBlank()) {
+      message = "it does not parse";
+    }
+    var location = e.getLocation();
+    if (location == null || location.getLineNr() < 1) {
+      return message;
+    }
+    return message + " at line " + location.getLineNr() + ", column " + location.getColumnNr();
   }
 
   private static ToolResult.Failure notFound(ToolSet tools, String name) {

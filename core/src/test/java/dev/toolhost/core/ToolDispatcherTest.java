@@ -95,6 +95,24 @@ class ToolDispatcherTest {
   }
 
   @Test
+  void argumentsThatAreNotJsonSayWhatAndWhereWithoutTheParsersInternals() {
+    registerAdd();
+
+    ToolError token =
+        error(dispatcher.dispatch(main(), ToolCall.of("add", "{\"a\": two, \"b\": 3}")));
+    ToolError character = error(dispatcher.dispatch(main(), ToolCall.of("add", "{\"a\": 2,\n }")));
+
+    assertThat(token.message())
+        .isEqualTo(
+            "The arguments for tool 'add' are not valid JSON: Unrecognized token 'two' at line 1,"
+                + " column 7. Send one JSON object that matches the tool's parameters schema.");
+    assertThat(character.message())
+        .isEqualTo(
+            "The arguments for tool 'add' are not valid JSON: Unexpected character ('}') at line"
+                + " 2, column 2. Send one JSON object that matches the tool's parameters schema.");
+  }
+
+  @Test
   void argumentsThatAreNotAnObjectAreInvalidArguments() {
     registerAdd();
 

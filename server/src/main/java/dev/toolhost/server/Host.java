@@ -473,8 +473,20 @@ public final class Host implements AutoCloseable {
       mcp.close();
       virtualThreads.shutdownNow();
       Throwable cause = e.getCause() != null ? e.getCause() : e;
+      boolean inUse =
+          cause instanceof java.net.BindException
+              || String.valueOf(cause.getMessage()).contains("in use");
       throw new UncheckedIOException(
-          "Cannot listen on " + host + ":" + config.http().port() + ": " + cause.getMessage(),
+          "Cannot listen on "
+              + host
+              + ":"
+              + config.http().port()
+              + ": "
+              + cause.getMessage()
+              + (inUse
+                  ? " (another process holds the port: stop it, choose another with --port N or"
+                      + " http.port, or let the system pick a free one with --port 0)"
+                  : ""),
           e instanceof IOException io ? io : new IOException(e));
     }
     this.server = jetty;

@@ -12,6 +12,7 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
@@ -40,14 +41,43 @@ import picocli.CommandLine.Spec;
       ChatCommand.class,
       SecretsCommand.class,
       DevCommand.class,
+      CompletionCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class Main implements Callable<Integer> {
 
+  /** The environment variable that sets the log level when {@code --log-level} is not given. */
+  static final String LOG_LEVEL_ENV = "TOOLHOST_LOG_LEVEL";
+
+  private static final String LOG_LEVEL_PROPERTY = "org.slf4j.simpleLogger.defaultLogLevel";
+
+  /** The levels of {@code --log-level}. */
+  enum LogLevel {
+    trace,
+    debug,
+    info,
+    warn,
+    error,
+    off
+  }
+
   @Spec private CommandSpec spec;
+
+  // Read before the command line is built (see main): logging is configured when the first logger
+  // is made. Declared here so that every command accepts it, shows it in its help and refuses a
+  // level that is not one.
+  @Option(
+      names = "--log-level",
+      paramLabel = "LEVEL",
+      scope = CommandLine.ScopeType.INHERIT,
+      description =
+          "How much the host logs on stderr: trace, debug, info, warn, error or off (default: info"
+              + " for serve and mcp, warn otherwise; or the TOOLHOST_LOG_LEVEL variable).")
+  private LogLevel logLevel;
 
   /** Runs the command line and exits with its exit code. */
   public static void main(String[] args) {
+    logLevel(args, System.getenv(LOG_LEVEL_ENV));
     quietUnlessServing(args);
     redactLogs();
     System.exit(commandLine().execute(args));
@@ -59,6 +89,7 @@ public final class Main implements Callable<Integer> {
    */
   public static CommandLine commandLine() {
     CommandLine commandLine = new CommandLine(new Main());
+    commandLine.setCaseInsensitiveEnumValuesAllowed(true);
     commandLine.setExecutionExceptionHandler(
         (exception, failed, parseResult) -> {
           if (exception instanceof ConfigException) {
@@ -73,11 +104,36 @@ public final class Main implements Callable<Integer> {
     return commandLine;
   }
 
-  /** With no command, prints the usage and fails as bad usage. */
+  /** With no command, says one is missing, prints the usage and fails as bad usage. */
   @Override
   public Integer call() {
+    spec.commandLine().getErr().println("toolhost: a command is missing; choose one below.");
     spec.commandLine().usage(spec.commandLine().getErr());
     return CommandLine.ExitCode.USAGE;
+  }
+
+  /**
+   * Sets the log level from {@code --log-level LEVEL} (or {@code --log-level=LEVEL}) anywhere in
+   * the arguments, else from the variable; an unknown level is left for the command line to refuse.
+   */
+  static void logLevel(String[] args, String fromEnvironment) {
+    String level = fromEnvironment;
+    for (int i = 0; i < args.length; i++) {
+      if (args[i].equals("--log-level") && i + 1 < args.length) {
+        level = args[i + 1];
+      } else if (args[i].startsWith("--log-level=")) {
+        level = args[i].substring("--log-level=".length());
+      }
+    }
+    if (level == null || level.isBlank()) {
+      return;
+    }
+    for (LogLevel known : LogLevel.values()) {
+      if (known.name().equalsIgnoreCase(level.strip())) {
+        System.setProperty(LOG_LEVEL_PROPERTY, known.name());
+        return;
+      }
+    }
   }
 
   // The host's log lines go to standard error; none leaves with a secret in it: every secret of
@@ -98,7 +154,7 @@ public final class Main implements Callable<Integer> {
   // One-shot commands print their answer on stdout and errors on stderr; routine log lines (a
   // profile's tool counts) would only clutter stderr. An explicit setting still wins.
   private static void quietUnlessServing(String[] args) {
-    String key = "org.slf4j.simpleLogger.defaultLogLevel";
+    String key = LOG_LEVEL_PROPERTY;
     boolean serving = false;
     for (String arg : args) {
       if (!arg.startsWith("-")) {

@@ -4,6 +4,7 @@ import java.net.URI;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -73,14 +74,17 @@ final class ServeCommand implements Callable<Integer> {
       throw e;
     }
     CountDownLatch stopped = new CountDownLatch(1);
-    Runtime.getRuntime()
-        .addShutdownHook(
-            new Thread(
-                () -> {
-                  opened.close();
-                  stopped.countDown();
-                },
-                "toolhost-shutdown"));
+    AtomicBoolean closed = new AtomicBoolean();
+    Runnable close =
+        () -> {
+          if (closed.compareAndSet(false, true)) {
+            opened.close();
+          }
+        };
+    // SIGTERM and Ctrl-C end the wait below: the host closes and the command exits 0. The hook
+    // closes it on any other way out (System.exit elsewhere, a signal the JVM handles itself).
+    Runtime.getRuntime().addShutdownHook(new Thread(close, "toolhost-shutdown"));
+    Signals.onStop(stopped::countDown);
     spec.commandLine()
         .getOut()
         .printf(
@@ -90,6 +94,9 @@ final class ServeCommand implements Callable<Integer> {
             String.join(", ", server.profiles().names()));
     spec.commandLine().getOut().flush();
     stopped.await();
+    spec.commandLine().getOut().println("Toolhost stopping.");
+    spec.commandLine().getOut().flush();
+    close.run();
     return CommandLine.ExitCode.OK;
   }
 }

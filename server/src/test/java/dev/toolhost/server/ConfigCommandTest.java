@@ -53,6 +53,26 @@ class ConfigCommandTest {
   }
 
   @Test
+  void theExampleConfigAtTheRootMatchesTheSchemaAndReadsAsTheHostReadsIt() throws Exception {
+    Path example = Path.of("..", "toolhost.example.yaml");
+    String text = Files.readString(example);
+    Schema schema = compiled(ConfigCommand.schema(HostExtensions.discovered()));
+
+    assertThat(schema.validate(YAML.readTree(text))).isEmpty();
+    HostConfig config = HostConfig.load(example);
+    assertThat(config.http().port()).isEqualTo(8080);
+    assertThat(config.profiles())
+        .extracting(HostConfig.Profile::name)
+        .contains("guides_only", "reviewer");
+    // Each commented-out section is valid too, once uncommented.
+    String uncommented =
+        text.replaceAll("(?m)^# ([a-z_]+:.*)$", "$1").replaceAll("(?m)^#   ", "  ");
+    assertThat(schema.validate(YAML.readTree(uncommented))).isEmpty();
+    assertThat(YAML.readTree(uncommented).propertyNames())
+        .contains("mcp", "web", "openrouter", "agents", "tool_services");
+  }
+
+  @Test
   void theSchemaRefusesATypoInASectionAndHoldsTheExtensionsSections() {
     JsonNode whole = ConfigCommand.schema(List.of(new HostExtensionTest.WeatherExtension()));
     Schema schema = compiled(whole);

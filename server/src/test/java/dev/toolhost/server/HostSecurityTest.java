@@ -116,7 +116,10 @@ class HostSecurityTest {
       try (Host second = Host.builder(samePort).environment(Map.of()).build()) {
         assertThatThrownBy(second::start)
             .isInstanceOf(java.io.UncheckedIOException.class)
-            .hasMessageStartingWith("Cannot listen on 127.0.0.1:" + first.port());
+            .hasMessageStartingWith("Cannot listen on 127.0.0.1:" + first.port())
+            .hasMessageEndingWith(
+                " (another process holds the port: stop it, choose another with --port N or"
+                    + " http.port, or let the system pick a free one with --port 0)");
       }
     }
   }
