@@ -13,10 +13,8 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
-import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -139,7 +137,7 @@ final class PythonScripts {
         command.addAll(List.of("-c", LAUNCHER, "/run/toolhost/script.py"));
         command.addAll(packages);
       }
-      Instant started = Instant.now();
+      Map<Path, List<Object>> before = outState(workspace);
       Execution execution =
           sandbox.run(
               new Sandbox.Request(
@@ -147,7 +145,7 @@ final class PythonScripts {
       if (!packages.isEmpty() && execution.stderr().startsWith(PIP_FAILED)) {
         return pipFailure(execution, packages);
       }
-      return result(execution, outFiles(workspace, started), timeout);
+      return result(execution, outFiles(workspace, before), timeout);
     } finally {
       try (Stream<Path> walk = Files.walk(scratch)) {
         walk.sorted(Comparator.reverseOrder()).forEach(PythonScripts::deleteQuietly);
@@ -219,7 +217,10 @@ final class PythonScripts {
 
   private static void appendStream(StringBuilder text, String name, String stream) {
     if (!stream.isEmpty()) {
-      text.append('\n').append(name).append(":\n").append(stream);
+      if (!text.isEmpty() && text.charAt(text.length() - 1) != '\n') {
+        text.append('\n');
+      }
+      text.append(name).append(":\n").append(stream);
     }
   }
 
@@ -228,15 +229,16 @@ final class PythonScripts {
     return lines.isEmpty() ? "" : lines.getLast().strip();
   }
 
-  /** The regular files of the workspace's out/ that changed during the run, within the caps. */
-  private static ArrayNode outFiles(Path workspace, Instant started) throws IOException {
-    ArrayNode files = tools.jackson.databind.json.JsonMapper.shared().createArrayNode();
+  /**
+   * The regular files of the workspace's out/ (at most eight levels deep, links not followed), each
+   * with what says it changed: its file key, size and modification time.
+   */
+  private static Map<Path, List<Object>> outState(Path workspace) throws IOException {
+    Map<Path, List<Object>> state = new LinkedHashMap<>();
     Path out = workspace.resolve("out");
     if (!Files.isDirectory(out, LinkOption.NOFOLLOW_LINKS)) {
-      return files;
+      return state;
     }
-    FileTime since = FileTime.from(started.minusSeconds(1));
-    List<Path> changed = new ArrayList<>();
     Files.walkFileTree(
         out,
         java.util.EnumSet.noneOf(java.nio.file.FileVisitOption.class),
@@ -244,11 +246,13 @@ final class PythonScripts {
         new SimpleFileVisitor<>() {
           @Override
           public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) {
-            // Links are not followed (walkFileTree does not) and not reported as files.
-            if (attributes.isRegularFile() && attributes.lastModifiedTime().compareTo(since) >= 0) {
-              changed.add(file);
+            if (attributes.isRegularFile()) {
+              state.put(
+                  file,
+                  java.util.Arrays.asList(
+                      attributes.fileKey(), attributes.size(), attributes.lastModifiedTime()));
             }
-            return changed.size() > 10_000 ? FileVisitResult.TERMINATE : FileVisitResult.CONTINUE;
+            return state.size() > 10_000 ? FileVisitResult.TERMINATE : FileVisitResult.CONTINUE;
           }
 
           @Override
@@ -256,6 +260,21 @@ final class PythonScripts {
             return FileVisitResult.CONTINUE;
           }
         });
+    return state;
+  }
+
+  /** The regular files of the workspace's out/ that the run made or changed, within the caps. */
+  private static ArrayNode outFiles(Path workspace, Map<Path, List<Object>> before)
+      throws IOException {
+    ArrayNode files = tools.jackson.databind.json.JsonMapper.shared().createArrayNode();
+    List<Path> changed = new ArrayList<>();
+    outState(workspace)
+        .forEach(
+            (file, state) -> {
+              if (!state.equals(before.get(file))) {
+                changed.add(file);
+              }
+            });
     changed.sort(null);
     int inline = 0;
     for (Path file : changed.subList(0, Math.min(MAX_OUT_FILES, changed.size()))) {
