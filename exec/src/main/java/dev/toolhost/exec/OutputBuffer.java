@@ -102,7 +102,12 @@ final class OutputBuffer {
 
   /** The last line the stream wrote so far (at most 200 bytes of it), decoded leniently. */
   synchronized String lastLine() {
-    byte[] kept = keptTail();
+    // The last bytes written: the tail's, preceded by the head's while nothing lies between.
+    byte[] tailBytes = keptTail();
+    int fromHead = truncated() ? 0 : Math.min(headLength, Math.max(0, 200 - tailBytes.length));
+    byte[] kept = new byte[fromHead + tailBytes.length];
+    System.arraycopy(head, headLength - fromHead, kept, 0, fromHead);
+    System.arraycopy(tailBytes, 0, kept, fromHead, tailBytes.length);
     int from = Math.max(0, kept.length - 200);
     for (int i = kept.length - 1; i >= from; i--) {
       if (kept[i] == '\n') {

@@ -60,10 +60,9 @@ final class PythonScripts {
   private static final String LAUNCHER =
       """
       import runpy, subprocess, sys
-      script, packages = sys.argv[1], sys.argv[2:]
-      target = "/tmp/python-packages"
+      script, wheels, target, packages = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
       done = subprocess.run([sys.executable, "-I", "-m", "pip", "install", "--no-index",
-          "--find-links", "/run/toolhost-wheels", "--target", target, "--no-cache-dir",
+          "--find-links", wheels, "--target", target, "--no-cache-dir",
           "--disable-pip-version-check", "--no-input", "--quiet", "--", *packages],
           stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
       if done.returncode != 0:
@@ -110,12 +109,15 @@ final class PythonScripts {
     Path scratch = Files.createTempDirectory("toolhost-python");
     try {
       Files.setPosixFilePermissions(scratch, PosixFilePermissions.fromString("rwxr-xr-x"));
+      // Inside the sandbox the directory is shown at /run/toolhost; uncontained it is itself.
+      boolean contained = sandbox.contained();
+      String inside = contained ? "/run/toolhost" : scratch.toString();
       Path scriptFile = scratch.resolve("script.py");
       Files.writeString(scriptFile, script, StandardCharsets.UTF_8);
       Map<String, String> environment = new LinkedHashMap<>();
       if (input.isPresent()) {
         Files.writeString(scratch.resolve("input"), input.get(), StandardCharsets.UTF_8);
-        environment.put("ROCKBOT_INPUT_FILE", "/run/toolhost/input");
+        environment.put("ROCKBOT_INPUT_FILE", inside + "/input");
         byte[] bytes = input.get().getBytes(StandardCharsets.UTF_8);
         if (bytes.length <= INPUT_IN_VARIABLE && input.get().indexOf('\0') < 0) {
           environment.put("ROCKBOT_INPUT", input.get());
@@ -128,13 +130,15 @@ final class PythonScripts {
         }
       }
       Map<Path, String> binds = new LinkedHashMap<>();
-      binds.put(scratch, "/run/toolhost");
+      binds.put(scratch, inside);
       List<String> command = new ArrayList<>(List.of("python3", "-I"));
       if (packages.isEmpty()) {
-        command.add("/run/toolhost/script.py");
+        command.add(inside + "/script.py");
       } else {
-        binds.put(wheels.get(), "/run/toolhost-wheels");
-        command.addAll(List.of("-c", LAUNCHER, "/run/toolhost/script.py"));
+        String wheelsInside = contained ? "/run/toolhost-wheels" : wheels.get().toString();
+        binds.put(wheels.get(), wheelsInside);
+        String target = contained ? "/tmp/python-packages" : scratch + "/packages";
+        command.addAll(List.of("-c", LAUNCHER, inside + "/script.py", wheelsInside, target));
         command.addAll(packages);
       }
       Map<Path, List<Object>> before = outState(workspace);

@@ -59,8 +59,8 @@ public final class Sandbox implements AutoCloseable {
   /** What a shell prompt that waits for an answer looks like, on the last line of output. */
   private static final Pattern PROMPT =
       Pattern.compile(
-          "(?i).*(\\[y/n]|\\(y/n\\)|\\[yes/no]|\\(yes/no\\)|\\[y/N]|password|passphrase"
-              + "|continue\\?|proceed\\?|are you sure|press (any key|enter)|[?:>]\\s*)$");
+          "(?i).*(\\[y/n]|\\(y/n\\)|\\[yes/no]|\\(yes/no\\)|password|passphrase"
+              + "|continue\\?|proceed\\?|are you sure|press (any key|enter)|[?:>])$");
 
   private final ExecConfig config;
   private final Map<String, String> passed;
@@ -340,8 +340,8 @@ public final class Sandbox implements AutoCloseable {
     if (latest.total() == 0 || now - latest.lastWriteNanos() < config.promptSilence().toNanos()) {
       return Optional.empty();
     }
-    String line = latest.lastLine();
-    return !line.isBlank() && PROMPT.matcher(line).matches() ? Optional.of(line) : Optional.empty();
+    String line = latest.lastLine().strip();
+    return !line.isEmpty() && PROMPT.matcher(line).matches() ? Optional.of(line) : Optional.empty();
   }
 
   private Process start(ProcessBuilder builder) throws InterruptedException {

@@ -1,0 +1,122 @@
+package dev.toolhost.exec;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.toolhost.core.ErrorCode;
+import dev.toolhost.core.ToolResult;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import tools.jackson.databind.JsonNode;
+
+/** The sandbox's own behaviour: failing closed, prompts, the unsandboxed switch, exec. */
+@Timeout(60)
+class SandboxTest {
+
+  @Test
+  void withBwrapMissingEveryToolAnswersWhyAndHowToFixAndNothingRuns() throws Exception {
+    try (ExecFixture fixture = new ExecFixture(builder -> builder.bwrap("/nonexistent/bwrap"))) {
+      for (var call :
+          List.of(
+              Map.entry("shell", Map.of("command", "touch ran-anyway")),
+              Map.entry("exec", Map.of("program", "touch", "args", List.of("ran-anyway"))),
+              Map.entry("execute_python_script", Map.of("script", "open('ran-anyway', 'w')")))) {
+        ToolResult result = fixture.call(call.getKey(), call.getValue());
+
+        assertThat(result).as(call.getKey()).isInstanceOf(ToolResult.Failure.class);
+        assertThat(((ToolResult.Failure) result).error().code()).isEqualTo(ErrorCode.UNAVAILABLE);
+        assertThat(result.text())
+            .startsWith(
+                "The sandbox cannot start: bubblewrap ('/nonexistent/bwrap') is not installed."
+                    + " Fix: install bubblewrap (Debian: apt-get install bubblewrap)")
+            .contains("set exec.unsandboxed: true");
+        assertThat(fixture.workspace().resolve("ran-anyway")).doesNotExist();
+      }
+    }
+  }
+
+  @Test
+  void aPromptFollowedBySilenceEndsTheCommandWithAClearResult() throws Exception {
+    try (ExecFixture fixture = new ExecFixture()) {
+      ToolResult result =
+          fixture.call(
+              "shell",
+              Map.of("command", "/usr/bin/printf 'Overwrite all files? [y/n] '; sleep 30"));
+
+      JsonNode json = ExecFixture.structured(result);
+      assertThat(json.get("waiting_for_input").asBoolean()).isTrue();
+      assertThat(json.get("timed_out").asBoolean()).isFalse();
+      assertThat(json.get("elapsed_ms").asLong()).isBetween(1000L, 5000L);
+      assertThat(result.text())
+          .startsWith(
+              "[ended: it waited for input ('Overwrite all files? [y/n]') and stdin is empty;"
+                  + " pass a flag such as -y or --yes, or pipe the answer in; sandboxed]");
+    }
+  }
+
+  @Test
+  void quietOutputThatIsNoPromptIsLeftToRun() throws Exception {
+    try (ExecFixture fixture = new ExecFixture()) {
+      JsonNode json = fixture.shell("echo working; sleep 2; echo done");
+
+      assertThat(json.get("waiting_for_input").asBoolean()).isFalse();
+      assertThat(json.get("stdout").asString()).isEqualTo("working\ndone\n");
+    }
+  }
+
+  @Test
+  void execPassesArgumentsAsIsWithNoShell() throws Exception {
+    try (ExecFixture fixture = new ExecFixture()) {
+      ToolResult result =
+          fixture.call(
+              "exec",
+              Map.of(
+                  "program", "printf",
+                  "args", List.of("%s|", "$HOME", "a b", "; rm -rf /"),
+                  "env", Map.of("GREETING", "hi")));
+
+      assertThat(ExecFixture.structured(result).get("stdout").asString())
+          .isEqualTo("$HOME|a b|; rm -rf /|");
+      assertThat(
+              ExecFixture.structured(
+                      fixture.call(
+                          "exec",
+                          Map.of(
+                              "program",
+                              "sh",
+                              "args",
+                              List.of("-c", "echo $GREETING"),
+                              "env",
+                              Map.of("GREETING", "hi"))))
+                  .get("stdout")
+                  .asString())
+          .isEqualTo("hi\n");
+    }
+  }
+
+  @Test
+  void aTimeoutAboveTheMaximumIsRefused() throws Exception {
+    try (ExecFixture fixture =
+        new ExecFixture(builder -> builder.maxTimeout(Duration.ofSeconds(120)))) {
+      ToolResult result = fixture.call("shell", Map.of("command", "true", "timeout_seconds", 121));
+
+      assertThat(result.text()).isEqualTo("timeout_seconds is 121; it must be 1 to 120.");
+    }
+  }
+
+  @Test
+  void theUnsandboxedSwitchRunsUncontainedAndEveryResultSaysSo() throws Exception {
+    try (ExecFixture fixture = new ExecFixture(builder -> builder.unsandboxed(true))) {
+      ToolResult result = fixture.call("shell", Map.of("command", "echo $HOME; id -u"));
+
+      JsonNode json = ExecFixture.structured(result);
+      assertThat(json.get("sandboxed").asBoolean()).isFalse();
+      assertThat(json.get("stdout").asString()).isEqualTo(fixture.workspace() + "\n0\n");
+      assertThat(result.text()).contains("; NOT sandboxed]");
+      ToolResult python = fixture.call("execute_python_script", Map.of("script", "print(1)"));
+      assertThat(python.text()).isEqualTo("1\n[ran NOT sandboxed]");
+    }
+  }
+}
