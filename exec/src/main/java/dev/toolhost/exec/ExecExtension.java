@@ -1,7 +1,6 @@
 package dev.toolhost.exec;
 
 import dev.toolhost.core.ExecutableTool;
-import dev.toolhost.core.MethodTools;
 import dev.toolhost.core.ToolGuide;
 import dev.toolhost.core.ToolProfiles;
 import dev.toolhost.core.spi.ConfigException;
@@ -10,7 +9,6 @@ import dev.toolhost.core.spi.HostContext;
 import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.core.spi.SectionReading;
 import java.io.IOException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -123,19 +121,12 @@ public final class ExecExtension implements HostExtension {
             });
     sandbox = new Sandbox(config.get(), host.environment(), secrets);
     try {
-      Workspaces workspaces = new Workspaces(config.get(), sandbox.childUid());
-      workspaces.prepare();
+      List<ExecutableTool> tools = ExecTools.create(sandbox);
       if (config.get().unsandboxed()) {
         LOG.warn(
             "exec.unsandboxed is true: shell, exec and execute_python_script run commands WITHOUT"
                 + " containment, with the host's user and file system");
       }
-      // Longer than any timeout a call may ask for: the tool ends its process itself, in time.
-      Duration timeout = config.get().maxTimeout().plusSeconds(15);
-      List<ExecutableTool> tools =
-          MethodTools.of(new ExecTools(sandbox, workspaces), ExecTools.SOURCE).stream()
-              .map(tool -> tool.withTimeout(timeout))
-              .toList();
       host.registry().registerAll(tools);
       host.guide(GUIDE);
       host.provide(Sandbox.class, sandbox);

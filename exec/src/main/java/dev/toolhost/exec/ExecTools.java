@@ -1,6 +1,8 @@
 package dev.toolhost.exec;
 
 import dev.toolhost.core.ErrorCode;
+import dev.toolhost.core.ExecutableTool;
+import dev.toolhost.core.MethodTools;
 import dev.toolhost.core.Param;
 import dev.toolhost.core.Tool;
 import dev.toolhost.core.ToolCall;
@@ -57,6 +59,21 @@ public final class ExecTools {
   private final Workspaces workspaces;
   private final WorkspaceFiles files;
   private final PythonScripts python;
+
+  /**
+   * The four tools on the sandbox, each with a timeout longer than any a call may ask for (the tool
+   * ends its process itself, in time), their workspace root made if missing.
+   *
+   * @throws IOException when the workspace root cannot be made or the sandbox user cannot reach it
+   */
+  public static List<ExecutableTool> create(Sandbox sandbox) throws IOException {
+    Workspaces workspaces = new Workspaces(sandbox.config(), sandbox.childUid());
+    workspaces.prepare();
+    Duration timeout = sandbox.config().maxTimeout().plusSeconds(15);
+    return MethodTools.of(new ExecTools(sandbox, workspaces), SOURCE).stream()
+        .map(tool -> tool.withTimeout(timeout))
+        .toList();
+  }
 
   ExecTools(Sandbox sandbox, Workspaces workspaces) {
     this.sandbox = sandbox;
