@@ -37,9 +37,10 @@ import org.slf4j.LoggerFactory;
  * config allows it), may not make further user namespaces, has every capability dropped, runs in a
  * new session (no terminal to inject keystrokes into), gets an empty stdin and a clean environment
  * ({@link ChildEnvironment}), and has limits on address space, CPU time, file size and processes
- * ({@code prlimit}). When the host runs as root the process first becomes an unprivileged user
- * ({@code setpriv}, uid {@link ExecConfig#sandboxUid}): as root, dropped capabilities still let it
- * read root's files.
+ * ({@code prlimit}), and a seccomp filter ({@link SeccompFilter}: no ptrace, io_uring, new
+ * namespaces or mounts, and no socket but AF_UNIX without the network). When the host runs as root
+ * the process first becomes an unprivileged user ({@code setpriv}, uid {@link
+ * ExecConfig#sandboxUid}): as root, dropped capabilities still let it read root's files.
  *
  * <p>A call ends its whole process tree: bwrap's child is the PID namespace's init, which dies with
  * bwrap ({@code --die-with-parent}), and every process of the namespace dies with it, those that
@@ -68,6 +69,7 @@ public final class Sandbox implements AutoCloseable {
   private final boolean hostIsRoot;
   private final ExecutorService spawner;
   private final Set<Process> running = ConcurrentHashMap.newKeySet();
+  private final Optional<Path> seccomp;
   private volatile Optional<String> unavailable;
 
   /**
@@ -90,6 +92,7 @@ public final class Sandbox implements AutoCloseable {
     }
     this.passed = Map.copyOf(passing);
     this.hostIsRoot = runningAsRoot();
+    this.seccomp = contained() ? writeFilter(config.network()) : Optional.empty();
     this.spawner =
         Executors.newSingleThreadExecutor(
             runnable -> {
@@ -97,6 +100,37 @@ public final class Sandbox implements AutoCloseable {
               thread.setDaemon(true);
               return thread;
             });
+  }
+
+  /**
+   * The seccomp filter in a file of its own that the sandbox user can read (bwrap reads it from a
+   * descriptor), when the architecture has one; a filter that cannot be written is no filter, and
+   * the log says so.
+   */
+  private static Optional<Path> writeFilter(boolean network) {
+    Optional<byte[]> filter = SeccompFilter.forArchitecture(System.getProperty("os.arch"), network);
+    if (filter.isEmpty()) {
+      LOG.warn(
+          "No seccomp filter for architecture {}: the sandbox runs without one",
+          System.getProperty("os.arch"));
+      return Optional.empty();
+    }
+    try {
+      Path directory = Files.createTempDirectory("toolhost-seccomp");
+      Files.setPosixFilePermissions(
+          directory, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+      Path file = Files.write(directory.resolve("filter.bpf"), filter.get());
+      Files.setPosixFilePermissions(
+          file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+      return Optional.of(file);
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException("The seccomp filter cannot be written", e);
+    }
+  }
+
+  /** Whether sandboxed processes run under the seccomp filter. */
+  public boolean filtered() {
+    return seccomp.isPresent();
   }
 
   /** The config. */
@@ -374,7 +408,16 @@ public final class Sandbox implements AutoCloseable {
               "--"));
     }
     command.addAll(limits());
+    if (seccomp.isPresent()) {
+      // bwrap reads the filter from a descriptor, which a ProcessBuilder cannot pass: a shell
+      // opens the file as descriptor 9 and becomes bwrap.
+      command.addAll(
+          List.of("/bin/sh", "-c", "exec 9<\"$0\" && exec \"$@\"", seccomp.get().toString()));
+    }
     command.add(bwrap.toString());
+    if (seccomp.isPresent()) {
+      command.addAll(List.of("--seccomp", "9"));
+    }
     command.addAll(
         List.of(
             "--unshare-all",
@@ -496,5 +539,14 @@ public final class Sandbox implements AutoCloseable {
   public void close() {
     spawner.shutdownNow();
     running.forEach(this::kill);
+    seccomp.ifPresent(
+        file -> {
+          try {
+            Files.deleteIfExists(file);
+            Files.deleteIfExists(file.getParent());
+          } catch (IOException e) {
+            LOG.debug("The seccomp filter file {} stays behind", file, e);
+          }
+        });
   }
 }

@@ -97,6 +97,20 @@ class SandboxTest {
   }
 
   @Test
+  void withTheNetworkAllowedTheHostsPortIsReachable() throws Exception {
+    try (var server = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());
+        ExecFixture fixture = new ExecFixture(builder -> builder.network(true))) {
+      JsonNode json =
+          fixture.shell(
+              "bash -c 'exec 3<>/dev/tcp/127.0.0.1/"
+                  + server.getLocalPort()
+                  + "' && echo connected");
+
+      assertThat(json.get("stdout").asString()).isEqualTo("connected\n");
+    }
+  }
+
+  @Test
   void aTimeoutAboveTheMaximumIsRefused() throws Exception {
     try (ExecFixture fixture =
         new ExecFixture(builder -> builder.maxTimeout(Duration.ofSeconds(120)))) {
