@@ -81,11 +81,16 @@ final class ExecFixture implements AutoCloseable {
 
   /** Calls a tool with the given arguments in session s1, as a model would. */
   ToolResult call(String tool, Map<String, ?> arguments) {
+    return call(tool, arguments, Duration.ofSeconds(90));
+  }
+
+  /** Calls a tool in session s1 with the given deadline from now. */
+  ToolResult call(String tool, Map<String, ?> arguments, Duration deadline) {
     return dispatcher.dispatch(
         tools,
         ToolCall.of(tool, JsonMapper.shared().writeValueAsString(arguments))
             .withSessionId("s1")
-            .withTimeout(Duration.ofSeconds(90)));
+            .withTimeout(deadline));
   }
 
   /** Runs a shell command and returns the structured result. */

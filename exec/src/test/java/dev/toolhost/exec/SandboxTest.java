@@ -1,12 +1,14 @@
 package dev.toolhost.exec;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.toolhost.core.ErrorCode;
 import dev.toolhost.core.ToolResult;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import tools.jackson.databind.JsonNode;
@@ -107,6 +109,47 @@ class SandboxTest {
                   + "' && echo connected");
 
       assertThat(json.get("stdout").asString()).isEqualTo("connected\n");
+    }
+  }
+
+  @Test
+  void aCancelledCallEndsItsWholeProcessTree() throws Exception {
+    try (ExecFixture fixture = new ExecFixture()) {
+      AtomicReference<ToolResult> result = new AtomicReference<>();
+      Thread caller =
+          Thread.ofPlatform()
+              .start(
+                  () ->
+                      result.set(
+                          fixture.call("shell", Map.of("command", "sleep 987201 & sleep 987202"))));
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> SandboxEscapeTest.processesMentioning("98720").size() >= 2);
+
+      caller.interrupt();
+      caller.join(Duration.ofSeconds(10));
+
+      assertThat(((ToolResult.Failure) result.get()).error().code()).isEqualTo(ErrorCode.CANCELLED);
+      await()
+          .pollDelay(Duration.ofSeconds(1))
+          .atMost(Duration.ofMillis(1500))
+          .until(() -> SandboxEscapeTest.processesMentioning("98720").isEmpty());
+    }
+  }
+
+  @Test
+  void aCallersDeadlineShorterThanTheTimeoutEndsTheCommandInTime() throws Exception {
+    try (ExecFixture fixture = new ExecFixture()) {
+      ToolResult result =
+          fixture.call("shell", Map.of("command", "sleep 987301"), Duration.ofSeconds(2));
+
+      JsonNode json = ExecFixture.structured(result);
+      assertThat(json.get("timed_out").asBoolean()).isTrue();
+      assertThat(json.get("elapsed_ms").asLong()).isBetween(1500L, 2000L);
+      await()
+          .pollDelay(Duration.ofSeconds(1))
+          .atMost(Duration.ofMillis(1500))
+          .until(() -> SandboxEscapeTest.processesMentioning("987301").isEmpty());
     }
   }
 
