@@ -5,6 +5,9 @@ import static org.awaitility.Awaitility.await;
 
 import dev.toolhost.core.ErrorCode;
 import dev.toolhost.core.ToolResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -36,6 +39,33 @@ class SandboxTest {
             .contains("set exec.unsandboxed: true");
         assertThat(fixture.workspace().resolve("ran-anyway")).doesNotExist();
       }
+    }
+  }
+
+  @Test
+  void whenNamespacesAreRefusedTheToolsSayWhyAndNothingRuns() throws Exception {
+    // A stand-in for bwrap inside a container that refuses namespaces: its message, its status.
+    Path fake = Files.createTempDirectory(Path.of("/tmp"), "fake-bwrap");
+    Files.setPosixFilePermissions(fake, PosixFilePermissions.fromString("rwxr-xr-x"));
+    Path bwrap =
+        Files.writeString(
+            fake.resolve("bwrap"),
+            "#!/bin/sh\necho 'bwrap: Creating new namespace failed: Operation not permitted' >&2\n"
+                + "exit 1\n");
+    Files.setPosixFilePermissions(bwrap, PosixFilePermissions.fromString("rwxr-xr-x"));
+    try (ExecFixture fixture = new ExecFixture(builder -> builder.bwrap(bwrap.toString()))) {
+      ToolResult result = fixture.call("shell", Map.of("command", "touch ran-anyway"));
+
+      assertThat(((ToolResult.Failure) result).error().code()).isEqualTo(ErrorCode.UNAVAILABLE);
+      assertThat(result.text())
+          .startsWith(
+              "The sandbox cannot start: bubblewrap failed to make its namespaces (bwrap: Creating"
+                  + " new namespace failed: Operation not permitted). Fix: ")
+          .contains("allow unprivileged user namespaces");
+      assertThat(fixture.workspace().resolve("ran-anyway")).doesNotExist();
+    } finally {
+      Files.delete(bwrap);
+      Files.delete(fake);
     }
   }
 
