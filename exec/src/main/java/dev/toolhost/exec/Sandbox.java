@@ -70,7 +70,7 @@ public final class Sandbox implements AutoCloseable {
   private final ExecutorService spawner;
   private final Set<Process> running = ConcurrentHashMap.newKeySet();
   private final Optional<Path> seccomp;
-  private volatile Optional<String> unavailable;
+  private volatile boolean available;
 
   /**
    * A sandbox of the given config.
@@ -148,11 +148,6 @@ public final class Sandbox implements AutoCloseable {
     return hostIsRoot && contained() ? Optional.of(config.sandboxUid()) : Optional.empty();
   }
 
-  /** The host's secret values. */
-  Collection<String> secrets() {
-    return secrets;
-  }
-
   /**
    * One command to run.
    *
@@ -197,22 +192,21 @@ public final class Sandbox implements AutoCloseable {
    * a success.
    */
   public Optional<String> unavailable() {
-    Optional<String> known = unavailable;
-    if (known != null) {
-      return known;
+    if (available) {
+      return Optional.empty();
     }
     synchronized (this) {
-      if (unavailable == null || unavailable.isPresent()) {
-        Optional<String> probed = probe();
-        unavailable = probed;
-        if (probed.isPresent()) {
-          LOG.warn("The exec sandbox is unavailable: {}", probed.get());
-          // Probe again next time: the operator may fix it while the host runs.
-          unavailable = null;
-        }
-        return probed;
+      if (available) {
+        return Optional.empty();
       }
-      return unavailable;
+      Optional<String> probed = probe();
+      if (probed.isEmpty()) {
+        available = true;
+      } else {
+        // Not remembered: the next call probes again, since the operator may fix it meanwhile.
+        LOG.warn("The exec sandbox is unavailable: {}", probed.get());
+      }
+      return probed;
     }
   }
 

@@ -105,6 +105,15 @@ final class WorkspaceFiles {
         }
         lineNumber++;
         if (lineNumber >= offset) {
+          if (lines.isEmpty() && line.size() >= MAX_READ_BYTES) {
+            // One line longer than a whole read: its start, said to be cut.
+            byte[] start = line.toByteArray();
+            lines.add(
+                OutputBuffer.decode(start, 0, OutputBuffer.boundaryBefore(start, start.length))
+                    + " [line cut at 256 KiB]");
+            more = !eof;
+            break;
+          }
           if (lines.size() >= limit || bytes + line.size() > MAX_READ_BYTES) {
             more = true;
             cut = bytes + line.size() > MAX_READ_BYTES;

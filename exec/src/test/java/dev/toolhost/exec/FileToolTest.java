@@ -78,6 +78,21 @@ class FileToolTest {
   }
 
   @Test
+  void aLineLongerThanAWholeReadComesBackCut() throws IOException {
+    Files.writeString(fixture.workspace().resolve("long.txt"), "z".repeat(400_000) + "\nnext\n");
+
+    ToolResult read = file(Map.of("operation", "read", "path", "long.txt"));
+
+    assertThat(read.text())
+        .isEqualTo(
+            "z".repeat(256 * 1024)
+                + " [line cut at 256 KiB]\n[more lines follow: lines 1-1 shown; continue with"
+                + " offset 2]");
+    assertThat(file(Map.of("operation", "read", "path", "long.txt", "offset", 2)).text())
+        .isEqualTo("next");
+  }
+
+  @Test
   void aListingIsCappedAndSaysHowManyWereLeftOut() throws IOException {
     Path many = Files.createDirectories(fixture.workspace().resolve("many"));
     for (int i = 0; i < 600; i++) {
