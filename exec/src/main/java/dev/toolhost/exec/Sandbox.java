@@ -470,7 +470,8 @@ public final class Sandbox implements AutoCloseable {
           List.of(
               "prlimit",
               "--as=" + limits.memoryBytes(),
-              "--cpu=" + limits.cpuSeconds(),
+              // SIGXCPU at the limit, which a process may see; SIGKILL a second later.
+              "--cpu=" + limits.cpuSeconds() + ":" + (limits.cpuSeconds() + 1),
               "--fsize=" + limits.fileSizeBytes(),
               "--core=0"));
       // The process limit counts every process of the user: only for the sandbox's own user.

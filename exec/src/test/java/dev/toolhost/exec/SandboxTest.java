@@ -175,11 +175,47 @@ class SandboxTest {
 
       JsonNode json = ExecFixture.structured(result);
       assertThat(json.get("timed_out").asBoolean()).isTrue();
-      assertThat(json.get("elapsed_ms").asLong()).isBetween(1500L, 2000L);
+      assertThat(json.get("elapsed_ms").asLong()).isBetween(1000L, 2000L);
       await()
           .pollDelay(Duration.ofSeconds(1))
           .atMost(Duration.ofMillis(1500))
           .until(() -> SandboxEscapeTest.processesMentioning("987301").isEmpty());
+    }
+  }
+
+  @Test
+  void cpuTimeFileSizeAndProcessLimitsHold() throws Exception {
+    try (ExecFixture fixture =
+        new ExecFixture(
+            builder ->
+                builder.limits(new ExecConfig.Limits(1L << 30, 1, 1L << 20, 24, 64 * 1024)))) {
+      JsonNode cpu = fixture.shell("python3 -c 'while True: pass'", 20);
+      JsonNode size =
+          fixture.shell("head -c 2000000 /dev/zero > big; echo status=$?; stat -c %s big");
+      JsonNode processes =
+          fixture.shell(
+              "python3 -c '"
+                  + "import os, time\n"
+                  + "forks = 0\n"
+                  + "try:\n"
+                  + "    while forks < 100:\n"
+                  + "        if os.fork() == 0:\n"
+                  + "            time.sleep(5)\n"
+                  + "            os._exit(0)\n"
+                  + "        forks += 1\n"
+                  + "except BlockingIOError as e:\n"
+                  + "    print(forks, e.errno)'");
+
+      // SIGXCPU at the soft limit: 128 + 24.
+      assertThat(cpu.get("exit_code").asInt()).isEqualTo(152);
+      assertThat(cpu.get("timed_out").asBoolean()).isFalse();
+      // SIGXFSZ at the limit: 128 + 25, the file cut at 1 MiB.
+      assertThat(size.get("stdout").asString()).isEqualTo("status=153\n1048576\n");
+      // EAGAIN once the sandbox user has 24 processes: bwrap's init and python among them, and
+      // any other process of that user on the machine, since the kernel counts per user.
+      String[] forked = processes.get("stdout").asString().strip().split(" ");
+      assertThat(Integer.parseInt(forked[0])).isBetween(1, 22);
+      assertThat(forked[1]).isEqualTo("11");
     }
   }
 
