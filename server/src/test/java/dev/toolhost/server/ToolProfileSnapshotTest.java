@@ -42,26 +42,29 @@ class ToolProfileSnapshotTest {
               base_url: http://127.0.0.1:1/v1
               description: Researches a question.
           exec:
-            workspace_root: /tmp/toolhost-snapshot-workspaces
+            workspace_root: %s
           """;
 
   private static MessageBus bus;
   private static Host host;
+  private static Path workspaces;
 
   @BeforeAll
-  static void startHost() {
+  static void startHost() throws IOException {
+    workspaces = Files.createTempDirectory("snapshot-workspaces");
     bus = new InMemoryBus();
     host =
-        Host.builder(HostConfig.parse(CONFIG, "snapshot.yaml"))
+        Host.builder(HostConfig.parse(CONFIG.formatted(workspaces), "snapshot.yaml"))
             .environment(Map.of())
             .service(MessageBus.class, bus)
             .build();
   }
 
   @AfterAll
-  static void closeHost() {
+  static void closeHost() throws IOException {
     host.close();
     bus.close();
+    Files.delete(workspaces);
   }
 
   static Stream<String> builtInProfiles() {
