@@ -51,7 +51,8 @@ import tools.jackson.databind.JsonNode;
  * @param passEnv host variables passed through to sandboxed processes
  * @param wheelDirectory where pip finds the wheels {@code pip_packages} may name
  * @param sandboxUid the uid sandboxed processes run as when the host runs as root
- * @param bwrap the bubblewrap binary: a path, or a name looked up on the host's {@code PATH}
+ * @param bwrap the bubblewrap binary: a path, or a name looked up in the system's directories
+ *     ({@code /usr/local/sbin} to {@code /bin})
  * @param unsandboxed whether commands run without the sandbox (never by default)
  * @param promptSilence how long a shell command that shows an input prompt may stay silent
  */

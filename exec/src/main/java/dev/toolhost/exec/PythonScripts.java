@@ -272,18 +272,19 @@ final class PythonScripts {
       throws IOException {
     ArrayNode files = tools.jackson.databind.json.JsonMapper.shared().createArrayNode();
     List<Path> changed = new ArrayList<>();
-    outState(workspace)
-        .forEach(
-            (file, state) -> {
-              if (!state.equals(before.get(file))) {
-                changed.add(file);
-              }
-            });
+    Map<Path, List<Object>> after = outState(workspace);
+    after.forEach(
+        (file, state) -> {
+          if (!state.equals(before.get(file))) {
+            changed.add(file);
+          }
+        });
     changed.sort(null);
     int inline = 0;
     for (Path file : changed.subList(0, Math.min(MAX_OUT_FILES, changed.size()))) {
       ObjectNode item = files.addObject();
-      long size = Files.size(file);
+      // The size the walk saw, without following a link the script may have put there since.
+      long size = (Long) after.get(file).get(1);
       item.put("path", workspace.relativize(file).toString());
       item.put("size", size);
       if (size <= INLINE_FILE_BYTES && inline + size <= INLINE_TOTAL_BYTES) {

@@ -219,6 +219,18 @@ class HostExecTest {
         .doesNotContain(ExecTools.PYTHON);
   }
 
+  @Test
+  void aWorkerAskedForTheExecToolsOfAConfigWithoutThemSaysWhatIsMissing() {
+    CommandRun run =
+        CommandRun.of("worker", "--bus", "memory:", "--group", "scripts", "--tools", "exec");
+
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err())
+        .contains(
+            "--tools exec: the host of the default config has no builtin:exec tools (does --config"
+                + " name a file with an 'exec:' section?)");
+  }
+
   private <T extends AutoCloseable> T closeLater(T closeable) {
     closing.add(closeable);
     return closeable;
