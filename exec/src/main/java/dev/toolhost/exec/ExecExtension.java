@@ -132,7 +132,17 @@ public final class ExecExtension implements HostExtension {
       host.provide(Sandbox.class, sandbox);
       // Says in the log at once when the sandbox cannot run here; the tools say it on each call.
       Sandbox probing = sandbox;
-      Thread.ofVirtual().name("toolhost-sandbox-probe").start(probing::unavailable);
+      Thread.ofVirtual()
+          .name("toolhost-sandbox-probe")
+          .start(
+              () -> {
+                try {
+                  probing.unavailable();
+                } catch (RuntimeException e) {
+                  // The host closed while the probe ran; the next call probes again anyway.
+                  LOG.debug("The sandbox probe ended early", e);
+                }
+              });
     } catch (IOException e) {
       sandbox.close();
       sandbox = null;
