@@ -156,8 +156,8 @@ class HostExecTest {
         .isEqualTo(ErrorCode.TOOL_NOT_FOUND.wireName());
   }
 
-  @Test
-  void aRemoteRunnerOnRabbitMqRunsAScriptForAHostWithNoSandbox() throws Exception {
+  /** Starts {@code toolhost worker --tools exec} as an operator does, in a process of its own. */
+  private void startRunner() throws IOException {
     group = "scripts-" + UUID.randomUUID().toString().substring(0, 8);
     Path runnerConfig = Files.writeString(base.resolve("runner.yaml"), execSection());
     String java = ProcessHandle.current().info().command().orElse("java");
@@ -181,6 +181,11 @@ class HostExecTest {
     BufferedReader out =
         new BufferedReader(new InputStreamReader(worker.getInputStream(), StandardCharsets.UTF_8));
     assertThat(out.readLine()).startsWith("Toolhost worker ").contains("of group '" + group + "'");
+  }
+
+  @Test
+  void aRemoteRunnerOnRabbitMqRunsAScriptForAHostWithNoSandbox() throws Exception {
+    startRunner();
 
     // The host has no exec: section, so no sandbox of its own.
     RabbitBus bus = closeLater(RabbitBus.connect(BROKER));
@@ -217,6 +222,59 @@ class HostExecTest {
     assertThat(host.toolSet("subagent").specs())
         .extracting(spec -> spec.name())
         .doesNotContain(ExecTools.PYTHON);
+  }
+
+  @Test
+  void whenTheRunnerIsKilledItsSandboxedProcessesDieWithIt() throws Exception {
+    startRunner();
+    RabbitBus bus = closeLater(RabbitBus.connect(BROKER));
+    Host host =
+        closeLater(
+            Host.builder(HostConfig.parse("http:\n  port: 0\n", "no-sandbox.yaml"))
+                .environment(Map.of())
+                .service(MessageBus.class, bus)
+                .build());
+    await().atMost(Duration.ofSeconds(30)).until(() -> host.registry().find("shell").isPresent());
+    Thread caller =
+        Thread.ofVirtual()
+            .start(
+                () ->
+                    host.dispatcher()
+                        .dispatch(
+                            host.toolSet("main"),
+                            ToolCall.of("shell", "{\"command\": \"sleep 987501 & sleep 987502\"}")
+                                .withTimeout(Duration.ofSeconds(60))));
+    await().atMost(Duration.ofSeconds(20)).until(() -> commandLinesHolding("98750") >= 2);
+
+    // kill -9: the runner's JVM ends with no chance to clean up; bwrap dies with it, and so does
+    // every process of its PID namespace.
+    worker.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+
+    await()
+        .pollDelay(Duration.ofSeconds(1))
+        .atMost(Duration.ofSeconds(2))
+        .until(() -> commandLinesHolding("98750") == 0);
+    caller.interrupt();
+    caller.join(Duration.ofSeconds(10));
+  }
+
+  /** How many of the machine's processes have the text in their command line. */
+  private static long commandLinesHolding(String text) throws IOException {
+    try (Stream<Path> entries = Files.list(Path.of("/proc"))) {
+      return entries
+          .filter(entry -> entry.getFileName().toString().chars().allMatch(Character::isDigit))
+          .filter(
+              entry -> {
+                try {
+                  return new String(
+                          Files.readAllBytes(entry.resolve("cmdline")), StandardCharsets.UTF_8)
+                      .contains(text);
+                } catch (IOException e) {
+                  return false;
+                }
+              })
+          .count();
+    }
   }
 
   @Test
