@@ -2,6 +2,7 @@
 # or installing (from Debian's packages) whatever is missing. The tests use the real parts:
 # RabbitMQ on 127.0.0.1:5672, Redis on 127.0.0.1:6379, and Debian's python3-pika for the
 # Python examples of the wire protocol. Node and npm install the MCP servers the tests use.
+# bubblewrap is the exec sandbox, which the escape suite runs against.
 
 toolhost_apt_install() {
   if [ "$(id -u)" != 0 ]; then
@@ -31,3 +32,4 @@ if ! /usr/bin/python3 -c 'import pika' >/dev/null 2>&1; then
   toolhost_apt_install python3-pika
 fi
 command -v npm >/dev/null || toolhost_apt_install nodejs npm
+command -v bwrap >/dev/null || toolhost_apt_install bubblewrap

@@ -5,12 +5,14 @@ import dev.toolhost.bus.MessageBus;
 import dev.toolhost.bus.RedisResultStore;
 import dev.toolhost.bus.ResultStore;
 import dev.toolhost.bus.ToolWorker;
+import dev.toolhost.core.ExecutableTool;
 import dev.toolhost.core.MethodTools;
 import dev.toolhost.core.ToolDispatcher;
 import dev.toolhost.core.ToolGuides;
 import dev.toolhost.core.ToolRegistry;
 import java.net.URI;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -27,8 +29,12 @@ import picocli.CommandLine.Spec;
  *
  * <p>It hosts the built-in guide tools and the example tool family ({@link WorkerTools}) and, with
  * {@code --tools CLASS}, the {@code @Tool} methods of any class with a no-argument constructor on
- * the classpath. Finished results are remembered in-process, or in Redis with {@code
- * --results-redis URI} so that the whole group shares them.
+ * the classpath. With {@code --tools NAME} (a name, not a class: {@code --tools exec}) it hosts the
+ * {@code builtin:NAME} tools of the host its {@code --config} file describes, run through that
+ * host's dispatch chain (its secret scanning included): {@code toolhost worker --group scripts
+ * --config runner.yaml --tools exec} is a remote script runner, hosting the sandbox tools for hosts
+ * that have no sandbox of their own. Finished results are remembered in-process, or in Redis with
+ * {@code --results-redis URI} so that the whole group shares them.
  */
 @Command(
     name = "worker",
@@ -50,10 +56,15 @@ final class WorkerCommand implements Callable<Integer> {
       description = "The worker group; tools get source remote:NAME (default: ${DEFAULT-VALUE}).")
   private String group;
 
+  @Mixin private ConfigOption config;
+
   @Option(
       names = "--tools",
-      paramLabel = "CLASS",
-      description = "A class whose @Tool methods to host as well; may be repeated.")
+      paramLabel = "CLASS|NAME",
+      description = {
+        "A class whose @Tool methods to host as well, or the name of a host extension of the",
+        "--config file whose builtin:NAME tools to host (such as exec); may be repeated."
+      })
   private java.util.List<String> toolClasses = new java.util.ArrayList<>();
 
   @Option(
@@ -75,7 +86,43 @@ final class WorkerCommand implements Callable<Integer> {
     ToolRegistry registry = new ToolRegistry();
     registry.registerAll(new ToolGuides().tools());
     registry.registerAll(MethodTools.of(new WorkerTools(), "builtin:worker"));
+    List<String> families = toolClasses.stream().filter(name -> !name.contains(".")).toList();
+    // The config's host, without a bus: it only lends its tools and its dispatch chain.
+    Host host =
+        families.isEmpty()
+            ? null
+            : Host.builder(config.load()).extensions(config.extensions()).build();
+    try {
+      for (String family : families) {
+        List<ExecutableTool> tools =
+            host.registry().tools().stream()
+                .filter(tool -> tool.spec().source().equals("builtin:" + family))
+                .toList();
+        if (tools.isEmpty()) {
+          throw new CommandLine.ParameterException(
+              spec.commandLine(),
+              "--tools "
+                  + family
+                  + ": the host of "
+                  + config.file().map(Object::toString).orElse("the default config")
+                  + " has no builtin:"
+                  + family
+                  + " tools (does --config name a file with an '"
+                  + family
+                  + ":' section?)");
+        }
+        registry.registerAll(tools);
+      }
+    } catch (RuntimeException e) {
+      if (host != null) {
+        host.close();
+      }
+      throw e;
+    }
     for (String name : toolClasses) {
+      if (!name.contains(".")) {
+        continue;
+      }
       Object target;
       try {
         target = Class.forName(name).getDeclaredConstructor().newInstance();
@@ -89,7 +136,13 @@ final class WorkerCommand implements Callable<Integer> {
       throw new CommandLine.ParameterException(
           spec.commandLine(), "--concurrency must be 1 or more.");
     }
-    MessageBus opened = bus.open();
+    MessageBus opened;
+    try {
+      opened = bus.open();
+    } catch (RuntimeException e) {
+      closeQuietly(host);
+      throw e;
+    }
     ResultStore results;
     try {
       results =
@@ -98,6 +151,7 @@ final class WorkerCommand implements Callable<Integer> {
               .orElseGet(InMemoryResultStore::new);
     } catch (RuntimeException e) {
       opened.close();
+      closeQuietly(host);
       throw e;
     }
     ToolWorker worker;
@@ -107,7 +161,7 @@ final class WorkerCommand implements Callable<Integer> {
                   opened,
                   group,
                   registry,
-                  ToolDispatcher.create(),
+                  host == null ? ToolDispatcher.create() : host.dispatcher(),
                   results,
                   concurrency,
                   Duration.ofSeconds(5))
@@ -115,6 +169,7 @@ final class WorkerCommand implements Callable<Integer> {
     } catch (RuntimeException e) {
       results.close();
       opened.close();
+      closeQuietly(host);
       throw e;
     }
     CountDownLatch stopped = new CountDownLatch(1);
@@ -125,6 +180,7 @@ final class WorkerCommand implements Callable<Integer> {
                   worker.close();
                   results.close();
                   opened.close();
+                  closeQuietly(host);
                   stopped.countDown();
                 },
                 "toolhost-worker-shutdown"));
@@ -136,5 +192,11 @@ final class WorkerCommand implements Callable<Integer> {
     spec.commandLine().getOut().flush();
     stopped.await();
     return CommandLine.ExitCode.OK;
+  }
+
+  private static void closeQuietly(Host host) {
+    if (host != null) {
+      host.close();
+    }
   }
 }

@@ -15,6 +15,7 @@ import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * An embedded host lets its JVM exit: started with every extension on (working memory in Redis, an
@@ -31,6 +32,8 @@ class HostShutdownTest {
         .filter(thread -> !thread.isDaemon())
         .collect(Collectors.toSet());
   }
+
+  @TempDir Path workspaces;
 
   @Test
   void aHostWithEveryExtensionLeavesNoNonDaemonThreadAndNoChildProcessWhenClosed()
@@ -51,6 +54,9 @@ class HostShutdownTest {
               + "web:\n"
               + "  search: {provider: searxng, url: 'http://127.0.0.2:9'}\n"
               + "openrouter: {base_url: 'http://127.0.0.2:9/api/v1'}\n"
+              + "exec: {workspace_root: '"
+              + workspaces
+              + "'}\n"
               + "agents:\n"
               + "  assistant:\n"
               + "    base_url: "

@@ -21,11 +21,11 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * Pins the tool list of each built-in profile on a host with every extension on the class path,
  * each configured so that it registers its tools: the built-in guides, working memory and service
- * search, the MCP bridge with run-time registration on, an agent (with the subagent tools), and a
- * tool service on a bus. The lists come from the extensions' real registrations and profile rules,
- * so a new tool, or a rule that changes, changes a list and fails here until the snapshot is
- * updated on purpose: run with {@code -Dtoolhost.updateSnapshots=true} and review the diff of
- * {@code src/test/resources/profile-snapshots}.
+ * search, the MCP bridge with run-time registration on, an agent (with the subagent tools), a tool
+ * service on a bus, and the sandbox tools. The lists come from the extensions' real registrations
+ * and profile rules, so a new tool, or a rule that changes, changes a list and fails here until the
+ * snapshot is updated on purpose: run with {@code -Dtoolhost.updateSnapshots=true} and review the
+ * diff of {@code src/test/resources/profile-snapshots}.
  */
 class ToolProfileSnapshotTest {
 
@@ -41,25 +41,30 @@ class ToolProfileSnapshotTest {
               model: small
               base_url: http://127.0.0.1:1/v1
               description: Researches a question.
+          exec:
+            workspace_root: %s
           """;
 
   private static MessageBus bus;
   private static Host host;
+  private static Path workspaces;
 
   @BeforeAll
-  static void startHost() {
+  static void startHost() throws IOException {
+    workspaces = Files.createTempDirectory("snapshot-workspaces");
     bus = new InMemoryBus();
     host =
-        Host.builder(HostConfig.parse(CONFIG, "snapshot.yaml"))
+        Host.builder(HostConfig.parse(CONFIG.formatted(workspaces), "snapshot.yaml"))
             .environment(Map.of())
             .service(MessageBus.class, bus)
             .build();
   }
 
   @AfterAll
-  static void closeHost() {
+  static void closeHost() throws IOException {
     host.close();
     bus.close();
+    Files.delete(workspaces);
   }
 
   static Stream<String> builtInProfiles() {

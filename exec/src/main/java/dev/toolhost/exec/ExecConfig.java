@@ -1,0 +1,379 @@
+package dev.toolhost.exec;
+
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import dev.toolhost.core.spi.ConfigProblems;
+import dev.toolhost.core.spi.ConfigSections;
+import dev.toolhost.core.spi.ConfigSections.DurationText;
+import dev.toolhost.core.spi.Durations;
+import dev.toolhost.core.spi.SectionReading;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * An exec config is the {@code exec:} section of a host config: where the per-session workspaces
+ * live, whether sandboxed processes may use the network, their limits, what else they may write or
+ * read, which host variables they get, where pip finds wheels, and the explicit switch to run
+ * without the sandbox.
+ *
+ * <pre>{@code
+ * exec:
+ *   workspace_root: /var/lib/toolhost/workspaces   # required: one directory per session under it
+ *   network: false              # true: the sandbox shares the host's network
+ *   max_timeout: 300            # the most a call may ask for (shell and exec default to 60 s)
+ *   limits:
+ *     memory_mb: 1024           # address space per process
+ *     cpu_seconds: 300          # CPU time per process
+ *     file_size_mb: 256         # the largest file a process may write
+ *     processes: 256            # processes of the sandbox user
+ *     output_bytes: 65536       # kept per stream (head and tail); the rest is counted, not kept
+ *   writable_paths: []          # host directories the sandbox may also write
+ *   readable_paths: []          # host paths the sandbox may also read (read-only)
+ *   protected_paths: []         # paths the file tool refuses, besides the config's directory
+ *   pass_env: [TZ]              # host variables passed through (never a blocked or secret one)
+ *   wheel_dir: /srv/wheels      # execute_python_script's pip_packages come only from here
+ *   sandbox_uid: 65534          # the user a root host runs sandboxed processes as
+ *   bwrap: /usr/bin/bwrap       # the bubblewrap binary
+ *   unsandboxed: false          # true runs commands WITHOUT containment (development only)
+ * }</pre>
+ *
+ * @param workspaceRoot the directory that holds one workspace per session
+ * @param network whether sandboxed processes share the host's network
+ * @param maxTimeout the longest timeout a call may ask for
+ * @param limits the limits of every sandboxed process
+ * @param writablePaths host directories the sandbox may write besides the workspace
+ * @param readablePaths host paths the sandbox may read besides the system
+ * @param protectedPaths paths the file tool refuses
+ * @param passEnv host variables passed through to sandboxed processes
+ * @param wheelDirectory where pip finds the wheels {@code pip_packages} may name
+ * @param sandboxUid the uid sandboxed processes run as when the host runs as root
+ * @param bwrap the bubblewrap binary: a path, or a name looked up in the system's directories
+ *     ({@code /usr/local/sbin} to {@code /bin})
+ * @param unsandboxed whether commands run without the sandbox (never by default)
+ * @param promptSilence how long a shell command that shows an input prompt may stay silent
+ */
+public record ExecConfig(
+    Path workspaceRoot,
+    boolean network,
+    Duration maxTimeout,
+    Limits limits,
+    List<Path> writablePaths,
+    List<Path> readablePaths,
+    List<Path> protectedPaths,
+    List<String> passEnv,
+    Optional<Path> wheelDirectory,
+    int sandboxUid,
+    String bwrap,
+    boolean unsandboxed,
+    Duration promptSilence) {
+
+  /** The longest timeout a call may ask for when the config names none. */
+  public static final Duration DEFAULT_MAX_TIMEOUT = Duration.ofSeconds(300);
+
+  /** The uid of {@code nobody}: what a root host runs sandboxed processes as by default. */
+  public static final int NOBODY = 65534;
+
+  public ExecConfig {
+    Objects.requireNonNull(workspaceRoot, "workspaceRoot");
+    Objects.requireNonNull(maxTimeout, "maxTimeout");
+    Objects.requireNonNull(limits, "limits");
+    writablePaths = List.copyOf(writablePaths);
+    readablePaths = List.copyOf(readablePaths);
+    protectedPaths = List.copyOf(protectedPaths);
+    passEnv = List.copyOf(passEnv);
+    Objects.requireNonNull(wheelDirectory, "wheelDirectory");
+    Objects.requireNonNull(bwrap, "bwrap");
+    Objects.requireNonNull(promptSilence, "promptSilence");
+    if (!workspaceRoot.isAbsolute()) {
+      throw new IllegalArgumentException("The workspace root must be absolute: " + workspaceRoot);
+    }
+  }
+
+  /**
+   * The limits of one sandboxed process, applied with {@code prlimit}.
+   *
+   * @param memoryBytes the address space (RLIMIT_AS)
+   * @param cpuSeconds CPU time (RLIMIT_CPU)
+   * @param fileSizeBytes the largest file it may write (RLIMIT_FSIZE)
+   * @param processes processes of the sandbox user (RLIMIT_NPROC)
+   * @param outputBytes bytes kept per output stream
+   */
+  public record Limits(
+      long memoryBytes, long cpuSeconds, long fileSizeBytes, int processes, int outputBytes) {
+
+    /** 1 GiB, 300 s, 256 MiB, 256 processes, 64 KiB per stream. */
+    public static Limits defaults() {
+      return new Limits(1L << 30, 300, 256L << 20, 256, 64 * 1024);
+    }
+  }
+
+  /** A builder of a config with the given workspace root and every default. */
+  public static Builder builder(Path workspaceRoot) {
+    return new Builder(workspaceRoot);
+  }
+
+  /** A builder starting from this config. */
+  public Builder toBuilder() {
+    Builder builder = new Builder(workspaceRoot);
+    builder.network = network;
+    builder.maxTimeout = maxTimeout;
+    builder.limits = limits;
+    builder.writablePaths = writablePaths;
+    builder.readablePaths = readablePaths;
+    builder.protectedPaths = protectedPaths;
+    builder.passEnv = passEnv;
+    builder.wheelDirectory = wheelDirectory;
+    builder.sandboxUid = sandboxUid;
+    builder.bwrap = bwrap;
+    builder.unsandboxed = unsandboxed;
+    builder.promptSilence = promptSilence;
+    return builder;
+  }
+
+  /** A builder of an {@link ExecConfig}. */
+  public static final class Builder {
+    private final Path workspaceRoot;
+    private boolean network;
+    private Duration maxTimeout = DEFAULT_MAX_TIMEOUT;
+    private Limits limits = Limits.defaults();
+    private List<Path> writablePaths = List.of();
+    private List<Path> readablePaths = List.of();
+    private List<Path> protectedPaths = List.of();
+    private List<String> passEnv = List.of();
+    private Optional<Path> wheelDirectory = Optional.empty();
+    private int sandboxUid = NOBODY;
+    private String bwrap = "bwrap";
+    private boolean unsandboxed;
+    private Duration promptSilence = Duration.ofSeconds(5);
+
+    private Builder(Path workspaceRoot) {
+      this.workspaceRoot = workspaceRoot;
+    }
+
+    public Builder network(boolean network) {
+      this.network = network;
+      return this;
+    }
+
+    public Builder maxTimeout(Duration maxTimeout) {
+      this.maxTimeout = maxTimeout;
+      return this;
+    }
+
+    public Builder limits(Limits limits) {
+      this.limits = limits;
+      return this;
+    }
+
+    public Builder writablePaths(List<Path> writablePaths) {
+      this.writablePaths = writablePaths;
+      return this;
+    }
+
+    public Builder readablePaths(List<Path> readablePaths) {
+      this.readablePaths = readablePaths;
+      return this;
+    }
+
+    public Builder protectedPaths(List<Path> protectedPaths) {
+      this.protectedPaths = protectedPaths;
+      return this;
+    }
+
+    public Builder passEnv(List<String> passEnv) {
+      this.passEnv = passEnv;
+      return this;
+    }
+
+    public Builder wheelDirectory(Path wheelDirectory) {
+      this.wheelDirectory = Optional.of(wheelDirectory);
+      return this;
+    }
+
+    public Builder sandboxUid(int sandboxUid) {
+      this.sandboxUid = sandboxUid;
+      return this;
+    }
+
+    public Builder bwrap(String bwrap) {
+      this.bwrap = bwrap;
+      return this;
+    }
+
+    public Builder unsandboxed(boolean unsandboxed) {
+      this.unsandboxed = unsandboxed;
+      return this;
+    }
+
+    public Builder promptSilence(Duration promptSilence) {
+      this.promptSilence = promptSilence;
+      return this;
+    }
+
+    public ExecConfig build() {
+      return new ExecConfig(
+          workspaceRoot,
+          network,
+          maxTimeout,
+          limits,
+          writablePaths,
+          readablePaths,
+          protectedPaths,
+          passEnv,
+          wheelDirectory,
+          sandboxUid,
+          bwrap,
+          unsandboxed,
+          promptSilence);
+    }
+  }
+
+  /**
+   * Reads a section its schema accepts, relative paths against the reading's directory, adding its
+   * problems to the reading's; the result is only meaningful when none was added. The config file's
+   * directory is protected from the file tool.
+   */
+  public static ExecConfig read(JsonNode section, SectionReading reading) {
+    ConfigProblems problems = reading.problems();
+    Raw raw = ConfigSections.bind(ExecExtension.NAME, section, Raw.class);
+    Path directory = reading.directory().toAbsolutePath().normalize();
+    Path root = Path.of("/nonexistent-workspace-root");
+    if (raw.workspaceRoot() == null || raw.workspaceRoot().isBlank()) {
+      problems.atValue(
+          "/exec",
+          "'exec.workspace_root' is missing (expected the directory that holds one workspace per"
+              + " session, such as /var/lib/toolhost/workspaces)");
+    } else {
+      root = directory.resolve(raw.workspaceRoot()).normalize();
+      if (root.getNameCount() < 2) {
+        problems.atValue(
+            "/exec/workspace_root",
+            "'exec.workspace_root' is '"
+                + raw.workspaceRoot()
+                + "' (expected a directory of its own, at least two levels below /)");
+      }
+    }
+    Builder builder = builder(root);
+    builder.network(Boolean.TRUE.equals(raw.network()));
+    builder.unsandboxed(Boolean.TRUE.equals(raw.unsandboxed()));
+    builder.maxTimeout(
+        duration(raw.maxTimeout(), "max_timeout", DEFAULT_MAX_TIMEOUT, problems)
+            .orElse(DEFAULT_MAX_TIMEOUT));
+    builder.promptSilence(
+        duration(raw.promptSilence(), "prompt_silence", Duration.ofSeconds(5), problems)
+            .orElse(Duration.ofSeconds(5)));
+    Limits defaults = Limits.defaults();
+    RawLimits limits =
+        raw.limits() == null ? new RawLimits(null, null, null, null, null) : raw.limits();
+    builder.limits(
+        new Limits(
+            positive(limits.memoryMb(), "limits.memory_mb", defaults.memoryBytes() >> 20, problems)
+                << 20,
+            positive(limits.cpuSeconds(), "limits.cpu_seconds", defaults.cpuSeconds(), problems),
+            positive(
+                    limits.fileSizeMb(),
+                    "limits.file_size_mb",
+                    defaults.fileSizeBytes() >> 20,
+                    problems)
+                << 20,
+            (int) positive(limits.processes(), "limits.processes", defaults.processes(), problems),
+            (int)
+                positive(
+                    limits.outputBytes(),
+                    "limits.output_bytes",
+                    defaults.outputBytes(),
+                    problems)));
+    builder.writablePaths(paths(raw.writablePaths(), directory));
+    builder.readablePaths(paths(raw.readablePaths(), directory));
+    List<Path> protectedPaths = new ArrayList<>(paths(raw.protectedPaths(), directory));
+    if (!reading.directory().toString().isEmpty()) {
+      protectedPaths.add(directory);
+    }
+    builder.protectedPaths(protectedPaths);
+    List<String> passEnv = raw.passEnv() == null ? List.of() : raw.passEnv();
+    for (int i = 0; i < passEnv.size(); i++) {
+      int index = i;
+      ChildEnvironment.refusal(passEnv.get(i))
+          .ifPresent(
+              why ->
+                  problems.atValue(
+                      "/exec/pass_env/" + index, "'exec.pass_env[" + index + "]': " + why));
+    }
+    builder.passEnv(passEnv);
+    if (raw.wheelDir() != null) {
+      builder.wheelDirectory(directory.resolve(raw.wheelDir()).normalize());
+    }
+    if (raw.sandboxUid() != null) {
+      if (raw.sandboxUid() <= 0) {
+        problems.atValue(
+            "/exec/sandbox_uid",
+            "'exec.sandbox_uid' is "
+                + raw.sandboxUid()
+                + " (expected the uid of an unprivileged user, such as 65534)");
+      } else {
+        builder.sandboxUid(raw.sandboxUid());
+      }
+    }
+    if (raw.bwrap() != null) {
+      builder.bwrap(raw.bwrap());
+    }
+    return builder.build();
+  }
+
+  private static Optional<Duration> duration(
+      String raw, String key, Duration fallback, ConfigProblems problems) {
+    if (raw == null) {
+      return Optional.of(fallback);
+    }
+    Optional<Duration> parsed = Durations.parse(raw);
+    if (parsed.isEmpty()) {
+      problems.atValue(
+          "/exec/" + key,
+          "'exec." + key + "' is '" + raw + "' (expected a positive duration, such as 300 or 5m)");
+    }
+    return parsed;
+  }
+
+  private static long positive(Long raw, String key, long fallback, ConfigProblems problems) {
+    if (raw == null) {
+      return fallback;
+    }
+    if (raw <= 0 || raw > (1L << 40)) {
+      problems.atValue(
+          "/exec/" + key.replace('.', '/'),
+          "'exec." + key + "' is " + raw + " (expected a positive number)");
+      return fallback;
+    }
+    return raw;
+  }
+
+  private static List<Path> paths(List<String> raw, Path directory) {
+    return raw == null
+        ? List.of()
+        : raw.stream().map(each -> directory.resolve(each).normalize()).toList();
+  }
+
+  // ---- the section's raw shape: every key optional, so every field may be null ----
+
+  record Raw(
+      @JsonPropertyDescription("a directory path") String workspaceRoot,
+      Boolean network,
+      @DurationText String maxTimeout,
+      RawLimits limits,
+      List<String> writablePaths,
+      List<String> readablePaths,
+      List<String> protectedPaths,
+      List<String> passEnv,
+      String wheelDir,
+      Integer sandboxUid,
+      String bwrap,
+      Boolean unsandboxed,
+      @DurationText String promptSilence) {}
+
+  record RawLimits(
+      Long memoryMb, Long cpuSeconds, Long fileSizeMb, Long processes, Long outputBytes) {}
+}

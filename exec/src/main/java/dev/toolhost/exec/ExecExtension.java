@@ -1,0 +1,163 @@
+package dev.toolhost.exec;
+
+import dev.toolhost.core.ExecutableTool;
+import dev.toolhost.core.ToolGuide;
+import dev.toolhost.core.ToolProfiles;
+import dev.toolhost.core.spi.ConfigException;
+import dev.toolhost.core.spi.ConfigSections;
+import dev.toolhost.core.spi.HostContext;
+import dev.toolhost.core.spi.HostExtension;
+import dev.toolhost.core.spi.SectionReading;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * The exec extension is a host's sandboxed execution (the {@code exec:} section): one {@link
+ * Sandbox} on bubblewrap, the tools {@code shell}, {@code exec}, {@code file} and {@code
+ * execute_python_script} (source {@code builtin:exec}) working in per-session workspaces under the
+ * configured root, and the {@code exec} guide. A host whose config has no {@code exec:} section
+ * registers none of them: running code on a model's behalf is off until configured.
+ *
+ * <p>It owns the profile rule about its tools: subagents and scheduled tasks may not run them
+ * unless a profile of the config grants them; the rule names the tools, so it holds as well for a
+ * remote runner's tools of the same names ({@code toolhost worker --tools exec}). No secret of the
+ * host reaches a sandboxed process: the environment is built clean, and neither a passed-through
+ * variable nor one a call sets may carry a value the host knows as secret.
+ *
+ * <p>Found by {@link java.util.ServiceLoader}, it reads its section from the host's config; made
+ * with an {@link ExecConfig}, it uses that one.
+ */
+public final class ExecExtension implements HostExtension {
+
+  private static final Logger LOG = LoggerFactory.getLogger(ExecExtension.class);
+
+  /** The extension's name and config key. */
+  public static final String NAME = "exec";
+
+  /** The guide to the exec tools. */
+  public static final ToolGuide GUIDE =
+      ToolGuide.fromResource(
+          "exec",
+          "How to run commands, files and Python scripts in the sandbox, and what its limits are.",
+          ExecExtension.class,
+          "guides/exec.md");
+
+  /**
+   * The rules about this extension's tools in the built-in profiles, by profile: subagents and
+   * scheduled tasks may not run commands.
+   */
+  public static final Map<String, List<String>> PROFILE_RULES =
+      Map.of(
+          ToolProfiles.SUBAGENT.name(), ExecTools.NAMES,
+          ToolProfiles.SCHEDULED.name(), ExecTools.NAMES);
+
+  /**
+   * Environment variables whose values are secrets by their names, as the secrets extension says.
+   */
+  private static final Pattern SECRET_NAME =
+      Pattern.compile("(?i).*(KEY|SECRET|TOKEN|PASSWORD|PASSWD|CREDENTIAL).*");
+
+  private final Optional<ExecConfig> given;
+  private Sandbox sandbox;
+
+  /** The extension reading the host's {@code exec:} section. */
+  public ExecExtension() {
+    this.given = Optional.empty();
+  }
+
+  /** The extension with the given config, whatever the host's config file says. */
+  public ExecExtension(ExecConfig config) {
+    this.given = Optional.of(Objects.requireNonNull(config, "config"));
+  }
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public int order() {
+    return 600;
+  }
+
+  @Override
+  public JsonNode configSchema() {
+    return ConfigSections.schema(ExecConfig.Raw.class);
+  }
+
+  @Override
+  public void check(JsonNode section, SectionReading reading) {
+    ExecConfig.read(section, reading);
+  }
+
+  @Override
+  public void start(HostContext host) {
+    PROFILE_RULES.forEach(
+        (profile, tools) -> host.denyTools(profile, tools.toArray(String[]::new)));
+    Optional<ExecConfig> config =
+        given.or(
+            () ->
+                host.configured()
+                    ? Optional.of(ConfigSections.read(this, host, ExecConfig::read))
+                    : Optional.empty());
+    if (config.isEmpty()) {
+      return;
+    }
+    List<String> secrets = new ArrayList<>(host.secrets().values());
+    host.environment()
+        .forEach(
+            (name, value) -> {
+              if (SECRET_NAME.matcher(name).matches() && value.length() >= 4) {
+                secrets.add(value);
+              }
+            });
+    sandbox = new Sandbox(config.get(), host.environment(), secrets);
+    try {
+      List<ExecutableTool> tools = ExecTools.create(sandbox);
+      if (config.get().unsandboxed()) {
+        LOG.warn(
+            "exec.unsandboxed is true: shell, exec and execute_python_script run commands WITHOUT"
+                + " containment, with the host's user and file system");
+      }
+      host.registry().registerAll(tools);
+      host.guide(GUIDE);
+      host.provide(Sandbox.class, sandbox);
+      // Says in the log at once when the sandbox cannot run here; the tools say it on each call.
+      Sandbox probing = sandbox;
+      Thread.ofVirtual()
+          .name("toolhost-sandbox-probe")
+          .start(
+              () -> {
+                try {
+                  probing.unavailable();
+                } catch (RuntimeException e) {
+                  // The host closed while the probe ran; the next call probes again anyway.
+                  LOG.debug("The sandbox probe ended early", e);
+                }
+              });
+    } catch (IOException e) {
+      sandbox.close();
+      sandbox = null;
+      throw new ConfigException("'exec.workspace_root': " + e.getMessage());
+    } catch (RuntimeException e) {
+      sandbox.close();
+      sandbox = null;
+      throw e;
+    }
+  }
+
+  @Override
+  public void close() {
+    if (sandbox != null) {
+      sandbox.close();
+    }
+  }
+}

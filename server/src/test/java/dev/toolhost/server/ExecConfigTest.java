@@ -1,0 +1,89 @@
+package dev.toolhost.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.toolhost.core.spi.ConfigException;
+import org.junit.jupiter.api.Test;
+
+/** The {@code exec:} section: every problem refused at once, with its place. */
+class ExecConfigTest {
+
+  private static HostConfig parse(String yaml) {
+    return HostConfig.parse(yaml, "exec.yaml");
+  }
+
+  @Test
+  void aSectionWithoutAWorkspaceRootIsRefusedSayingWhatToAdd() {
+    assertThatThrownBy(() -> parse("exec:\n  network: false\n"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining(
+            "'exec.workspace_root' is missing (expected the directory that holds one workspace per"
+                + " session, such as /var/lib/toolhost/workspaces)");
+  }
+
+  @Test
+  void everyProblemOfTheSectionIsReportedAtOnceWithItsPlace() {
+    assertThatThrownBy(
+            () ->
+                parse(
+                    """
+                    exec:
+                      workspace_root: /
+                      max_timeout: soon
+                      limits:
+                        memory_mb: 0
+                      pass_env: [LD_PRELOAD, ok_name, "A=B"]
+                      sandbox_uid: 0
+                      unsandboxd: true
+                    """))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining(
+            "exec.yaml line 8, column 3: unknown key 'unsandboxd' under 'exec' (did you mean"
+                + " 'unsandboxed'?");
+    assertThatThrownBy(
+            () ->
+                parse(
+                    """
+                    exec:
+                      workspace_root: /
+                      max_timeout: soon
+                      limits:
+                        memory_mb: 0
+                      pass_env: [LD_PRELOAD, ok_name, "A=B"]
+                      sandbox_uid: 0
+                    """))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining(
+            "line 2, column 19: 'exec.workspace_root' is '/' (expected a directory of its own, at"
+                + " least two levels below /)")
+        .hasMessageContaining(
+            "line 3, column 16: 'exec.max_timeout' is 'soon' (expected a positive duration, such"
+                + " as 300 or 5m)")
+        .hasMessageContaining(
+            "line 5, column 16: 'exec.limits.memory_mb' is 0 (expected a positive number)")
+        .hasMessageContaining(
+            "line 6, column 14: 'exec.pass_env[0]': the environment variable 'LD_PRELOAD' is blocked")
+        .hasMessageContaining("'exec.pass_env[2]': the environment variable name 'A=B' holds '='")
+        .hasMessageContaining(
+            "line 7, column 16: 'exec.sandbox_uid' is 0 (expected the uid of an unprivileged"
+                + " user, such as 65534)");
+  }
+
+  @Test
+  void aValidSectionParses() {
+    HostConfig config =
+        parse(
+            """
+            exec:
+              workspace_root: /tmp/toolhost-config-test
+              network: false
+              max_timeout: 2m
+              limits: {memory_mb: 512, processes: 64}
+              pass_env: [TZ]
+              prompt_silence: 3s
+            """);
+
+    assertThat(config).isNotNull();
+  }
+}
