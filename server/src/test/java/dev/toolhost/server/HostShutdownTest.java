@@ -8,6 +8,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -19,9 +20,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * An embedded host lets its JVM exit: started with every extension on (working memory in Redis, an
- * MCP server as a child process, the web and OpenRouter clients, an agent, secrets), used over HTTP
- * and over the MCP gateway, then closed, it leaves no non-daemon thread, no child process and no
- * thread of its own behind.
+ * MCP server as a child process, the web and OpenRouter clients, the sandbox, an agent, secrets),
+ * used over HTTP and over the MCP gateway, then closed, it leaves no non-daemon thread, no child
+ * process and no thread of its own behind.
  */
 @Timeout(120)
 class HostShutdownTest {
