@@ -23,8 +23,10 @@ import org.springframework.ai.tool.ToolCallbackProvider;
  *
  * <p>Never throws at the client: a failed call returns the {@link dev.toolhost.core.ToolError}
  * message as the tool's answer, which the model reads and acts on. The set is read each time the
- * callbacks are asked for, so a tool registered or removed since shows, or is gone, from the next
- * request on. Thread-safe.
+ * callbacks are asked for, which a {@code ChatClient} does once per call: a tool registered during
+ * a call is offered from the next call on, and one removed during a call stays in that call's list
+ * but answers {@code tool_not_found}, since the dispatcher looks each call up in the set.
+ * Thread-safe.
  */
 public final class ToolSetCallbackProvider implements ToolCallbackProvider {
 

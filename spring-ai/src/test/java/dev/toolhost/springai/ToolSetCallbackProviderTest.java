@@ -3,6 +3,7 @@ package dev.toolhost.springai;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolhost.core.ErrorCode;
+import dev.toolhost.core.ExecutableTool;
 import dev.toolhost.core.MethodTools;
 import dev.toolhost.core.Param;
 import dev.toolhost.core.Tool;
@@ -206,6 +207,63 @@ class ToolSetCallbackProviderTest {
     assertThat(lastMessage(model.takeRequest()).path("content").asString())
         .isEqualTo("The booking system is down; try again in a minute.");
     assertThat(invocations("reserve_table", "unavailable")).isEqualTo(1);
+  }
+
+  @Test
+  void aCallTakesTheToolsOwnTimeout() {
+    registry.register(
+        ExecutableTool.of(
+                new ToolSpec(
+                    "slow_quote", "Quotes a price, slowly.", BOOKING_SCHEMA, "builtin:hotel"),
+                (call, arguments) -> {
+                  Thread.sleep(Duration.ofSeconds(20));
+                  return ToolResult.success("too late");
+                })
+            .withTimeout(Duration.ofMillis(300)));
+    model
+        .enqueue(
+            ScriptedReply.toolCalls(
+                ScriptedReply.call(
+                    "call_1", "slow_quote", "{\"room\": {\"floor\": 1}, \"nights\": 1}")))
+        .enqueue(ScriptedReply.answer("The quote timed out."));
+
+    String answer = chat("alice", "A quote, please.");
+
+    assertThat(answer).isEqualTo("The quote timed out.");
+    model.takeRequest();
+    assertThat(lastMessage(model.takeRequest()).path("content").asString())
+        .startsWith("Tool 'slow_quote' did not finish before its deadline and was stopped.");
+    assertThat(invocations("slow_quote", "timeout")).isEqualTo(1);
+  }
+
+  @Test
+  void aToolRegisteredDuringACallIsOfferedFromTheNextCallOn() {
+    registry.register(
+        new ToolSpec(
+            "install_alerts", "Installs the alerts tool.", BOOKING_SCHEMA, "builtin:hotel"),
+        (call, arguments) -> {
+          registry.register(
+              new ToolSpec("alerts", "Lists weather alerts.", BOOKING_SCHEMA, "builtin:weather"),
+              (alertsCall, alertsArguments) -> ToolResult.success("none"));
+          return ToolResult.success("installed");
+        });
+    model
+        .enqueue(
+            ScriptedReply.toolCalls(
+                ScriptedReply.call(
+                    "call_1", "install_alerts", "{\"room\": {\"floor\": 1}, \"nights\": 1}")))
+        .enqueue(ScriptedReply.answer("Alerts are installed."))
+        .enqueue(ScriptedReply.answer("No alerts."));
+
+    chat("alice", "Install the alerts.");
+    chat("alice", "Any alerts?");
+
+    // Spring AI resolves a call's callbacks once, when the call starts.
+    model.takeRequest();
+    assertThat(model.takeRequest().json().path("tools").findValuesAsString("name"))
+        .doesNotContain("alerts");
+    assertThat(model.takeRequest().json().path("tools").findValuesAsString("name"))
+        .contains("alerts");
   }
 
   @Test
