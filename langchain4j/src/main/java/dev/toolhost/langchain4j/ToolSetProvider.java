@@ -115,16 +115,26 @@ public final class ToolSetProvider implements ToolProvider {
     return parameters.build();
   }
 
-  /** Each member of a JSON object of schemas, as a raw schema holding its text unchanged. */
+  /**
+   * Each member of a JSON object of schemas, as a raw schema holding its text unchanged; the
+   * boolean schemas {@code true} and {@code false} as their object forms, {@code {}} and {@code
+   * {"not": {}}}, since LangChain4j reads a raw schema as a JSON object.
+   */
   private static Map<String, JsonSchemaElement> raw(JsonNode schemas) {
     Map<String, JsonSchemaElement> raw = new LinkedHashMap<>();
     if (schemas != null && schemas.isObject()) {
       schemas
           .properties()
-          .forEach(
-              member -> raw.put(member.getKey(), JsonRawSchema.from(member.getValue().toString())));
+          .forEach(member -> raw.put(member.getKey(), rawSchema(member.getValue())));
     }
     return raw;
+  }
+
+  private static JsonRawSchema rawSchema(JsonNode schema) {
+    if (schema.isBoolean()) {
+      return JsonRawSchema.from(schema.asBoolean() ? "{}" : "{\"not\": {}}");
+    }
+    return JsonRawSchema.from(schema.toString());
   }
 
   private ToolResult dispatch(ToolExecutionRequest request, Object memoryId) {

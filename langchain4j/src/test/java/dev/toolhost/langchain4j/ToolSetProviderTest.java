@@ -3,6 +3,8 @@ package dev.toolhost.langchain4j;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.langchain4j.memory.chat.MessageWindowChatMemory;
+import dev.langchain4j.model.chat.request.json.JsonObjectSchema;
+import dev.langchain4j.model.chat.request.json.JsonRawSchema;
 import dev.langchain4j.model.openai.OpenAiChatModel;
 import dev.langchain4j.service.AiServices;
 import dev.langchain4j.service.MemoryId;
@@ -301,6 +303,23 @@ class ToolSetProviderTest {
         .startsWith("The arguments for tool 'forecast' do not match its parameters schema:")
         .contains("units");
     assertThat(weather.sessions).isEmpty();
+  }
+
+  @Test
+  void aBooleanSchemaBecomesItsObjectForm() {
+    ObjectNode schema =
+        (ObjectNode)
+            JsonMapper.shared()
+                .readTree(
+                    "{\"type\": \"object\", \"properties\": {\"anything\": true, \"nothing\": false}}");
+
+    JsonObjectSchema parameters =
+        ToolSetProvider.specification(new ToolSpec("probe", "Probes.", schema, "builtin:test"))
+            .parameters();
+
+    assertThat(parameters.properties())
+        .containsEntry("anything", JsonRawSchema.from("{}"))
+        .containsEntry("nothing", JsonRawSchema.from("{\"not\": {}}"));
   }
 
   private static JsonNode lastMessage(RecordedRequest request) {
