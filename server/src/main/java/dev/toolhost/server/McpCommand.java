@@ -68,6 +68,9 @@ final class McpCommand implements Callable<Integer> {
               host.dispatcher(),
               in,
               new FileOutputStream(FileDescriptor.out))) {
+        // The client closing stdin ends the server, and so do SIGTERM and Ctrl-C: each closes the
+        // gateway and the host, and the command exits 0.
+        Signals.onStop(stdinClosed::countDown);
         stdinClosed.await();
       }
       return CommandLine.ExitCode.OK;

@@ -106,4 +106,37 @@ class CommandLineEdgesTest {
       process.destroyForcibly();
     }
   }
+
+  @Test
+  void mcpOverStdioStoppedWithSigtermExitsZero() throws Exception {
+    String java = ProcessHandle.current().info().command().orElse("java");
+    Process process =
+        new ProcessBuilder(
+                java, "-cp", System.getProperty("java.class.path"), Main.class.getName(), "mcp")
+            .redirectError(ProcessBuilder.Redirect.DISCARD)
+            .start();
+    try {
+      process
+          .getOutputStream()
+          .write(
+              ("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
+                      + "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},"
+                      + "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}\n")
+                  .getBytes(StandardCharsets.UTF_8));
+      process.getOutputStream().flush();
+      BufferedReader out =
+          new BufferedReader(
+              new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+      assertThat(out.readLine()).contains("\"id\":1", "\"result\"");
+
+      assertThat(
+              new ProcessBuilder("kill", "-TERM", Long.toString(process.pid())).start().waitFor())
+          .isZero();
+
+      assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+      assertThat(process.exitValue()).isZero();
+    } finally {
+      process.destroyForcibly();
+    }
+  }
 }
