@@ -145,6 +145,9 @@ public final class TaskScheduler implements AutoCloseable {
     if (store.dialect() == ScheduleStore.Dialect.POSTGRESQL) {
       // SELECT ... FOR UPDATE SKIP LOCKED: hosts take disjoint batches instead of racing.
       scheduling.pollUsingLockAndFetch(0.5, 1.0);
+    } else {
+      // H2 has no overrides of its own in db-scheduler; its columns keep the zone, in UTC here.
+      scheduling.alwaysPersistTimestampInUTC();
     }
     this.scheduler = scheduling.build();
   }
