@@ -6,6 +6,7 @@ import com.github.kagkarlsson.scheduler.SchedulerClient.ScheduleOptions;
 import com.github.kagkarlsson.scheduler.SchedulerName;
 import com.github.kagkarlsson.scheduler.exceptions.TaskInstanceCurrentlyExecutingException;
 import com.github.kagkarlsson.scheduler.exceptions.TaskInstanceNotFoundException;
+import com.github.kagkarlsson.scheduler.jdbc.DefaultJdbcCustomization;
 import com.github.kagkarlsson.scheduler.serializer.Serializer;
 import com.github.kagkarlsson.scheduler.task.CompletionHandler;
 import com.github.kagkarlsson.scheduler.task.ExecutionComplete;
@@ -146,8 +147,8 @@ public final class TaskScheduler implements AutoCloseable {
       // SELECT ... FOR UPDATE SKIP LOCKED: hosts take disjoint batches instead of racing.
       scheduling.pollUsingLockAndFetch(0.5, 1.0);
     } else {
-      // H2 has no overrides of its own in db-scheduler; its columns keep the zone, in UTC here.
-      scheduling.alwaysPersistTimestampInUTC();
+      // H2 has no overrides of its own in db-scheduler; its columns keep the zone.
+      scheduling.jdbcCustomization(new DefaultJdbcCustomization(false));
     }
     this.scheduler = scheduling.build();
   }
@@ -341,9 +342,9 @@ public final class TaskScheduler implements AutoCloseable {
                   ? "Missed the fire due " + first
                   : "Missed " + skipped + " fires due from " + first + " to " + last)
               + ": no host was running, and it was found at "
-              + now
+              + now.truncatedTo(java.time.temporal.ChronoUnit.SECONDS)
               + ", later than the grace period ("
-              + grace
+              + SchedulingConfig.text(grace)
               + ") allows.");
     }
     if (runLatest) {

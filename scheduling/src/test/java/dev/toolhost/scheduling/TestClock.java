@@ -1,24 +1,31 @@
 package dev.toolhost.scheduling;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.concurrent.atomic.AtomicReference;
 
-/** A clock the test sets: the scheduler's "now". */
+/**
+ * A clock the test sets, which then runs on at real speed: the scheduler's "now". It runs on
+ * because db-scheduler's waits read the same clock, and a frozen one would keep them waiting.
+ */
 final class TestClock implements InstantSource {
 
-  private final AtomicReference<Instant> now;
+  private record Setting(Instant at, long nanos) {}
+
+  private final AtomicReference<Setting> setting;
 
   TestClock(Instant start) {
-    this.now = new AtomicReference<>(start);
+    this.setting = new AtomicReference<>(new Setting(start, System.nanoTime()));
   }
 
   void set(Instant instant) {
-    now.set(instant);
+    setting.set(new Setting(instant, System.nanoTime()));
   }
 
   @Override
   public Instant instant() {
-    return now.get();
+    Setting current = setting.get();
+    return current.at().plus(Duration.ofNanos(System.nanoTime() - current.nanos()));
   }
 }
