@@ -561,12 +561,13 @@ public final class TaskScheduler implements AutoCloseable {
 
     /**
      * How often a running fire's host says it is alive (30 seconds by default), and how many
-     * heartbeats it may miss before its run is marked failed (4).
+     * heartbeats it may miss before its run is marked failed (4, the least).
      */
     public Builder heartbeat(Duration heartbeat, int missed) {
       this.heartbeat = positive(heartbeat, "heartbeat");
-      if (missed < 1) {
-        throw new IllegalArgumentException("missed heartbeats must be at least 1: " + missed);
+      if (missed < 4) {
+        // db-scheduler's own floor.
+        throw new IllegalArgumentException("missed heartbeats must be at least 4: " + missed);
       }
       this.missedHeartbeats = missed;
       return this;
