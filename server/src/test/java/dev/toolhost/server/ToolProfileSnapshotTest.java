@@ -21,15 +21,20 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * Pins the tool list of each built-in profile on a host with every extension on the class path,
  * each configured so that it registers its tools: the built-in guides, working memory and service
- * search, the MCP bridge with run-time registration on, an agent (with the subagent tools), and a
- * tool service on a bus. The lists come from the extensions' real registrations and profile rules,
- * so a new tool, or a rule that changes, changes a list and fails here until the snapshot is
- * updated on purpose: run with {@code -Dtoolhost.updateSnapshots=true} and review the diff of
- * {@code src/test/resources/profile-snapshots}.
+ * search, the MCP bridge with run-time registration on, an agent (with the subagent tools), a tool
+ * service on a bus, and scheduling (its database in a temporary directory). The lists come from the
+ * extensions' real registrations and profile rules, so a new tool, or a rule that changes, changes
+ * a list and fails here until the snapshot is updated on purpose: run with {@code
+ * -Dtoolhost.updateSnapshots=true} and review the diff of {@code
+ * src/test/resources/profile-snapshots}.
  */
 class ToolProfileSnapshotTest {
 
   private static final Path SNAPSHOTS = Path.of("src/test/resources/profile-snapshots");
+
+  private static final Path STATE =
+      Path.of(System.getProperty("java.io.tmpdir"))
+          .resolve("toolhost-snapshot-" + java.util.UUID.randomUUID());
 
   private static final String CONFIG =
       ToolServicesConfigTest.SECTION
@@ -41,7 +46,11 @@ class ToolProfileSnapshotTest {
               model: small
               base_url: http://127.0.0.1:1/v1
               description: Researches a question.
-          """;
+          scheduling:
+            state_dir: %s
+            agent: research
+          """
+              .formatted(STATE);
 
   private static MessageBus bus;
   private static Host host;
@@ -57,9 +66,14 @@ class ToolProfileSnapshotTest {
   }
 
   @AfterAll
-  static void closeHost() {
+  static void closeHost() throws IOException {
     host.close();
     bus.close();
+    try (Stream<Path> files = Files.walk(STATE)) {
+      for (Path file : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.delete(file);
+      }
+    }
   }
 
   static Stream<String> builtInProfiles() {
