@@ -291,7 +291,7 @@ class HostApiTest {
     assertThat(strings(subagent.get("denied_sources"))).containsExactly("subagent");
     assertThat(strings(subagent.get("allowed_tools"))).isEmpty();
     assertThat(strings(subagent.get("denied_tools")))
-        .containsExactly("mcp_register_server", "mcp_unregister_server");
+        .containsExactly("cancel_scheduled_task", "mcp_register_server", "mcp_unregister_server");
     JsonNode noTestTools = profiles.get(5);
     assertThat(strings(noTestTools.get("denied_sources"))).containsExactly("builtin:test");
     assertThat(strings(noTestTools.get("tools")))
