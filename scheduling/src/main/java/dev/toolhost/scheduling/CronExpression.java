@@ -17,8 +17,10 @@ import java.time.zone.ZoneRules;
 import java.util.BitSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -123,6 +125,23 @@ public final class CronExpression {
    */
   public static CronExpression parse(String text) {
     Objects.requireNonNull(text, "text");
+    CronExpression known = PARSED.get(text);
+    if (known != null) {
+      return known;
+    }
+    CronExpression parsed = parseNew(text);
+    // Stored tasks share few crons, and listing parses every task's: a small cache of valid ones.
+    if (PARSED.size() >= PARSED_LIMIT) {
+      PARSED.clear();
+    }
+    PARSED.put(text, parsed);
+    return parsed;
+  }
+
+  private static final int PARSED_LIMIT = 4_096;
+  private static final Map<String, CronExpression> PARSED = new ConcurrentHashMap<>();
+
+  private static CronExpression parseNew(String text) {
     String trimmed = text.strip().replaceAll("\\s+", " ");
     String[] values = trimmed.isEmpty() ? new String[0] : trimmed.split(" ");
     List<Field> fields;

@@ -123,6 +123,11 @@ public final class ScheduleStore implements AutoCloseable {
     return dataSource;
   }
 
+  /** A connection to the store's database, for reports and audits; the caller closes it. */
+  public Connection connection() throws SQLException {
+    return dataSource.getConnection();
+  }
+
   /** The database behind it. */
   public Dialect dialect() {
     return dialect;
