@@ -238,6 +238,66 @@ class HostSchedulingTest {
   }
 
   @Test
+  void twoHostsOnOnePostgresStoreShareTheirTasksWithThePasswordFromTheEnvironment()
+      throws Exception {
+    String schema = "sched_host_" + Long.toHexString(System.nanoTime());
+    String server = "jdbc:postgresql://127.0.0.1:5432/test";
+    try (java.sql.Connection connection =
+            java.sql.DriverManager.getConnection(server, "postgres", "");
+        java.sql.Statement statement = connection.createStatement()) {
+      statement.execute("create schema " + schema);
+    }
+    String yaml =
+        """
+        scheduling:
+          store: %s?currentSchema=%s
+          user: postgres
+          password_env: SCHEDULES_DB_PASSWORD
+          zone: UTC
+        """
+            .formatted(server, schema);
+    try {
+      assertThatThrownBy(
+              () ->
+                  Host.builder(HostConfig.parse(yaml, "toolhost.yaml"))
+                      .environment(Map.of())
+                      .build())
+          .isInstanceOf(ConfigException.class)
+          .hasMessage(
+              "scheduling: the store's password variable SCHEDULES_DB_PASSWORD"
+                  + " (scheduling.password_env) is not set");
+      Map<String, String> environment = Map.of("SCHEDULES_DB_PASSWORD", "trusted-anyway");
+      try (Host a =
+              Host.builder(HostConfig.parse(yaml, "toolhost.yaml"))
+                  .environment(environment)
+                  .build();
+          Host b =
+              Host.builder(HostConfig.parse(yaml, "toolhost.yaml"))
+                  .environment(environment)
+                  .build()) {
+        ToolResult scheduled =
+            call(
+                a,
+                "schedule_task",
+                "{\"name\": \"shared\", \"cron\": \"0 9 * * *\", \"description\": \"x\","
+                    + " \"tool\": \"list_tool_guides\"}");
+        assertThat(scheduled.isError()).as(scheduled.text()).isFalse();
+        assertThat(call(b, "list_scheduled_tasks", "{}").text())
+            .contains("| shared | `0 9 * * *` | calls list_tool_guides: x | ");
+        assertThat(call(b, "cancel_scheduled_task", "{\"name\": \"shared\"}").text())
+            .isEqualTo("Cancelled task 'shared'.");
+        assertThat(call(a, "list_scheduled_tasks", "{}").text()).endsWith("No scheduled tasks.");
+      }
+    } finally {
+      try (java.sql.Connection connection =
+              java.sql.DriverManager.getConnection(server, "postgres", "");
+          java.sql.Statement statement = connection.createStatement()) {
+        statement.execute("drop schema " + schema + " cascade");
+      }
+    }
+  }
+
+  @Test
   void aHostWithoutASchedulingSectionHasNoSchedulingToolsOrRoutes() {
     try (Host host =
         Host.builder(HostConfig.parse("http: {port: 0}\n", "toolhost.yaml"))
