@@ -104,72 +104,111 @@ public record SchedulingConfig(
 
   /** The defaults, with tasks stored under the directory: the system zone, no agent. */
   public static SchedulingConfig defaults(Path directory) {
-    return new SchedulingConfig(
-        new Embedded(directory),
-        ZoneId.systemDefault(),
-        Optional.empty(),
-        Duration.ofMinutes(10),
-        100,
-        Duration.ofMinutes(10),
-        Duration.ofSeconds(1),
-        Duration.ofSeconds(30),
-        false);
+    return builder(directory).build();
   }
 
-  /** This config with another store. */
-  public SchedulingConfig withStore(Store store) {
-    return new SchedulingConfig(
-        store, zone, agent, grace, maxTasks, maxRunTime, pollInterval, heartbeat, firesMaySchedule);
+  /** A builder of a config with tasks stored under the directory, starting from the defaults. */
+  public static Builder builder(Path directory) {
+    return new Builder(new Embedded(directory));
   }
 
-  /** This config with another zone. */
-  public SchedulingConfig withZone(ZoneId zone) {
-    return new SchedulingConfig(
-        store, zone, agent, grace, maxTasks, maxRunTime, pollInterval, heartbeat, firesMaySchedule);
+  /** A builder starting from this config. */
+  public Builder toBuilder() {
+    Builder builder = new Builder(store);
+    builder.zone = zone;
+    builder.agent = agent;
+    builder.grace = grace;
+    builder.maxTasks = maxTasks;
+    builder.maxRunTime = maxRunTime;
+    builder.pollInterval = pollInterval;
+    builder.heartbeat = heartbeat;
+    builder.firesMaySchedule = firesMaySchedule;
+    return builder;
   }
 
-  /** This config running the named agent's turns. */
-  public SchedulingConfig withAgent(String agent) {
-    return new SchedulingConfig(
-        store,
-        zone,
-        Optional.of(agent),
-        grace,
-        maxTasks,
-        maxRunTime,
-        pollInterval,
-        heartbeat,
-        firesMaySchedule);
-  }
+  /** A builder of a {@link SchedulingConfig}; each value starts at its default. */
+  public static final class Builder {
+    private Store store;
+    private ZoneId zone = ZoneId.systemDefault();
+    private Optional<String> agent = Optional.empty();
+    private Duration grace = Duration.ofMinutes(10);
+    private int maxTasks = 100;
+    private Duration maxRunTime = Duration.ofMinutes(10);
+    private Duration pollInterval = Duration.ofSeconds(1);
+    private Duration heartbeat = Duration.ofSeconds(30);
+    private boolean firesMaySchedule;
 
-  /** This config with another grace period. */
-  public SchedulingConfig withGrace(Duration grace) {
-    return new SchedulingConfig(
-        store, zone, agent, grace, maxTasks, maxRunTime, pollInterval, heartbeat, firesMaySchedule);
-  }
+    private Builder(Store store) {
+      this.store = Objects.requireNonNull(store, "store");
+    }
 
-  /** This config with another maximum of tasks. */
-  public SchedulingConfig withMaxTasks(int maxTasks) {
-    return new SchedulingConfig(
-        store, zone, agent, grace, maxTasks, maxRunTime, pollInterval, heartbeat, firesMaySchedule);
-  }
+    /** Where tasks are stored (an H2 file under the builder's directory by default). */
+    public Builder store(Store store) {
+      this.store = Objects.requireNonNull(store, "store");
+      return this;
+    }
 
-  /** This config with another maximum run time. */
-  public SchedulingConfig withMaxRunTime(Duration maxRunTime) {
-    return new SchedulingConfig(
-        store, zone, agent, grace, maxTasks, maxRunTime, pollInterval, heartbeat, firesMaySchedule);
-  }
+    /** The zone crons read (the system zone by default). */
+    public Builder zone(ZoneId zone) {
+      this.zone = Objects.requireNonNull(zone, "zone");
+      return this;
+    }
 
-  /** This config letting fired tasks schedule tasks, or not. */
-  public SchedulingConfig withFiresMaySchedule(boolean may) {
-    return new SchedulingConfig(
-        store, zone, agent, grace, maxTasks, maxRunTime, pollInterval, heartbeat, may);
-  }
+    /** The agent whose turn a fire runs (none by default: tool calls only). */
+    public Builder agent(String agent) {
+      this.agent = Optional.of(agent);
+      return this;
+    }
 
-  /** This config with another poll interval. */
-  public SchedulingConfig withPollInterval(Duration pollInterval) {
-    return new SchedulingConfig(
-        store, zone, agent, grace, maxTasks, maxRunTime, pollInterval, heartbeat, firesMaySchedule);
+    /** How late a fire may run (10 minutes by default). */
+    public Builder grace(Duration grace) {
+      this.grace = Objects.requireNonNull(grace, "grace");
+      return this;
+    }
+
+    /** The most tasks the store may hold (100 by default). */
+    public Builder maxTasks(int maxTasks) {
+      this.maxTasks = maxTasks;
+      return this;
+    }
+
+    /** How long one run may take (10 minutes by default). */
+    public Builder maxRunTime(Duration maxRunTime) {
+      this.maxRunTime = Objects.requireNonNull(maxRunTime, "maxRunTime");
+      return this;
+    }
+
+    /** How often the store is asked for due tasks (every second by default). */
+    public Builder pollInterval(Duration pollInterval) {
+      this.pollInterval = Objects.requireNonNull(pollInterval, "pollInterval");
+      return this;
+    }
+
+    /** How often a host running a fire says so (every 30 seconds by default). */
+    public Builder heartbeat(Duration heartbeat) {
+      this.heartbeat = Objects.requireNonNull(heartbeat, "heartbeat");
+      return this;
+    }
+
+    /** Whether fired tasks may schedule tasks (no by default). */
+    public Builder firesMaySchedule(boolean may) {
+      this.firesMaySchedule = may;
+      return this;
+    }
+
+    /** The config. */
+    public SchedulingConfig build() {
+      return new SchedulingConfig(
+          store,
+          zone,
+          agent,
+          grace,
+          maxTasks,
+          maxRunTime,
+          pollInterval,
+          heartbeat,
+          firesMaySchedule);
+    }
   }
 
   private static final Pattern VARIABLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");

@@ -34,7 +34,7 @@ class SchedulingToolsTest {
   void open() throws Exception {
     store = ScheduleStore.embedded(dir);
     scheduler = TaskScheduler.builder(store).clock(clock).build();
-    tools(SchedulingConfig.defaults(dir).withZone(ZoneId.of("Europe/Paris")).withAgent("helper"));
+    tools(SchedulingConfig.builder(dir).zone(ZoneId.of("Europe/Paris")).agent("helper").build());
   }
 
   /** Registers the tools over the scheduler with the config, in place of any before. */
@@ -135,7 +135,7 @@ class SchedulingToolsTest {
 
   @Test
   void theMaximumOfTasksRefusesANewNameButNotAReplacement() {
-    tools(SchedulingConfig.defaults(dir).withAgent("helper").withMaxTasks(2));
+    tools(SchedulingConfig.builder(dir).agent("helper").maxTasks(2).build());
     schedule("a", "0 9 * * *");
     schedule("b", "0 9 * * *");
 

@@ -98,7 +98,7 @@ public final class ScheduleLoad {
       SchedulingTools tools =
           new SchedulingTools(
               scheduler,
-              SchedulingConfig.defaults(storeDir).withZone(ZONE).withMaxTasks(100_000),
+              SchedulingConfig.builder(storeDir).zone(ZONE).maxTasks(100_000).build(),
               InstantSource.system());
       double[] listed = new double[rounds];
       double[] tabled = new double[rounds];
