@@ -298,6 +298,74 @@ class HostSchedulingTest {
   }
 
   @Test
+  void aTaskCreatedOnAHostFiresOnceAfterTheHostRestarts() throws Exception {
+    String yaml =
+        """
+        scheduling:
+          state_dir: %s
+          zone: UTC
+          poll_interval: 200ms
+        """
+            .formatted(dir.resolve("state"));
+    Instant second = Instant.now().plusSeconds(3).truncatedTo(ChronoUnit.SECONDS);
+    try (Host first =
+        Host.builder(HostConfig.parse(yaml, "toolhost.yaml")).environment(Map.of()).build()) {
+      ToolResult scheduled =
+          call(
+              first,
+              "schedule_task",
+              "{\"name\": \"after-restart\", \"cron\": \""
+                  + pinned(second)
+                  + "\", \"description\": \"x\", \"run_once\": true, \"tool\":"
+                  + " \"list_tool_guides\"}");
+      assertThat(scheduled.isError()).as(scheduled.text()).isFalse();
+    }
+    try (Host second2 =
+        Host.builder(HostConfig.parse(yaml, "toolhost.yaml")).environment(Map.of()).build()) {
+      TaskScheduler scheduler = second2.service(TaskScheduler.class).orElseThrow();
+      await().atMost(Duration.ofSeconds(30)).until(() -> scheduler.count() == 0);
+      assertThat(scheduler.runs("after-restart", 5))
+          .singleElement()
+          .satisfies(
+              run -> {
+                assertThat(run.status()).isEqualTo(TaskRun.Status.SUCCEEDED);
+                assertThat(run.due()).isEqualTo(second);
+              });
+    }
+  }
+
+  @Test
+  void aTurnLongerThanTheMaximumRunTimeIsRecordedAsTimedOut() throws Exception {
+    model.enqueue(
+        ScriptedReply.stream().pause(Duration.ofSeconds(10)).text("Too late.").done().build());
+    String yaml = config().replace("  grace: 1m\n", "  grace: 1m\n  max_run_time: 1s\n");
+    try (Host host =
+        Host.builder(HostConfig.parse(yaml, "toolhost.yaml")).environment(Map.of()).build()) {
+      Instant second = Instant.now().plusSeconds(2).truncatedTo(ChronoUnit.SECONDS);
+      ToolResult scheduled =
+          call(
+              host,
+              "schedule_task",
+              "{\"name\": \"slow\", \"cron\": \""
+                  + pinned(second)
+                  + "\", \"description\": \"Take your time\", \"run_once\": true}");
+      assertThat(scheduled.isError()).as(scheduled.text()).isFalse();
+      TaskScheduler scheduler = host.service(TaskScheduler.class).orElseThrow();
+
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () ->
+                  scheduler.runs("slow", 1).stream()
+                      .anyMatch(run -> run.status() == TaskRun.Status.FAILED));
+      TaskRun run = scheduler.runs("slow", 1).getFirst();
+      assertThat(run.output()).startsWith("timeout: ");
+      assertThat(Duration.between(run.started().orElseThrow(), run.ended().orElseThrow()))
+          .isLessThan(Duration.ofSeconds(8));
+    }
+  }
+
+  @Test
   void aHostWithoutASchedulingSectionHasNoSchedulingToolsOrRoutes() {
     try (Host host =
         Host.builder(HostConfig.parse("http: {port: 0}\n", "toolhost.yaml"))
