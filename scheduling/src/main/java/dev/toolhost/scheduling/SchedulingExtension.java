@@ -44,9 +44,9 @@ import tools.jackson.databind.node.ObjectNode;
  * but may not schedule: a fire that schedules a task whose fire schedules another multiplies
  * without end, unattended, and RockBot's own {@code Scheduled} profile leaves that open. A host
  * that means its fires to schedule (a task that re-arms itself at a computed time, say) says so
- * with {@code fires_may_schedule: true}, which leaves {@code schedule_task} in {@code scheduled};
- * the profile snapshot shows the difference. {@code scheduled} bounds every fire: an agent whose
- * own profile allows more gets no more when a fire calls it.
+ * with {@code fires_may_schedule: true}, which leaves {@code schedule_task} in {@code scheduled}
+ * ({@code GET /v1/profiles} shows which way a host is set). {@code scheduled} bounds every fire: an
+ * agent whose own profile allows more gets no more when a fire calls it.
  *
  * <p>Off until configured: a host whose config has no {@code scheduling:} section registers no
  * tool, opens no database and adds no route. Found by {@link java.util.ServiceLoader}; made with a

@@ -366,6 +366,32 @@ class HostSchedulingTest {
   }
 
   @Test
+  void firesMayScheduleOnlyWhenTheConfigSaysSo() {
+    String yaml =
+        """
+        scheduling:
+          state_dir: %s
+          fires_may_schedule: %s
+        """;
+    try (Host closed =
+            Host.builder(HostConfig.parse(yaml.formatted(dir.resolve("a"), false), "toolhost.yaml"))
+                .environment(Map.of())
+                .build();
+        Host open =
+            Host.builder(HostConfig.parse(yaml.formatted(dir.resolve("b"), true), "toolhost.yaml"))
+                .environment(Map.of())
+                .build()) {
+      assertThat(closed.toolSet("scheduled").names())
+          .contains("list_scheduled_tasks", "cancel_scheduled_task")
+          .doesNotContain("schedule_task");
+      assertThat(open.toolSet("scheduled").names()).contains("schedule_task");
+      assertThat(open.toolSet("subagent").names())
+          .contains("schedule_task", "list_scheduled_tasks")
+          .doesNotContain("cancel_scheduled_task");
+    }
+  }
+
+  @Test
   void aHostWithoutASchedulingSectionHasNoSchedulingToolsOrRoutes() {
     try (Host host =
         Host.builder(HostConfig.parse("http: {port: 0}\n", "toolhost.yaml"))
