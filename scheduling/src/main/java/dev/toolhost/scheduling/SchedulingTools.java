@@ -205,7 +205,8 @@ public final class SchedulingTools {
             + "'"
             + (once ? ", once" : "")
             + ". Next fire: "
-            + time(next, taskZone)
+            + time(next, config.zone())
+            + (taskZone.equals(config.zone()) ? "" : ", which is " + time(next, taskZone))
             + ". Current time: "
             + time(now, config.zone())
             + ".",

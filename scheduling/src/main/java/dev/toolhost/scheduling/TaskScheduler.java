@@ -341,11 +341,11 @@ public final class TaskScheduler implements AutoCloseable {
           (skipped == 1
                   ? "Missed the fire due " + first
                   : "Missed " + skipped + " fires due from " + first + " to " + last)
-              + ": no host was running, and it was found at "
+              + ": a host found it only at "
               + now.truncatedTo(java.time.temporal.ChronoUnit.SECONDS)
               + ", later than the grace period ("
               + SchedulingConfig.text(grace)
-              + ") allows.");
+              + ") allows (no host was running, or every one was busy).");
     }
     if (runLatest) {
       run(scheduled, latest);

@@ -88,8 +88,9 @@ class SchedulingToolsTest {
 
     assertThat(once.text())
         .startsWith(
-            "Scheduled task 'call-mum' with cron '0 18 25 12 *', once. Next fire: 2026-12-25"
-                + " 18:00:00 America/New_York (UTC-05:00). Current time: 2026-11-25 09:59:0");
+            "Scheduled task 'call-mum' with cron '0 18 25 12 *', once. Next fire: 2026-12-26"
+                + " 00:00:00 Europe/Paris (UTC+01:00), which is 2026-12-25 18:00:00"
+                + " America/New_York (UTC-05:00). Current time: 2026-11-25 09:59:0");
   }
 
   @Test
