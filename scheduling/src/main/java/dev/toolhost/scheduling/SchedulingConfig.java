@@ -248,6 +248,12 @@ public record SchedulingConfig(
                 + "' is for a JDBC store, and 'scheduling.store' is embedded");
       }
     } else if (storeText.startsWith("jdbc:postgresql://") || storeText.startsWith("jdbc:h2:")) {
+      if (storeText.contains("password=")) {
+        problems.atValue(
+            "/scheduling/store",
+            "'scheduling.store' holds a password; name the variable that holds it in"
+                + " 'scheduling.password_env' instead");
+      }
       if (raw.stateDir() != null) {
         problems.atValue(
             "/scheduling/state_dir",
@@ -266,12 +272,6 @@ public record SchedulingConfig(
                   + "' (expected the name of an environment variable, such as"
                   + " SCHEDULES_DB_PASSWORD; the password itself never goes in the config)");
         }
-      }
-      if (storeText.contains("password=")) {
-        problems.atValue(
-            "/scheduling/store",
-            "'scheduling.store' holds a password; name the variable that holds it in"
-                + " 'scheduling.password_env' instead");
       }
       store = new Jdbc(storeText, Optional.ofNullable(raw.user()), passwordEnv);
     } else {

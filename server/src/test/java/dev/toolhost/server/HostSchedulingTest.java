@@ -433,6 +433,29 @@ class HostSchedulingTest {
   }
 
   @Test
+  void aJdbcStoreRefusesAPasswordInItsUrlAndKeysOfTheEmbeddedStore() {
+    String yaml =
+        """
+        scheduling:
+          store: jdbc:postgresql://db:5432/toolhost?password=hunter2
+          state_dir: state
+          password_env: 1BAD
+        """;
+    assertThatThrownBy(() -> HostConfig.parse(yaml, "toolhost.yaml"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage(
+            String.join(
+                "\n",
+                "toolhost.yaml line 2, column 10: 'scheduling.store' holds a password; name the"
+                    + " variable that holds it in 'scheduling.password_env' instead",
+                "toolhost.yaml line 3, column 14: 'scheduling.state_dir' is for the embedded store,"
+                    + " and 'scheduling.store' is a JDBC URL",
+                "toolhost.yaml line 4, column 17: 'scheduling.password_env' is '1BAD' (expected the"
+                    + " name of an environment variable, such as SCHEDULES_DB_PASSWORD; the password"
+                    + " itself never goes in the config)"));
+  }
+
+  @Test
   void aSchedulingAgentThatIsNotAnAgentIsRefusedWhenTheHostStarts() {
     String yaml =
         """
