@@ -28,13 +28,11 @@ import java.util.regex.Pattern;
  * A cron expression is when a scheduled task fires, in Unix cron: five fields (minute, hour,
  * day-of-month, month, day-of-week; minute precision) or six (a second field first).
  *
- * <p>Unix semantics: when both day-of-month and day-of-week are restricted (neither is {@code *}),
- * a day matches either ({@code 0 9 1 * 1} fires on the first of the month and on every Monday).
- * Day-of-week is 0 to 7 (0 and 7 are Sunday); months and days may be named ({@code JAN}, {@code
- * MON}). Each field takes {@code *}, a value, a range {@code a-b}, a step {@code * /n} or {@code
- * a-b/n}, and lists of those. An expression that can never fire ({@code 0 0 30 2 *}), has a value
- * out of its field's range, or has the wrong number of fields is refused by {@link #parse} with a
- * message that names the field and its range.
+ * <p>Unix semantics: when both day-of-month and day-of-week are restricted, a day matches either
+ * ({@code 0 9 1 * 1} fires on the first of the month and on every Monday). As in Vixie cron, a day
+ * field that starts with {@code *} counts as unrestricted for that rule, and the two are then
+ * ANDed: day-of-month {@code 1-31/2} with day-of-week {@code 1} fires on odd days and on Mondays,
+ * while the same odd days written as a star with a step of 2 fire on odd days that are Mondays.
  *
  * <p>Next fires are computed on the wall clock of a zone, with one policy for daylight-saving
  * changes ({@link #next}): a fire whose local time falls in a skipped hour runs once, at the first
@@ -43,8 +41,9 @@ import java.util.regex.Pattern;
  * occurrence. So a daily task fires exactly once every day, and an hourly task fires once in the
  * repeated hour.
  *
- * <p>Parsing with cron-utils' Unix definition (and the same definition with seconds), whose
- * day-of-month and day-of-week are ORed; db-scheduler's own cron needs six fields and ANDs them.
+ * <p>Matching with cron-utils' Unix field definitions (with and without seconds), whose
+ * day-of-month and day-of-week are ORed unless told to AND them; db-scheduler's own cron needs six
+ * fields and always ANDs them.
  * Immutable and thread-safe.
  */
 public final class CronExpression {
@@ -70,38 +69,43 @@ public final class CronExpression {
   private static final List<Field> SIX =
       List.of(SECOND, MINUTE, HOUR, DAY_OF_MONTH, MONTH, DAY_OF_WEEK);
 
-  private static final CronDefinition UNIX =
-      CronDefinitionBuilder.instanceDefinitionFor(com.cronutils.model.CronType.UNIX);
+  // Four definitions: five or six fields, and day-of-month with day-of-week ORed or ANDed.
+  private static final CronDefinition UNIX = definition(false, false);
+  private static final CronDefinition UNIX_AND = definition(false, true);
+  private static final CronDefinition UNIX_WITH_SECONDS = definition(true, false);
+  private static final CronDefinition UNIX_WITH_SECONDS_AND = definition(true, true);
 
-  private static final CronDefinition UNIX_WITH_SECONDS =
-      CronDefinitionBuilder.defineCron()
-          .withSeconds()
-          .withValidRange(0, 59)
-          .withStrictRange()
-          .and()
-          .withMinutes()
-          .withValidRange(0, 59)
-          .withStrictRange()
-          .and()
-          .withHours()
-          .withValidRange(0, 23)
-          .withStrictRange()
-          .and()
-          .withDayOfMonth()
-          .withValidRange(1, 31)
-          .withStrictRange()
-          .and()
-          .withMonth()
-          .withValidRange(1, 12)
-          .withStrictRange()
-          .and()
-          .withDayOfWeek()
-          .withValidRange(0, 7)
-          .withMondayDoWValue(1)
-          .withIntMapping(7, 0)
-          .withStrictRange()
-          .and()
-          .instance();
+  private static CronDefinition definition(boolean seconds, boolean and) {
+    CronDefinitionBuilder builder = CronDefinitionBuilder.defineCron();
+    if (seconds) {
+      builder = builder.withSeconds().withValidRange(0, 59).withStrictRange().and();
+    }
+    builder =
+        builder
+            .withMinutes()
+            .withValidRange(0, 59)
+            .withStrictRange()
+            .and()
+            .withHours()
+            .withValidRange(0, 23)
+            .withStrictRange()
+            .and()
+            .withDayOfMonth()
+            .withValidRange(1, 31)
+            .withStrictRange()
+            .and()
+            .withMonth()
+            .withValidRange(1, 12)
+            .withStrictRange()
+            .and()
+            .withDayOfWeek()
+            .withValidRange(0, 7)
+            .withMondayDoWValue(1)
+            .withIntMapping(7, 0)
+            .withStrictRange()
+            .and();
+    return (and ? builder.matchDayOfWeekAndDayOfMonth() : builder).instance();
+  }
 
   /** One comma-separated part of a field: a value or {@code *}, a range, an optional step. */
   private static final Pattern PART =
@@ -183,12 +187,15 @@ public final class CronExpression {
               + values[dayOfMonth]
               + "')");
     }
+    // Vixie cron's rule: the days are ORed only when neither day field starts with '*'.
+    boolean and = !daysOfMonthRestricted || !daysOfWeekRestricted;
+    CronDefinition definition =
+        fields.size() == 5
+            ? (and ? UNIX_AND : UNIX)
+            : (and ? UNIX_WITH_SECONDS_AND : UNIX_WITH_SECONDS);
     Cron cron;
     try {
-      cron =
-          new CronParser(fields.size() == 5 ? UNIX : UNIX_WITH_SECONDS)
-              .parse(numeric.toString())
-              .validate();
+      cron = new CronParser(definition).parse(numeric.toString()).validate();
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException("cron '" + text + "' is not valid: " + e.getMessage());
     }

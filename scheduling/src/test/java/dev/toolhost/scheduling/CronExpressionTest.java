@@ -42,6 +42,16 @@ class CronExpressionTest {
   }
 
   @Test
+  void aDayFieldStartingWithAStarIsAndedAsVixieCronDoes() {
+    assertThat(fires("0 9 */2 * 1", "2026-03-01T10:00:00Z", UTC, 4))
+        .containsExactly(
+            "2026-03-09T09:00Z", "2026-03-23T09:00Z", "2026-04-13T09:00Z", "2026-04-27T09:00Z");
+    assertThat(fires("0 9 1-31/2 * 1", "2026-03-01T10:00:00Z", UTC, 4))
+        .containsExactly(
+            "2026-03-02T09:00Z", "2026-03-03T09:00Z", "2026-03-05T09:00Z", "2026-03-07T09:00Z");
+  }
+
+  @Test
   void aFiveFieldExpressionFiresEveryFifteenMinutesOnWeekdays() {
     assertThat(fires("*/15 9-10 * * MON-FRI", "2026-11-27T10:40:00Z", UTC, 5))
         .containsExactly(
