@@ -43,8 +43,7 @@ import java.util.regex.Pattern;
  *
  * <p>Matching with cron-utils' Unix field definitions (with and without seconds), whose
  * day-of-month and day-of-week are ORed unless told to AND them; db-scheduler's own cron needs six
- * fields and always ANDs them.
- * Immutable and thread-safe.
+ * fields and always ANDs them. Immutable and thread-safe.
  */
 public final class CronExpression {
 

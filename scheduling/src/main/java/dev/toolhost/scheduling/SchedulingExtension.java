@@ -14,9 +14,11 @@ import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.core.spi.ReadyHost;
 import dev.toolhost.core.spi.Route;
 import dev.toolhost.core.spi.SectionReading;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.sql.SQLException;
+import java.time.Instant;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Map;
@@ -24,6 +26,7 @@ import java.util.Objects;
 import java.util.Optional;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
@@ -123,7 +126,7 @@ public final class SchedulingExtension implements HostExtension {
   }
 
   @Override
-  public void start(HostContext host) throws SQLException, java.io.IOException {
+  public void start(HostContext host) throws SQLException, IOException {
     if (given.isEmpty() && !host.configured()) {
       PROFILE_RULES.forEach(
           (profile, denied) -> host.denyTools(profile, denied.toArray(String[]::new)));
@@ -163,7 +166,7 @@ public final class SchedulingExtension implements HostExtension {
   }
 
   private static ScheduleStore open(SchedulingConfig.Store store, Map<String, String> environment)
-      throws SQLException, java.io.IOException {
+      throws SQLException, IOException {
     return switch (store) {
       case SchedulingConfig.Embedded embedded -> {
         Files.createDirectories(embedded.directory());
@@ -225,8 +228,8 @@ public final class SchedulingExtension implements HostExtension {
       ToolDispatcher dispatcher,
       ToolSet scheduled,
       ScheduledTask task,
-      java.time.Instant due,
-      java.time.Instant deadline) {
+      Instant due,
+      Instant deadline) {
     ToolCall call;
     if (task.tool().isPresent()) {
       call = ToolCall.of(task.tool().get(), task.arguments().map(JsonNode::toString).orElse("{}"));
@@ -267,7 +270,7 @@ public final class SchedulingExtension implements HostExtension {
     }
     ObjectNode document = JSON.createObjectNode();
     document.put("name", name);
-    var array = document.putArray("runs");
+    ArrayNode array = document.putArray("runs");
     runs.forEach(run -> array.add(SchedulingTools.json(run)));
     return Route.Answer.json(document.toString());
   }

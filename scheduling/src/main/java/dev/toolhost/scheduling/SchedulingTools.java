@@ -19,6 +19,7 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -356,8 +357,8 @@ public final class SchedulingTools {
   }
 
   private static int distance(String a, String b) {
-    String x = a.toLowerCase(java.util.Locale.ROOT);
-    String y = b.toLowerCase(java.util.Locale.ROOT);
+    String x = a.toLowerCase(Locale.ROOT);
+    String y = b.toLowerCase(Locale.ROOT);
     int[] previous = new int[y.length() + 1];
     int[] current = new int[y.length() + 1];
     for (int j = 0; j <= y.length(); j++) {

@@ -9,6 +9,7 @@ import com.github.kagkarlsson.scheduler.exceptions.TaskInstanceNotFoundException
 import com.github.kagkarlsson.scheduler.jdbc.DefaultJdbcCustomization;
 import com.github.kagkarlsson.scheduler.serializer.Serializer;
 import com.github.kagkarlsson.scheduler.task.CompletionHandler;
+import com.github.kagkarlsson.scheduler.task.Execution;
 import com.github.kagkarlsson.scheduler.task.ExecutionComplete;
 import com.github.kagkarlsson.scheduler.task.ExecutionContext;
 import com.github.kagkarlsson.scheduler.task.ExecutionOperations;
@@ -28,6 +29,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.time.ZoneId;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -342,7 +344,7 @@ public final class TaskScheduler implements AutoCloseable {
                   ? "Missed the fire due " + first
                   : "Missed " + skipped + " fires due from " + first + " to " + last)
               + ": a host found it only at "
-              + now.truncatedTo(java.time.temporal.ChronoUnit.SECONDS)
+              + now.truncatedTo(ChronoUnit.SECONDS)
               + ", later than the grace period ("
               + SchedulingConfig.text(grace)
               + ") allows (no host was running, or every one was busy).");
@@ -399,7 +401,7 @@ public final class TaskScheduler implements AutoCloseable {
   }
 
   private void deadExecution(ExecutionComplete complete, ExecutionOperations<TaskData> operations) {
-    var execution = complete.getExecution();
+    Execution execution = complete.getExecution();
     @SuppressWarnings("unchecked")
     TaskInstance<TaskData> instance = (TaskInstance<TaskData>) execution.taskInstance;
     ScheduledTask scheduled = instance.getData().task(instance.getId());
