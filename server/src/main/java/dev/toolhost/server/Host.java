@@ -184,9 +184,18 @@ public final class Host implements AutoCloseable {
     return extensions.all();
   }
 
-  /** The extension route of that method and path, if an extension added one. */
+  /**
+   * The extension route of that method and path, if an extension added one: an exact route, else a
+   * template that matches the path.
+   */
   Optional<Route> route(String method, String path) {
-    return Optional.ofNullable(routes.get(method + " " + path));
+    Route exact = routes.get(method + " " + path);
+    if (exact != null) {
+      return Optional.of(exact);
+    }
+    return routes.values().stream()
+        .filter(route -> route.templated() && route.method().equals(method) && route.matches(path))
+        .findFirst();
   }
 
   /** The extension routes, as {@code METHOD path}, sorted: for a 404 that lists the routes. */
@@ -197,8 +206,9 @@ public final class Host implements AutoCloseable {
   /** The methods of the extension routes at that path, for a 405's {@code Allow}. */
   List<String> routeMethods(String path) {
     return routes.values().stream()
-        .filter(route -> route.path().equals(path))
+        .filter(route -> route.matches(path))
         .map(Route::method)
+        .distinct()
         .sorted()
         .toList();
   }

@@ -292,6 +292,7 @@ class HostApiTest {
     assertThat(strings(subagent.get("allowed_tools"))).isEmpty();
     assertThat(strings(subagent.get("denied_tools")))
         .containsExactly(
+            "cancel_scheduled_task",
             "exec",
             "execute_python_script",
             "file",

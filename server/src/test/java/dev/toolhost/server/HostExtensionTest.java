@@ -102,6 +102,20 @@ class HostExtensionTest {
                           + "\", \"asked\": \""
                           + request.parameter("q").orElse("")
                           + "\"}")));
+      Route forecast =
+          new Route(
+              "GET",
+              "/v1/weather/{city}/forecast",
+              request -> Route.Answer.json("{\"forecast\": \"" + request.path() + "\"}"));
+      host.route(
+          new Route(
+              "GET",
+              "/v1/weather/{city}/forecast",
+              request ->
+                  Route.Answer.json(
+                      "{\"forecast\": \""
+                          + forecast.variable(request.path()).orElseThrow()
+                          + "\"}")));
       // Another extension's service, found through the context.
       host.service(WorkingMemory.class).orElseThrow();
     }
@@ -151,6 +165,43 @@ class HostExtensionTest {
     assertThat(unknown.status()).isEqualTo(404);
     assertThat(unknown.errorMessage()).contains("GET /v1/weather");
     assertThat(weather.readyWith).containsExactly("ToolDispatcher");
+  }
+
+  @Test
+  void aRouteWithAVariableSegmentMatchesOneSegmentBehindTheSameGuard() throws Exception {
+    host =
+        Host.builder(HostConfig.parse("http:\n  port: 0\n", "t.yaml"))
+            .environment(Map.of())
+            .extension(new WeatherExtension())
+            .build();
+    int port = host.start().getPort();
+    String hostHeader = "127.0.0.1:" + port;
+
+    RequestGuardTest.Answer served =
+        RequestGuardTest.send(port, "GET", "/v1/weather/paris/forecast", hostHeader, List.of(), "");
+    RequestGuardTest.Answer twoSegments =
+        RequestGuardTest.send(port, "GET", "/v1/weather/a/b/forecast", hostHeader, List.of(), "");
+    RequestGuardTest.Answer wrongMethod =
+        RequestGuardTest.send(
+            port, "DELETE", "/v1/weather/paris/forecast", hostHeader, List.of(), "");
+    RequestGuardTest.Answer crossSite =
+        RequestGuardTest.send(
+            port,
+            "GET",
+            "/v1/weather/paris/forecast",
+            hostHeader,
+            List.of("Origin: http://evil.example"),
+            "");
+    RequestGuardTest.Answer exact =
+        RequestGuardTest.send(port, "GET", "/v1/weather?q=x", hostHeader, List.of(), "");
+
+    assertThat(served.status()).isEqualTo(200);
+    assertThat(served.body()).isEqualTo("{\"forecast\": \"paris\"}");
+    assertThat(twoSegments.status()).isEqualTo(404);
+    assertThat(twoSegments.errorMessage()).contains("GET /v1/weather/{city}/forecast");
+    assertThat(wrongMethod.status()).isEqualTo(405);
+    assertThat(crossSite.status()).isEqualTo(403);
+    assertThat(exact.status()).isEqualTo(200);
   }
 
   @Test

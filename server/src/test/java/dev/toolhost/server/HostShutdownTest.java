@@ -20,9 +20,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * An embedded host lets its JVM exit: started with every extension on (working memory in Redis, an
- * MCP server as a child process, the web and OpenRouter clients, the sandbox, an agent, secrets),
- * used over HTTP and over the MCP gateway, then closed, it leaves no non-daemon thread, no child
- * process and no thread of its own behind.
+ * MCP server as a child process, the web and OpenRouter clients, the sandbox, the scheduler's
+ * database, an agent, secrets), used over HTTP and over the MCP gateway, then closed, it leaves no
+ * non-daemon thread, no child process and no thread of its own behind.
  */
 @Timeout(120)
 class HostShutdownTest {
@@ -58,6 +58,9 @@ class HostShutdownTest {
               + "exec: {workspace_root: '"
               + workspaces
               + "'}\n"
+              + "scheduling: {state_dir: '"
+              + workspaces.resolve("schedules")
+              + "', agent: assistant}\n"
               + "agents:\n"
               + "  assistant:\n"
               + "    base_url: "

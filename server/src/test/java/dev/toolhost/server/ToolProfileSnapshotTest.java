@@ -22,14 +22,19 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Pins the tool list of each built-in profile on a host with every extension on the class path,
  * each configured so that it registers its tools: the built-in guides, working memory and service
  * search, the MCP bridge with run-time registration on, an agent (with the subagent tools), a tool
- * service on a bus, and the sandbox tools. The lists come from the extensions' real registrations
- * and profile rules, so a new tool, or a rule that changes, changes a list and fails here until the
- * snapshot is updated on purpose: run with {@code -Dtoolhost.updateSnapshots=true} and review the
- * diff of {@code src/test/resources/profile-snapshots}.
+ * service on a bus, the sandbox tools, and scheduling (its database in a temporary directory). The
+ * lists come from the extensions' real registrations and profile rules, so a new tool, or a rule
+ * that changes, changes a list and fails here until the snapshot is updated on purpose: run with
+ * {@code -Dtoolhost.updateSnapshots=true} and review the diff of {@code
+ * src/test/resources/profile-snapshots}.
  */
 class ToolProfileSnapshotTest {
 
   private static final Path SNAPSHOTS = Path.of("src/test/resources/profile-snapshots");
+
+  private static final Path STATE =
+      Path.of(System.getProperty("java.io.tmpdir"))
+          .resolve("toolhost-snapshot-" + java.util.UUID.randomUUID());
 
   private static final String CONFIG =
       ToolServicesConfigTest.SECTION
@@ -43,6 +48,9 @@ class ToolProfileSnapshotTest {
               description: Researches a question.
           exec:
             workspace_root: %s
+          scheduling:
+            state_dir: %s
+            agent: research
           """;
 
   private static MessageBus bus;
@@ -54,7 +62,7 @@ class ToolProfileSnapshotTest {
     workspaces = Files.createTempDirectory("snapshot-workspaces");
     bus = new InMemoryBus();
     host =
-        Host.builder(HostConfig.parse(CONFIG.formatted(workspaces), "snapshot.yaml"))
+        Host.builder(HostConfig.parse(CONFIG.formatted(workspaces, STATE), "snapshot.yaml"))
             .environment(Map.of())
             .service(MessageBus.class, bus)
             .build();
@@ -65,6 +73,11 @@ class ToolProfileSnapshotTest {
     host.close();
     bus.close();
     Files.delete(workspaces);
+    try (Stream<Path> files = Files.walk(STATE)) {
+      for (Path file : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.delete(file);
+      }
+    }
   }
 
   static Stream<String> builtInProfiles() {

@@ -5,17 +5,23 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.regex.Pattern;
 
 /**
- * A route is one HTTP endpoint an extension adds to its host: a method, an exact path, and the
- * handler that answers it. The host serves it behind its request guard, on a virtual thread, so a
- * handler may block.
+ * A route is one HTTP endpoint an extension adds to its host: a method, a path, and the handler
+ * that answers it. The host serves it behind its request guard, on a virtual thread, so a handler
+ * may block.
+ *
+ * <p>A path is exact ({@code /v1/schedules}), or a template with one variable segment in braces
+ * ({@code /v1/schedules/{name}/runs}), which matches any one non-empty segment there; the handler
+ * reads it with {@link #variable}. An exact route wins over a template that matches the same path.
  *
  * <p>Requests and answers are plain records rather than a web server's types, so that an extension
  * depends on core alone.
  *
  * @param method the HTTP method, such as {@code GET}
- * @param path the exact path, such as {@code /v1/weather}
+ * @param path the exact path, such as {@code /v1/weather}, or a template with one variable segment,
+ *     such as {@code /v1/weather/{city}}
  * @param handler what answers it
  */
 public record Route(String method, String path, Handler handler) {
@@ -27,6 +33,46 @@ public record Route(String method, String path, Handler handler) {
     if (!path.startsWith("/")) {
       throw new IllegalArgumentException("A route's path must start with '/': " + path);
     }
+    long variables = path.chars().filter(c -> c == '{').count();
+    if (variables > 1
+        || variables != path.chars().filter(c -> c == '}').count()
+        || variables == 1 && !VARIABLE.matcher(path).matches()) {
+      throw new IllegalArgumentException(
+          "A route's path may hold one variable, a whole segment such as {name}: " + path);
+    }
+  }
+
+  private static final Pattern VARIABLE = Pattern.compile("(/[^{}]*)*/\\{[a-z_]+\\}(/[^{}]*)*");
+
+  /** Whether the path is a template with a variable segment. */
+  public boolean templated() {
+    return path.indexOf('{') >= 0;
+  }
+
+  /** Whether a request's path is this route's: equal to it, or matching its template. */
+  public boolean matches(String requestPath) {
+    return templated() ? variable(requestPath).isPresent() : path.equals(requestPath);
+  }
+
+  /**
+   * The value of the template's variable segment in a request's path ({@code paris} for {@code
+   * /v1/weather/paris} on {@code /v1/weather/{city}}); empty when the path does not match, or the
+   * route is exact.
+   */
+  public Optional<String> variable(String requestPath) {
+    int open = path.indexOf('{');
+    if (open < 0) {
+      return Optional.empty();
+    }
+    String prefix = path.substring(0, open);
+    String suffix = path.substring(path.indexOf('}') + 1);
+    if (requestPath.length() <= prefix.length() + suffix.length()
+        || !requestPath.startsWith(prefix)
+        || !requestPath.endsWith(suffix)) {
+      return Optional.empty();
+    }
+    String value = requestPath.substring(prefix.length(), requestPath.length() - suffix.length());
+    return value.contains("/") ? Optional.empty() : Optional.of(value);
   }
 
   /** A handler answers the requests of one route. */

@@ -1,0 +1,394 @@
+package dev.toolhost.scheduling;
+
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import dev.toolhost.core.spi.ConfigProblems;
+import dev.toolhost.core.spi.ConfigSections;
+import dev.toolhost.core.spi.ConfigSections.DurationText;
+import dev.toolhost.core.spi.Durations;
+import dev.toolhost.core.spi.SectionReading;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import java.time.DateTimeException;
+import java.time.Duration;
+import java.time.ZoneId;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.regex.Pattern;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * A scheduling config is the {@code scheduling:} section of a host config: where tasks are stored,
+ * the zone their crons read by default, what a fire runs, and the limits.
+ *
+ * <pre>{@code
+ * scheduling:
+ *   store: embedded                # or a JDBC URL: jdbc:postgresql://127.0.0.1:5432/test
+ *   state_dir: state               # embedded: the database file's directory
+ *   user: toolhost                 # a JDBC store's user
+ *   password_env: SCHEDULES_DB_PASSWORD  # the variable that holds its password
+ *   zone: Europe/Paris             # IANA; the system zone by default
+ *   agent: assistant               # the agent whose turn a fire runs; none: tool calls only
+ *   grace: 10m                     # a fire found later than this is recorded missed
+ *   max_tasks: 100
+ *   max_run_time: 10m
+ *   poll_interval: 1s              # how often the store is asked for due tasks
+ *   heartbeat: 30s                 # a host silent for 4 heartbeats has its runs marked failed
+ *   fires_may_schedule: false      # fired tasks may not schedule tasks
+ * }</pre>
+ *
+ * @param store where tasks are stored
+ * @param zone the zone a task's cron reads when the task names none
+ * @param agent the agent whose turn a fire runs (its description is the prompt); empty: tasks may
+ *     only call tools
+ * @param grace how late a fire may run; a later one is recorded missed
+ * @param maxTasks the most tasks the store may hold
+ * @param maxRunTime how long one run may take
+ * @param pollInterval how often the store is asked for due tasks
+ * @param heartbeat how often a host running a fire says so
+ * @param firesMaySchedule whether fired tasks may schedule tasks ({@code schedule_task} stays in
+ *     the {@code scheduled} profile); no by default, so that tasks cannot multiply unattended
+ */
+public record SchedulingConfig(
+    Store store,
+    ZoneId zone,
+    Optional<String> agent,
+    Duration grace,
+    int maxTasks,
+    Duration maxRunTime,
+    Duration pollInterval,
+    Duration heartbeat,
+    boolean firesMaySchedule) {
+
+  public SchedulingConfig {
+    Objects.requireNonNull(store, "store");
+    Objects.requireNonNull(zone, "zone");
+    Objects.requireNonNull(agent, "agent");
+    Objects.requireNonNull(grace, "grace");
+    Objects.requireNonNull(maxRunTime, "maxRunTime");
+    Objects.requireNonNull(pollInterval, "pollInterval");
+    Objects.requireNonNull(heartbeat, "heartbeat");
+  }
+
+  /** The most tasks a config may allow. */
+  public static final int MAX_TASKS = 100_000;
+
+  /** Where tasks are stored: an embedded database file, or a database by JDBC URL. */
+  public sealed interface Store {}
+
+  /**
+   * The embedded H2 database file, {@code schedules.mv.db} in the directory: one host.
+   *
+   * @param directory its directory
+   */
+  public record Embedded(Path directory) implements Store {
+    public Embedded {
+      Objects.requireNonNull(directory, "directory");
+    }
+  }
+
+  /**
+   * A database by JDBC URL (PostgreSQL, shared by several hosts).
+   *
+   * @param url the JDBC URL
+   * @param user the user, if not in the URL
+   * @param passwordEnv the environment variable that holds the password, if one is needed
+   */
+  public record Jdbc(String url, Optional<String> user, Optional<String> passwordEnv)
+      implements Store {
+    public Jdbc {
+      Objects.requireNonNull(url, "url");
+      Objects.requireNonNull(user, "user");
+      Objects.requireNonNull(passwordEnv, "passwordEnv");
+    }
+  }
+
+  /** The defaults, with tasks stored under the directory: the system zone, no agent. */
+  public static SchedulingConfig defaults(Path directory) {
+    return builder(directory).build();
+  }
+
+  /** A builder of a config with tasks stored under the directory, starting from the defaults. */
+  public static Builder builder(Path directory) {
+    return new Builder(new Embedded(directory));
+  }
+
+  /** A builder starting from this config. */
+  public Builder toBuilder() {
+    Builder builder = new Builder(store);
+    builder.zone = zone;
+    builder.agent = agent;
+    builder.grace = grace;
+    builder.maxTasks = maxTasks;
+    builder.maxRunTime = maxRunTime;
+    builder.pollInterval = pollInterval;
+    builder.heartbeat = heartbeat;
+    builder.firesMaySchedule = firesMaySchedule;
+    return builder;
+  }
+
+  /** A builder of a {@link SchedulingConfig}; each value starts at its default. */
+  public static final class Builder {
+    private Store store;
+    private ZoneId zone = ZoneId.systemDefault();
+    private Optional<String> agent = Optional.empty();
+    private Duration grace = Duration.ofMinutes(10);
+    private int maxTasks = 100;
+    private Duration maxRunTime = Duration.ofMinutes(10);
+    private Duration pollInterval = Duration.ofSeconds(1);
+    private Duration heartbeat = Duration.ofSeconds(30);
+    private boolean firesMaySchedule;
+
+    private Builder(Store store) {
+      this.store = Objects.requireNonNull(store, "store");
+    }
+
+    /** Where tasks are stored (an H2 file under the builder's directory by default). */
+    public Builder store(Store store) {
+      this.store = Objects.requireNonNull(store, "store");
+      return this;
+    }
+
+    /** The zone crons read (the system zone by default). */
+    public Builder zone(ZoneId zone) {
+      this.zone = Objects.requireNonNull(zone, "zone");
+      return this;
+    }
+
+    /** The agent whose turn a fire runs (none by default: tool calls only). */
+    public Builder agent(String agent) {
+      this.agent = Optional.of(agent);
+      return this;
+    }
+
+    /** How late a fire may run (10 minutes by default). */
+    public Builder grace(Duration grace) {
+      this.grace = Objects.requireNonNull(grace, "grace");
+      return this;
+    }
+
+    /** The most tasks the store may hold (100 by default). */
+    public Builder maxTasks(int maxTasks) {
+      this.maxTasks = maxTasks;
+      return this;
+    }
+
+    /** How long one run may take (10 minutes by default). */
+    public Builder maxRunTime(Duration maxRunTime) {
+      this.maxRunTime = Objects.requireNonNull(maxRunTime, "maxRunTime");
+      return this;
+    }
+
+    /** How often the store is asked for due tasks (every second by default). */
+    public Builder pollInterval(Duration pollInterval) {
+      this.pollInterval = Objects.requireNonNull(pollInterval, "pollInterval");
+      return this;
+    }
+
+    /** How often a host running a fire says so (every 30 seconds by default). */
+    public Builder heartbeat(Duration heartbeat) {
+      this.heartbeat = Objects.requireNonNull(heartbeat, "heartbeat");
+      return this;
+    }
+
+    /** Whether fired tasks may schedule tasks (no by default). */
+    public Builder firesMaySchedule(boolean may) {
+      this.firesMaySchedule = may;
+      return this;
+    }
+
+    /** The config. */
+    public SchedulingConfig build() {
+      return new SchedulingConfig(
+          store,
+          zone,
+          agent,
+          grace,
+          maxTasks,
+          maxRunTime,
+          pollInterval,
+          heartbeat,
+          firesMaySchedule);
+    }
+  }
+
+  private static final Pattern VARIABLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+  private static final Pattern AGENT = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
+
+  /**
+   * Reads a section its schema accepts, adding its problems to the reading's; the result is only
+   * meaningful when none was added. A relative {@code state_dir} is resolved against the config
+   * file's directory.
+   */
+  public static SchedulingConfig read(JsonNode section, SectionReading reading) {
+    ConfigProblems problems = reading.problems();
+    Raw raw = ConfigSections.bind(SchedulingExtension.NAME, section, Raw.class);
+    SchedulingConfig defaults = defaults(reading.directory().resolve("state"));
+    Store store = defaults.store();
+    String storeText = raw.store() == null ? "embedded" : raw.store().strip();
+    if (storeText.equals("embedded")) {
+      if (raw.stateDir() != null) {
+        try {
+          if (raw.stateDir().isBlank()) {
+            throw new InvalidPathException(raw.stateDir(), "it is empty");
+          }
+          store = new Embedded(reading.directory().resolve(raw.stateDir().strip()));
+        } catch (InvalidPathException e) {
+          problems.atValue(
+              "/scheduling/state_dir",
+              "'scheduling.state_dir' is '"
+                  + raw.stateDir()
+                  + "' (expected a directory for the schedules' database file)");
+        }
+      }
+      if (raw.user() != null || raw.passwordEnv() != null) {
+        problems.atValue(
+            "/scheduling/" + (raw.user() != null ? "user" : "password_env"),
+            "'scheduling."
+                + (raw.user() != null ? "user" : "password_env")
+                + "' is for a JDBC store, and 'scheduling.store' is embedded");
+      }
+    } else if (storeText.startsWith("jdbc:postgresql://") || storeText.startsWith("jdbc:h2:")) {
+      if (storeText.contains("password=")) {
+        problems.atValue(
+            "/scheduling/store",
+            "'scheduling.store' holds a password; name the variable that holds it in"
+                + " 'scheduling.password_env' instead");
+      }
+      if (raw.stateDir() != null) {
+        problems.atValue(
+            "/scheduling/state_dir",
+            "'scheduling.state_dir' is for the embedded store, and 'scheduling.store' is a JDBC"
+                + " URL");
+      }
+      Optional<String> passwordEnv = Optional.empty();
+      if (raw.passwordEnv() != null) {
+        if (VARIABLE.matcher(raw.passwordEnv()).matches()) {
+          passwordEnv = Optional.of(raw.passwordEnv());
+        } else {
+          problems.atValue(
+              "/scheduling/password_env",
+              "'scheduling.password_env' is '"
+                  + raw.passwordEnv()
+                  + "' (expected the name of an environment variable, such as"
+                  + " SCHEDULES_DB_PASSWORD; the password itself never goes in the config)");
+        }
+      }
+      store = new Jdbc(storeText, Optional.ofNullable(raw.user()), passwordEnv);
+    } else {
+      problems.atValue(
+          "/scheduling/store",
+          "'scheduling.store' is '"
+              + raw.store()
+              + "' (expected embedded, or a JDBC URL such as"
+              + " jdbc:postgresql://127.0.0.1:5432/toolhost)");
+    }
+    ZoneId zone = defaults.zone();
+    if (raw.zone() != null) {
+      try {
+        zone = ZoneId.of(raw.zone().strip());
+      } catch (DateTimeException e) {
+        problems.atValue(
+            "/scheduling/zone",
+            "'scheduling.zone' is '"
+                + raw.zone()
+                + "' (expected an IANA zone name, such as Europe/Paris or America/New_York)");
+      }
+    }
+    Optional<String> agent = Optional.empty();
+    if (raw.agent() != null) {
+      if (AGENT.matcher(raw.agent()).matches()) {
+        agent = Optional.of(raw.agent());
+      } else {
+        problems.atValue(
+            "/scheduling/agent",
+            "'scheduling.agent' is '"
+                + raw.agent()
+                + "' (expected the name of an agent of the 'agents:' section)");
+      }
+    }
+    int maxTasks = raw.maxTasks() == null ? defaults.maxTasks() : raw.maxTasks();
+    if (maxTasks < 1 || maxTasks > MAX_TASKS) {
+      problems.atValue(
+          "/scheduling/max_tasks",
+          "'scheduling.max_tasks' is " + maxTasks + " (expected 1 to " + MAX_TASKS + ")");
+      maxTasks = defaults.maxTasks();
+    }
+    Duration grace = duration(raw.grace(), defaults.grace(), "grace", problems);
+    Duration maxRunTime =
+        duration(raw.maxRunTime(), defaults.maxRunTime(), "max_run_time", problems);
+    Duration poll =
+        duration(raw.pollInterval(), defaults.pollInterval(), "poll_interval", problems);
+    Duration heartbeat = duration(raw.heartbeat(), defaults.heartbeat(), "heartbeat", problems);
+    if (grace.compareTo(poll.multipliedBy(2)) < 0) {
+      problems.atValue(
+          "/scheduling/grace",
+          "'scheduling.grace' is "
+              + text(grace)
+              + ", shorter than twice 'scheduling.poll_interval' ("
+              + text(poll)
+              + "): fires would be recorded missed while they wait for a poll");
+    }
+    return new SchedulingConfig(
+        store,
+        zone,
+        agent,
+        grace,
+        maxTasks,
+        maxRunTime,
+        poll,
+        heartbeat,
+        raw.firesMaySchedule() != null && raw.firesMaySchedule());
+  }
+
+  /** A duration as the config would say it: 500ms, 30s, 10m, 1h. */
+  static String text(Duration duration) {
+    long millis = duration.toMillis();
+    if (millis % 1000 != 0) {
+      return millis + "ms";
+    }
+    long seconds = millis / 1000;
+    if (seconds % 3600 == 0) {
+      return seconds / 3600 + "h";
+    }
+    return seconds % 60 == 0 ? seconds / 60 + "m" : seconds + "s";
+  }
+
+  private static Duration duration(
+      String raw, Duration fallback, String key, ConfigProblems problems) {
+    if (raw == null) {
+      return fallback;
+    }
+    Optional<Duration> parsed = Durations.parse(raw);
+    if (parsed.isEmpty()) {
+      problems.atValue(
+          "/scheduling/" + key,
+          "'scheduling."
+              + key
+              + "' is '"
+              + raw
+              + "' (expected a positive duration, such as 30s, 5m or 1h)");
+      return fallback;
+    }
+    return parsed.get();
+  }
+
+  // ---- the section's raw shape: every key optional, so every field may be null ----
+
+  record Raw(
+      @JsonPropertyDescription("embedded, or a JDBC URL such as jdbc:postgresql://host:5432/db")
+          String store,
+      @JsonPropertyDescription("the embedded database's directory (state by default)")
+          String stateDir,
+      @JsonPropertyDescription("a JDBC store's user") String user,
+      @JsonPropertyDescription("the environment variable that holds a JDBC store's password")
+          String passwordEnv,
+      @JsonPropertyDescription("an IANA zone name, such as Europe/Paris") String zone,
+      @JsonPropertyDescription("the agent whose turn a fire runs") String agent,
+      @DurationText String grace,
+      @JsonPropertyDescription("the most tasks the store may hold") Integer maxTasks,
+      @DurationText String maxRunTime,
+      @DurationText String pollInterval,
+      @DurationText String heartbeat,
+      @JsonPropertyDescription("whether fired tasks may schedule tasks (false by default)")
+          Boolean firesMaySchedule) {}
+}

@@ -1,0 +1,300 @@
+package dev.toolhost.scheduling;
+
+import dev.toolhost.core.ErrorCode;
+import dev.toolhost.core.ExecutableTool;
+import dev.toolhost.core.ToolCall;
+import dev.toolhost.core.ToolDispatcher;
+import dev.toolhost.core.ToolProfiles;
+import dev.toolhost.core.ToolResult;
+import dev.toolhost.core.ToolSet;
+import dev.toolhost.core.spi.ConfigException;
+import dev.toolhost.core.spi.ConfigSections;
+import dev.toolhost.core.spi.HostContext;
+import dev.toolhost.core.spi.HostExtension;
+import dev.toolhost.core.spi.ReadyHost;
+import dev.toolhost.core.spi.Route;
+import dev.toolhost.core.spi.SectionReading;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * The scheduling extension is a host's scheduled tasks (the {@code scheduling:} section): the tools
+ * {@code schedule_task}, {@code list_scheduled_tasks} and {@code cancel_scheduled_task} with their
+ * guide, source {@code builtin:scheduling}; the routes {@code GET /v1/schedules} and {@code GET
+ * /v1/schedules/{name}/runs}; and, once the host is ready, the {@link TaskScheduler} that fires the
+ * tasks, shared as a service.
+ *
+ * <p>A fire runs under the {@code scheduled} profile, through the host's one dispatcher: a turn of
+ * the agent the section names ({@code scheduling.agent}, called as its tool with the description as
+ * its message, so that the agent works with at most what {@code scheduled} allows), or the tool
+ * call the task names. Its outcome is stored as the task's run.
+ *
+ * <p>It owns the profile rules about its tools ({@link #PROFILE_RULES}): a subagent may schedule
+ * and list but not cancel (RockBot's rule: a helper must not undo its principal's plans). A fired
+ * task, under {@code scheduled}, may list and cancel (a task may stop itself once its job is done)
+ * but may not schedule: a fire that schedules a task whose fire schedules another multiplies
+ * without end, unattended, and RockBot's own {@code Scheduled} profile leaves that open. A host
+ * that means its fires to schedule (a task that re-arms itself at a computed time, say) says so
+ * with {@code fires_may_schedule: true}, which leaves {@code schedule_task} in {@code scheduled}
+ * ({@code GET /v1/profiles} shows which way a host is set). {@code scheduled} bounds every fire: an
+ * agent whose own profile allows more gets no more when a fire calls it.
+ *
+ * <p>Off until configured: a host whose config has no {@code scheduling:} section registers no
+ * tool, opens no database and adds no route. Found by {@link java.util.ServiceLoader}; made with a
+ * {@link SchedulingConfig}, it uses that one, and with an {@link InstantSource}, it reads time from
+ * it.
+ */
+public final class SchedulingExtension implements HostExtension {
+
+  /** The extension's name and config key. */
+  public static final String NAME = "scheduling";
+
+  /** The profile fires run under. */
+  public static final String PROFILE = ToolProfiles.SCHEDULED.name();
+
+  /**
+   * The rules about this extension's tools in the built-in profiles, by profile: subagents may not
+   * cancel; fired tasks may not schedule.
+   */
+  public static final Map<String, List<String>> PROFILE_RULES =
+      Map.of(
+          ToolProfiles.SUBAGENT.name(),
+          List.of(SchedulingTools.CANCEL),
+          ToolProfiles.SCHEDULED.name(),
+          List.of(SchedulingTools.SCHEDULE));
+
+  /** The path of the task list. */
+  public static final String SCHEDULES_PATH = "/v1/schedules";
+
+  /** The path of one task's runs. */
+  public static final String RUNS_PATH = "/v1/schedules/{name}/runs";
+
+  private static final JsonMapper JSON = JsonMapper.shared();
+
+  private final Route runsRoute = new Route("GET", RUNS_PATH, this::runs);
+
+  private final Optional<SchedulingConfig> given;
+  private final InstantSource clock;
+  private SchedulingConfig config;
+  private ScheduleStore store;
+  private TaskScheduler scheduler;
+  private SchedulingTools tools;
+
+  /** The extension reading the host's {@code scheduling:} section. */
+  public SchedulingExtension() {
+    this.given = Optional.empty();
+    this.clock = InstantSource.system();
+  }
+
+  /** The extension with the given config and clock, whatever the host's config file says. */
+  public SchedulingExtension(SchedulingConfig config, InstantSource clock) {
+    this.given = Optional.of(Objects.requireNonNull(config, "config"));
+    this.clock = Objects.requireNonNull(clock, "clock");
+  }
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public int order() {
+    // After the agents (400), whose tools fires call, and the tool services (500).
+    return 600;
+  }
+
+  @Override
+  public JsonNode configSchema() {
+    return ConfigSections.schema(SchedulingConfig.Raw.class);
+  }
+
+  @Override
+  public void check(JsonNode section, SectionReading reading) {
+    SchedulingConfig.read(section, reading);
+  }
+
+  @Override
+  public void start(HostContext host) throws SQLException, IOException {
+    if (given.isEmpty() && !host.configured()) {
+      PROFILE_RULES.forEach(
+          (profile, denied) -> host.denyTools(profile, denied.toArray(String[]::new)));
+      return;
+    }
+    config = given.orElseGet(() -> ConfigSections.read(this, host, SchedulingConfig::read));
+    PROFILE_RULES.forEach(
+        (profile, denied) ->
+            host.denyTools(
+                profile,
+                denied.stream()
+                    .filter(tool -> !(config.firesMaySchedule() && profile.equals(PROFILE)))
+                    .toArray(String[]::new)));
+    store = open(config.store(), host.environment());
+    try {
+      scheduler =
+          TaskScheduler.builder(store)
+              .clock(clock)
+              .grace(config.grace())
+              .maxRunTime(config.maxRunTime())
+              .pollInterval(config.pollInterval())
+              .heartbeat(config.heartbeat(), 4)
+              .build();
+      tools = new SchedulingTools(scheduler, config, clock);
+      if (host.builtin(NAME)) {
+        host.registry().registerAll(tools.tools());
+        host.guide(SchedulingTools.GUIDE);
+      }
+      host.route(new Route("GET", SCHEDULES_PATH, request -> list()));
+      host.route(runsRoute);
+      host.provide(TaskScheduler.class, scheduler);
+    } catch (RuntimeException e) {
+      // A start that throws is not closed by the host: what it opened, it closes.
+      close();
+      throw e;
+    }
+  }
+
+  private static ScheduleStore open(SchedulingConfig.Store store, Map<String, String> environment)
+      throws SQLException, IOException {
+    return switch (store) {
+      case SchedulingConfig.Embedded embedded -> {
+        Files.createDirectories(embedded.directory());
+        try {
+          yield ScheduleStore.embedded(embedded.directory());
+        } catch (SQLException e) {
+          throw new ConfigException(
+              "scheduling: the embedded store in "
+                  + embedded.directory().toAbsolutePath()
+                  + " cannot be opened ("
+                  + e.getMessage().lines().findFirst().orElse("")
+                  + "); one host per file: hosts that share tasks need PostgreSQL"
+                  + " (scheduling.store)");
+        }
+      }
+      case SchedulingConfig.Jdbc jdbc -> {
+        Optional<String> password = jdbc.passwordEnv().map(environment::get);
+        if (jdbc.passwordEnv().isPresent() && password.isEmpty()) {
+          throw new ConfigException(
+              "scheduling: the store's password variable "
+                  + jdbc.passwordEnv().get()
+                  + " (scheduling.password_env) is not set");
+        }
+        try {
+          yield ScheduleStore.jdbc(jdbc.url(), jdbc.user(), password);
+        } catch (SQLException e) {
+          throw new ConfigException(
+              "scheduling: the store "
+                  + jdbc.url().replaceAll("\\?.*", "")
+                  + " cannot be reached: "
+                  + e.getMessage().lines().findFirst().orElse(""));
+        }
+      }
+    };
+  }
+
+  @Override
+  public void ready(ReadyHost host) {
+    if (scheduler == null) {
+      return;
+    }
+    ToolSet scheduled = host.toolSet(PROFILE);
+    if (config.agent().isPresent()) {
+      String agent = config.agent().get();
+      Optional<ExecutableTool> tool = host.registry().find(agent);
+      if (tool.isEmpty() || !tool.get().spec().source().equals("agent:" + agent)) {
+        throw new ConfigException(
+            "scheduling.agent names '"
+                + agent
+                + "', which is not an agent of the 'agents:' section");
+      }
+    }
+    tools.scheduledTools(scheduled);
+    ToolDispatcher dispatcher = host.dispatcher();
+    scheduler.start((task, due, deadline) -> fire(dispatcher, scheduled, task, due, deadline));
+  }
+
+  private TaskScheduler.Outcome fire(
+      ToolDispatcher dispatcher,
+      ToolSet scheduled,
+      ScheduledTask task,
+      Instant due,
+      Instant deadline) {
+    ToolCall call;
+    if (task.tool().isPresent()) {
+      call = ToolCall.of(task.tool().get(), task.arguments().map(JsonNode::toString).orElse("{}"));
+    } else if (config.agent().isPresent()) {
+      ObjectNode message = JSON.createObjectNode().put("message", task.description());
+      call = ToolCall.of(config.agent().get(), message.toString());
+    } else {
+      return new TaskScheduler.Outcome(
+          false, "No agent runs scheduled turns on this host (scheduling.agent is not set).");
+    }
+    call = call.withDeadline(deadline).withSessionId("schedule/" + task.name() + "/" + due);
+    ToolResult result = dispatcher.dispatch(scheduled, call);
+    if (result instanceof ToolResult.Failure failure) {
+      ErrorCode code = failure.error().code();
+      return new TaskScheduler.Outcome(false, code.wireName() + ": " + failure.error().message());
+    }
+    return new TaskScheduler.Outcome(true, result.text());
+  }
+
+  private Route.Answer list() throws SQLException {
+    return Route.Answer.json(tools.json(clock.instant(), scheduler.tasks()).toString());
+  }
+
+  private Route.Answer runs(Route.Request request) throws SQLException {
+    String name = runsRoute.variable(request.path()).orElse("");
+    int limit = 50;
+    Optional<String> asked = request.parameter("limit");
+    if (asked.isPresent()) {
+      try {
+        limit = Math.max(1, Math.min(1000, Integer.parseInt(asked.get())));
+      } catch (NumberFormatException e) {
+        return error(400, "'limit' is '" + asked.get() + "' (expected a number 1 to 1000)");
+      }
+    }
+    List<TaskRun> runs = scheduler.runs(name, limit);
+    if (runs.isEmpty() && !scheduler.exists(name)) {
+      return error(404, "No scheduled task named '" + name + "' and no runs of one.");
+    }
+    ObjectNode document = JSON.createObjectNode();
+    document.put("name", name);
+    ArrayNode array = document.putArray("runs");
+    runs.forEach(run -> array.add(SchedulingTools.json(run)));
+    return Route.Answer.json(document.toString());
+  }
+
+  private static Route.Answer error(int status, String message) {
+    ObjectNode document = JSON.createObjectNode();
+    document
+        .putObject("error")
+        .put("code", status == 404 ? "not_found" : "bad_request")
+        .put("message", message);
+    return new Route.Answer(
+        status, "application/json", document.toString().getBytes(StandardCharsets.UTF_8));
+  }
+
+  @Override
+  public void close() {
+    try {
+      if (scheduler != null) {
+        scheduler.close();
+      }
+    } finally {
+      if (store != null) {
+        store.close();
+      }
+    }
+  }
+}

@@ -1,0 +1,272 @@
+package dev.toolhost.scheduling;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The scheduler on the embedded store, with a clock the test moves: tasks survive a restart, fires
+ * due while the host was down run once within the grace period and are recorded missed outside it,
+ * and one-time tasks fire once and are gone.
+ */
+@Timeout(60)
+class TaskSchedulerTest {
+
+  private static final ZoneId UTC = ZoneOffset.UTC;
+  private static final Instant MORNING = Instant.parse("2026-11-25T08:59:00Z");
+
+  @TempDir Path dir;
+
+  private final TestClock clock = new TestClock(MORNING);
+  private final List<String> fired = new CopyOnWriteArrayList<>();
+  private ScheduleStore store;
+  private TaskScheduler scheduler;
+
+  @AfterEach
+  void close() {
+    stop();
+  }
+
+  private void stop() {
+    if (scheduler != null) {
+      scheduler.close();
+      scheduler = null;
+    }
+    if (store != null) {
+      store.close();
+      store = null;
+    }
+  }
+
+  /** A host: a scheduler over the store file in the directory, not started. */
+  private TaskScheduler host() throws Exception {
+    store = ScheduleStore.embedded(dir);
+    scheduler =
+        TaskScheduler.builder(store)
+            .clock(clock)
+            .grace(Duration.ofMinutes(10))
+            .pollInterval(Duration.ofMillis(100))
+            .hostName("host-a")
+            .build();
+    return scheduler;
+  }
+
+  private void startFiring() {
+    scheduler.start(
+        (task, due, deadline) -> {
+          fired.add(task.name() + "@" + due);
+          return new TaskScheduler.Outcome(true, "Done: " + task.description());
+        });
+  }
+
+  private static ScheduledTask task(String name, String cron, boolean once) {
+    return ScheduledTask.toolCall(
+        name,
+        CronExpression.parse(cron),
+        UTC,
+        "Say good morning",
+        once,
+        "echo",
+        tools.jackson.databind.json.JsonMapper.shared().createObjectNode(),
+        MORNING);
+  }
+
+  @Test
+  void aTaskCreatedOnOneHostFiresAfterARestart() throws Exception {
+    assertThat(host().schedule(task("morning", "0 9 * * *", false)))
+        .isEqualTo(Instant.parse("2026-11-25T09:00:00Z"));
+    stop();
+
+    clock.set(Instant.parse("2026-11-25T09:00:00.200Z"));
+    host();
+    startFiring();
+
+    await().atMost(Duration.ofSeconds(20)).until(() -> fired.size() == 1);
+    assertThat(fired).containsExactly("morning@2026-11-25T09:00:00Z");
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(
+            () -> scheduler.tasks().getFirst().lastRun().map(TaskRun::status),
+            status -> status.equals(Optional.of(TaskRun.Status.SUCCEEDED)));
+    TaskScheduler.TaskState state = scheduler.tasks().getFirst();
+    assertThat(state.nextFire()).isEqualTo(Instant.parse("2026-11-26T09:00:00Z"));
+    TaskRun run = state.lastRun().orElseThrow();
+    assertThat(run.output()).isEqualTo("Done: Say good morning");
+    assertThat(run.host()).isEqualTo("host-a");
+    assertThat(run.started().orElseThrow())
+        .isBetween(
+            Instant.parse("2026-11-25T09:00:00.200Z"), Instant.parse("2026-11-25T09:00:30Z"));
+  }
+
+  @Test
+  void aTaskDueBeforeItsTimeDoesNotFire() throws Exception {
+    host().schedule(task("morning", "0 9 * * *", false));
+    startFiring();
+    stop();
+    host();
+    startFiring();
+
+    // A few polls go by with the clock before nine: nothing fires.
+    Thread.sleep(500);
+    assertThat(fired).isEmpty();
+    assertThat(scheduler.tasks()).singleElement().satisfies(t -> assertThat(t.lastRun()).isEmpty());
+  }
+
+  @Test
+  void aFireDueWhileTheHostWasDownRunsOnceAtStartWithinTheGracePeriod() throws Exception {
+    host().schedule(task("morning", "0 9 * * *", false));
+    stop();
+
+    clock.set(Instant.parse("2026-11-25T09:08:00Z"));
+    host();
+    startFiring();
+
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(
+            () ->
+                !scheduler.runs("morning", 5).isEmpty()
+                    && scheduler.runs("morning", 5).getFirst().status()
+                        == TaskRun.Status.SUCCEEDED);
+    assertThat(fired).containsExactly("morning@2026-11-25T09:00:00Z");
+    assertThat(scheduler.tasks().getFirst().nextFire())
+        .isEqualTo(Instant.parse("2026-11-26T09:00:00Z"));
+  }
+
+  @Test
+  void aFireDueWhileTheHostWasDownIsRecordedMissedOutsideTheGracePeriod() throws Exception {
+    host().schedule(task("morning", "0 9 * * *", false));
+    stop();
+
+    clock.set(Instant.parse("2026-11-25T09:30:00Z"));
+    host();
+    startFiring();
+
+    await().atMost(Duration.ofSeconds(20)).until(() -> !scheduler.runs("morning", 5).isEmpty());
+    assertThat(fired).isEmpty();
+    TaskRun missed = scheduler.runs("morning", 5).getFirst();
+    assertThat(missed.status()).isEqualTo(TaskRun.Status.MISSED);
+    assertThat(missed.due()).isEqualTo(Instant.parse("2026-11-25T09:00:00Z"));
+    assertThat(missed.output())
+        .matches(
+            "Missed the fire due 2026-11-25T09:00:00Z: a host found it only at"
+                + " 2026-11-25T09:30:0\\dZ, later than the grace period \\(10m\\) allows \\(no"
+                + " host was running, or every one was busy\\)\\.");
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(
+            () -> scheduler.tasks().getFirst().nextFire(),
+            next -> next.equals(Instant.parse("2026-11-26T09:00:00Z")));
+  }
+
+  @Test
+  void ofSeveralMissedFiresTheLatestRunsWhenWithinGraceAndTheOthersAreCountedMissed()
+      throws Exception {
+    host().schedule(task("hourly", "0 * * * *", false));
+    stop();
+
+    // Down from 08:59 to 12:05: 09:00, 10:00 and 11:00 missed; 12:00 is within the grace period.
+    clock.set(Instant.parse("2026-11-25T12:05:00Z"));
+    host();
+    startFiring();
+
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(
+            () ->
+                scheduler.runs("hourly", 5).size() == 2
+                    && scheduler.runs("hourly", 5).getFirst().status() == TaskRun.Status.SUCCEEDED);
+    assertThat(fired).containsExactly("hourly@2026-11-25T12:00:00Z");
+    TaskRun missed = scheduler.runs("hourly", 5).get(1);
+    assertThat(missed.status()).isEqualTo(TaskRun.Status.MISSED);
+    assertThat(missed.output())
+        .startsWith(
+            "Missed 3 fires due from 2026-11-25T09:00:00Z to 2026-11-25T11:00:00Z: a host found"
+                + " it only at 2026-11-25T12:05:0");
+    assertThat(scheduler.tasks().getFirst().nextFire())
+        .isEqualTo(Instant.parse("2026-11-25T13:00:00Z"));
+  }
+
+  @Test
+  void aOneTimeTaskFiresOnceAndIsGone() throws Exception {
+    host().schedule(task("once", "0 9 25 11 *", true));
+    startFiring();
+
+    clock.set(Instant.parse("2026-11-25T09:00:01Z"));
+
+    await().atMost(Duration.ofSeconds(20)).until(() -> scheduler.tasks().isEmpty());
+    assertThat(fired).containsExactly("once@2026-11-25T09:00:00Z");
+    assertThat(scheduler.runs("once", 5))
+        .singleElement()
+        .satisfies(run -> assertThat(run.status()).isEqualTo(TaskRun.Status.SUCCEEDED));
+
+    // A year on, nothing fires again: the task is gone.
+    clock.set(Instant.parse("2027-11-25T09:00:01Z"));
+    Thread.sleep(500);
+    assertThat(fired).hasSize(1);
+  }
+
+  @Test
+  void aOneTimeTaskWhoseMomentPassedWhileDownIsRecordedMissedAndGoneNotFiredAYearLater()
+      throws Exception {
+    host().schedule(task("once", "0 9 25 11 *", true));
+    stop();
+
+    clock.set(Instant.parse("2026-11-25T11:00:00Z"));
+    host();
+    startFiring();
+
+    await().atMost(Duration.ofSeconds(20)).until(() -> scheduler.tasks().isEmpty());
+    assertThat(fired).isEmpty();
+    assertThat(scheduler.runs("once", 5))
+        .singleElement()
+        .satisfies(run -> assertThat(run.status()).isEqualTo(TaskRun.Status.MISSED));
+  }
+
+  @Test
+  void replacingATaskKeepsOneTaskOfThatNameAndCancellingRemovesIt() throws Exception {
+    host();
+    scheduler.schedule(task("report", "0 9 * * *", false));
+    scheduler.schedule(task("report", "0 10 * * *", false));
+
+    assertThat(scheduler.tasks())
+        .singleElement()
+        .satisfies(
+            t -> {
+              assertThat(t.task().cron().text()).isEqualTo("0 10 * * *");
+              assertThat(t.nextFire()).isEqualTo(Instant.parse("2026-11-25T10:00:00Z"));
+            });
+    assertThat(scheduler.cancel("report")).isTrue();
+    assertThat(scheduler.cancel("report")).isFalse();
+    assertThat(scheduler.count()).isZero();
+  }
+
+  @Test
+  void aRunsOutputIsCutToTheLimit() throws Exception {
+    host().schedule(task("long", "0 9 * * *", false));
+    scheduler.start((task, due, deadline) -> new TaskScheduler.Outcome(false, "x".repeat(10_000)));
+    clock.set(Instant.parse("2026-11-25T09:00:00Z"));
+
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(
+            () ->
+                !scheduler.runs("long", 1).isEmpty()
+                    && scheduler.runs("long", 1).getFirst().status() == TaskRun.Status.FAILED);
+    assertThat(scheduler.runs("long", 1).getFirst().output())
+        .hasSize(TaskScheduler.OUTPUT_LIMIT + "\n[cut: 6000 more characters]".length())
+        .endsWith("\n[cut: 6000 more characters]");
+  }
+}
