@@ -1,5 +1,6 @@
 package dev.toolhost.longterm;
 
+import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.toolhost.core.ExecutableTool;
 import dev.toolhost.core.MethodTools;
 import dev.toolhost.core.Param;
@@ -42,15 +43,19 @@ public final class LongTermMemoryTools {
   private static final JsonMapper JSON = JsonMapper.builder().build();
 
   /**
-   * An association asked for by {@code memory_save}.
+   * An association asked for by {@code memory_save} (bound by Jackson, hence the snake-case names
+   * twice: for the schema and for the binding).
    *
    * @param targetId the earlier memory's id
    * @param relationType how the new memory relates to it
    * @param weight how strongly, 0 to 1
    */
   public record AssociationArgument(
-      @Param(name = "target_id", description = "The id of an earlier memory.") String targetId,
-      @Param(
+      @JsonProperty("target_id")
+          @Param(name = "target_id", description = "The id of an earlier memory.")
+          String targetId,
+      @JsonProperty("relation_type")
+          @Param(
               name = "relation_type",
               description =
                   "related_to, updates (the new memory replaces the earlier one), contradicts,"
