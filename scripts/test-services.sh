@@ -1,6 +1,7 @@
 # Sourced by ./run-tests: makes sure what the test suite talks to is here and running, starting
 # or installing (from Debian's packages) whatever is missing. The tests use the real parts:
-# RabbitMQ on 127.0.0.1:5672, Redis on 127.0.0.1:6379, and Debian's python3-pika for the
+# RabbitMQ on 127.0.0.1:5672, Redis on 127.0.0.1:6379, PostgreSQL on 127.0.0.1:5432 (database
+# test, trust auth for local connections), and Debian's python3-pika for the
 # Python examples of the wire protocol. Node and npm install the MCP servers the tests use.
 
 toolhost_apt_install() {
@@ -24,6 +25,16 @@ if ! redis-cli -h 127.0.0.1 ping >/dev/null 2>&1; then
   redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no \
     --dir /var/lib/redis --logfile /var/log/redis/ci.log
   for _ in $(seq 50); do redis-cli -h 127.0.0.1 ping >/dev/null 2>&1 && break; sleep 0.2; done
+fi
+# PostgreSQL for the shared stores (long-term memory); started if its cluster is down.
+if ! pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null; then
+  command -v pg_ctlcluster >/dev/null || toolhost_apt_install postgresql
+  echo "run-tests: starting PostgreSQL" >&2
+  pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | sort -V | tail -1)" main start || true
+  for _ in $(seq 50); do pg_isready -q -h 127.0.0.1 -p 5432 && break; sleep 0.2; done
+fi
+if ! psql -h 127.0.0.1 -U postgres -d test -Atqc 'select 1' >/dev/null 2>&1; then
+  echo "run-tests: PostgreSQL on 127.0.0.1:5432 has no database 'test' reachable as postgres without a password; the PostgreSQL tests will fail." >&2
 fi
 # The Python example service and caller use Debian's pika with Debian's python.
 if ! /usr/bin/python3 -c 'import pika' >/dev/null 2>&1; then
