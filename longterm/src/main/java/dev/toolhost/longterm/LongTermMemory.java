@@ -121,6 +121,9 @@ public final class LongTermMemory implements AutoCloseable {
   private final String model;
   private final ScheduledExecutorService background;
   private final AtomicBoolean passQueued = new AtomicBoolean();
+  private volatile boolean closed;
+  // Whether some memory may lack a vector of the model: from start until a pass finds none.
+  private volatile boolean mayWait = true;
 
   /**
    * Long-term memory over the store, embedding with the embedder; starts the background pass.
@@ -208,6 +211,9 @@ public final class LongTermMemory implements AutoCloseable {
                   + "): the memory is saved and found by full text now, and by meaning once it is"
                   + " embedded.");
     }
+    if (vector.isEmpty()) {
+      mayWait = true;
+    }
     store.save(memory, vector);
     if (vector.isEmpty()) {
       queuePass();
@@ -251,11 +257,14 @@ public final class LongTermMemory implements AutoCloseable {
   void embedPending() {
     passQueued.set(false);
     try {
-      while (true) {
+      while (!closed) {
+        // Cleared before the look, so that a save failing meanwhile sets it again.
+        mayWait = false;
         List<Memory> pending = store.unembedded(model, BATCH);
         if (pending.isEmpty()) {
           return;
         }
+        mayWait = true;
         List<float[]> vectors = embed(pending.stream().map(Memory::content).toList());
         for (int i = 0; i < pending.size(); i++) {
           store.embedded(pending.get(i).id(), new MemoryStore.Vector(model, vectors.get(i)));
@@ -263,8 +272,10 @@ public final class LongTermMemory implements AutoCloseable {
         LOG.info("Embedded {} memories that had no vector of {}", pending.size(), model);
       }
     } catch (EmbedderException e) {
+      mayWait = true;
       LOG.warn("Memories wait for their vectors; the embedder failed: {}", e.getMessage());
     } catch (RuntimeException e) {
+      mayWait = true;
       LOG.warn("The background embedding of memories failed", e);
     }
   }
@@ -317,7 +328,8 @@ public final class LongTermMemory implements AutoCloseable {
     try {
       float[] vector = embed(List.of(query)).getFirst();
       nearest = store.nearest(user, new MemoryStore.Vector(model, vector), depth, type);
-      long waiting = store.unembeddedCount(user, model);
+      // Counted only while some memory may wait: counting reads the whole index.
+      long waiting = mayWait ? store.unembeddedCount(user, model) : 0;
       if (waiting > 0) {
         notices.add(
             waiting
@@ -337,29 +349,33 @@ public final class LongTermMemory implements AutoCloseable {
     Map<String, Memory> known = new HashMap<>();
     store.get(user, seeds).forEach(m -> known.put(m.id(), m));
     fuse(fused, walk(user, seeds, known, type, now));
-    // Newer memories that update a found one come with it, and before it.
+    // Only the best are read (stored text is what a recall costs most); newer memories that
+    // update one of them come with it, and before it.
     List<String> order = ranked(fused);
-    load(user, order, known);
+    List<String> top = order.subList(0, Math.min(order.size(), maxResults));
+    load(user, top, known);
     Map<String, List<Memory>> updatedBy = new HashMap<>();
-    for (Memory newer : store.linkingTo(user, order)) {
+    for (Memory newer : store.linkingTo(user, top)) {
       if (type.isPresent() && newer.type() != type.get()) {
         continue;
       }
       known.putIfAbsent(newer.id(), newer);
       for (Association association : newer.associations()) {
-        if (association.relation() == Relation.UPDATES && fused.containsKey(association.target())) {
+        if (association.relation() == Relation.UPDATES && top.contains(association.target())) {
           updatedBy.computeIfAbsent(association.target(), id -> new ArrayList<>()).add(newer);
         }
       }
     }
     List<Recalled> results = new ArrayList<>();
     Set<String> placed = new HashSet<>();
-    for (String id : order) {
+    for (String id : top) {
       place(id, fused.get(id), fused, known, updatedBy, placed, results, new HashSet<>());
     }
-    int total = results.size();
+    Set<String> found = new HashSet<>(order);
+    placed.forEach(found::add);
+    int total = found.size();
     return new Recall(
-        List.copyOf(results.subList(0, Math.min(maxResults, total))),
+        List.copyOf(results.subList(0, Math.min(maxResults, results.size()))),
         total,
         notices.isEmpty() ? Optional.empty() : Optional.of(String.join(" ", notices)));
   }
@@ -499,9 +515,12 @@ public final class LongTermMemory implements AutoCloseable {
 
   @Override
   public void close() {
-    background.shutdownNow();
+    // No interrupt: the pass ends after its batch (an interrupt would reach the embedder and the
+    // store mid-write); a pass still running after the wait is left to its daemon thread.
+    closed = true;
+    background.shutdown();
     try {
-      background.awaitTermination(10, TimeUnit.SECONDS);
+      background.awaitTermination(30, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

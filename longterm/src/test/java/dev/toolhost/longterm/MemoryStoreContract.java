@@ -259,6 +259,23 @@ abstract class MemoryStoreContract {
   }
 
   @Test
+  void everyRecallIsRecordedAndTheRecordOutlivesARestart() {
+    String id = save(USER, MemoryType.FACT, "The user's locker code is 4711.");
+    now.set(now.get().plus(Duration.ofDays(3)));
+    Instant recalled = now.get();
+    hybrid("locker code");
+    hybrid("locker code");
+    memory.close();
+
+    try (MemoryStore store = open()) {
+      Memory stored = store.get(USER, List.of(id)).getFirst();
+      assertThat(stored.accessCount()).isEqualTo(2);
+      assertThat(stored.accessedAt()).isEqualTo(recalled);
+    }
+    memory = memory(new SwitchableEmbedder());
+  }
+
+  @Test
   void withTheEmbedderDownSavesSucceedRecallAnswersAndVectorsFollowOnceItIsBack() {
     embedder.failing.set(true);
 
