@@ -64,6 +64,11 @@ class HostLongTermMemoryTest {
       assertThat(host.service(LongTermMemory.class).orElseThrow().model())
           .isEqualTo("all-minilm-l6-v2-q/384");
       assertThat(
+              call(host, "main", "alice", "get_tool_guide", "{\"name\": \"long-term-memory\"}")
+                  .text())
+          .contains("When to save")
+          .contains("updates");
+      assertThat(
               call(
                       host,
                       "main",
