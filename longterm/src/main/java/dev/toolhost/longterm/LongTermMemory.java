@@ -421,37 +421,34 @@ public final class LongTermMemory implements AutoCloseable {
     Set<String> seen = new HashSet<>(seeds);
     for (int step = 1; step <= 2 && !frontier.isEmpty(); step++) {
       double damping = step == 1 ? 1 : 0.5;
-      // Each link of the frontier, either way: (neighbour, relation, weight).
-      List<Object[]> links = new ArrayList<>();
+      // Each link of the frontier, either way, as the neighbour it leads to.
+      List<Association> links = new ArrayList<>();
       for (String id : frontier) {
         Memory memory = known.get(id);
         if (memory != null) {
-          memory
-              .associations()
-              .forEach(a -> links.add(new Object[] {a.target(), a.relation(), a.weight()}));
+          links.addAll(memory.associations());
         }
       }
       for (Memory linking : store.linkingTo(user, frontier)) {
         known.putIfAbsent(linking.id(), linking);
         for (Association a : linking.associations()) {
           if (frontier.contains(a.target())) {
-            links.add(new Object[] {linking.id(), a.relation(), a.weight()});
+            links.add(new Association(linking.id(), a.relation(), a.weight()));
           }
         }
       }
-      load(user, links.stream().map(link -> (String) link[0]).toList(), known);
+      load(user, links.stream().map(Association::target).toList(), known);
       Set<String> next = new LinkedHashSet<>();
-      for (Object[] link : links) {
-        Memory neighbour = known.get((String) link[0]);
-        if (neighbour == null
-            || seen.contains(neighbour.id()) && !reached.containsKey(neighbour.id())
-            || type.isPresent() && neighbour.type() != type.get()) {
+      for (Association link : links) {
+        Memory neighbour = known.get(link.target());
+        // A seed linked to another seed is reached too: being linked to a match is the signal.
+        if (neighbour == null || type.isPresent() && neighbour.type() != type.get()) {
           continue;
         }
         double score =
             effectiveImportance(neighbour, now)
-                * (Double) link[2]
-                * ((Relation) link[1]).multiplier()
+                * link.weight()
+                * link.relation().multiplier()
                 * damping;
         reached.merge(neighbour.id(), score, Math::max);
         if (seen.add(neighbour.id())) {

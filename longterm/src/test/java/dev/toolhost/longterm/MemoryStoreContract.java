@@ -136,6 +136,32 @@ abstract class MemoryStoreContract {
   }
 
   @Test
+  void aMemoryLinkedToTheBestMatchRanksAboveItsTwinThatIsNot() {
+    String launch =
+        save(USER, MemoryType.DECISION, "Project Falcon launches on the third of June.");
+    save(USER, MemoryType.FACT, "The caterer needs the guest list by Friday.");
+    save(
+        USER,
+        MemoryType.FACT,
+        "The caterer needs the guest list by Friday.",
+        List.of(new Association(launch, Relation.PART_OF, 0.9)));
+
+    List<LongTermMemory.Recalled> recalled =
+        memory
+            .recall(
+                USER,
+                "When does Project Falcon launch?",
+                10,
+                Optional.empty(),
+                LongTermMemory.Mode.HYBRID)
+            .memories();
+
+    assertThat(recalled.getFirst().memory().id()).isEqualTo(launch);
+    assertThat(recalled.get(1).memory().associations()).isNotEmpty();
+    assertThat(recalled.get(1).score()).isGreaterThan(recalled.get(2).score());
+  }
+
+  @Test
   void recentListsTheNewestFirst() {
     saveHandful();
 
