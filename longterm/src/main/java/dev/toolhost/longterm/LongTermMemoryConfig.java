@@ -203,6 +203,9 @@ public record LongTermMemoryConfig(
         store, stateDirectory, postgres, embedder, interval, defaultUser, limits);
   }
 
+  /** The longest vector Lucene's default codec indexes. */
+  static final int LUCENE_MAX_DIMENSION = 1024;
+
   private static final Pattern VARIABLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
   private static final Pattern TABLE = Pattern.compile("[a-z_][a-z0-9_]{0,40}");
   private static final String AT = "/" + LongTermMemoryExtension.NAME;
@@ -271,6 +274,18 @@ public record LongTermMemoryConfig(
     EmbedderChoice embedder = EmbedderChoice.bundled();
     if (raw.embedder() != null) {
       embedder = embedder(raw.embedder(), problems);
+    }
+    if (store == Store.LUCENE
+        && embedder.endpoint().isPresent()
+        && embedder.endpoint().get().dimension() > LUCENE_MAX_DIMENSION) {
+      problems.atValue(
+          AT + "/embedder/dimension",
+          "'long_term_memory.embedder.dimension' is "
+              + embedder.endpoint().get().dimension()
+              + ", but the lucene store holds vectors of at most "
+              + LUCENE_MAX_DIMENSION
+              + " dimensions: ask the endpoint for fewer (dimension: 1024 with send_dimensions:"
+              + " true, where the model can shorten its vectors) or use store: postgres");
     }
     Duration retry = duration(raw.embedRetry(), Duration.ofSeconds(30), "embed_retry", problems);
     String user = raw.defaultUser() == null ? "default" : raw.defaultUser().strip();

@@ -103,4 +103,23 @@ class LongTermMemoryConfigTest {
         .contains("'long_term_memory.limits.max_results' is 0")
         .contains("'long_term_memory.embed_retry' is 'soon'");
   }
+
+  @Test
+  void theLuceneStoreRefusesVectorsLongerThanLuceneIndexes() {
+    String endpoint =
+        "\"embedder\": {\"provider\": \"endpoint\", \"base_url\": \"https://api.openai.com/v1\","
+            + " \"model\": \"text-embedding-3-small\", \"dimension\": 1536}";
+
+    Read lucene = read("{" + endpoint + "}");
+    Read postgres =
+        read(
+            "{\"store\": \"postgres\", \"postgres\": {\"url\": \"jdbc:postgresql://db/t\"}, "
+                + endpoint
+                + "}");
+
+    assertThat(String.join("\n", lucene.messages()))
+        .contains("'long_term_memory.embedder.dimension' is 1536")
+        .contains("at most 1024 dimensions");
+    assertThat(postgres.messages()).isEmpty();
+  }
 }
