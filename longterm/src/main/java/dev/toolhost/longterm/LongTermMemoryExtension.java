@@ -106,19 +106,34 @@ public final class LongTermMemoryExtension implements HostExtension {
       embedder.close();
       throw e;
     }
-    memory = new LongTermMemory(store, embedder, config.embedRetry(), Clock.systemUTC());
-    LOG.info(
-        "Long-term memory in {} ({}), embedded with {}",
-        config.store() == LongTermMemoryConfig.Store.LUCENE
-            ? config.stateDirectory().toAbsolutePath()
-            : config.postgres().orElseThrow().url(),
-        config.store().name().toLowerCase(java.util.Locale.ROOT),
-        memory.model());
-    PROFILE_RULES.forEach(
-        (profile, tools) -> host.denyTools(profile, tools.toArray(String[]::new)));
-    host.provide(LongTermMemory.class, memory);
-    host.registry().registerAll(new LongTermMemoryTools(memory, config).tools());
-    host.guide(LongTermMemoryTools.GUIDE);
+    try {
+      memory = new LongTermMemory(store, embedder, config.embedRetry(), Clock.systemUTC());
+    } catch (RuntimeException e) {
+      // A start that throws is not closed by the host: what it opened, it closes.
+      try {
+        store.close();
+      } finally {
+        embedder.close();
+      }
+      throw e;
+    }
+    try {
+      LOG.info(
+          "Long-term memory in {} ({}), embedded with {}",
+          config.store() == LongTermMemoryConfig.Store.LUCENE
+              ? config.stateDirectory().toAbsolutePath()
+              : config.postgres().orElseThrow().url(),
+          config.store().name().toLowerCase(java.util.Locale.ROOT),
+          memory.model());
+      PROFILE_RULES.forEach(
+          (profile, tools) -> host.denyTools(profile, tools.toArray(String[]::new)));
+      host.provide(LongTermMemory.class, memory);
+      host.registry().registerAll(new LongTermMemoryTools(memory, config).tools());
+      host.guide(LongTermMemoryTools.GUIDE);
+    } catch (RuntimeException e) {
+      close();
+      throw e;
+    }
   }
 
   private static Embedder embedder(LongTermMemoryConfig config, Map<String, String> environment) {
@@ -166,8 +181,10 @@ public final class LongTermMemoryExtension implements HostExtension {
 
   @Override
   public void close() {
-    if (memory != null) {
-      memory.close();
+    LongTermMemory opened = memory;
+    memory = null;
+    if (opened != null) {
+      opened.close();
     }
   }
 }

@@ -161,6 +161,18 @@ class HostLongTermMemoryTest {
   }
 
   @Test
+  void aDatabaseThatCannotBeReachedFailsTheStartNamingIt() {
+    assertThatThrownBy(
+            () ->
+                host(
+                    "long_term_memory:\n"
+                        + "  store: postgres\n"
+                        + "  postgres: {url: 'jdbc:postgresql://127.0.0.1:1/test', user: postgres}\n"))
+        .hasStackTraceContaining(
+            "long-term memory's database failed (jdbc:postgresql://127.0.0.1:1/test)");
+  }
+
+  @Test
   void aWrongSectionIsRefusedWithItsPlace() {
     assertThatThrownBy(() -> host("long_term_memory:\n  store: redis\n"))
         .isInstanceOf(ConfigException.class)
