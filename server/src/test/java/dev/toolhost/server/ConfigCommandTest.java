@@ -69,7 +69,15 @@ class ConfigCommandTest {
         text.replaceAll("(?m)^# ([a-z_]+:.*)$", "$1").replaceAll("(?m)^#   ", "  ");
     assertThat(schema.validate(YAML.readTree(uncommented))).isEmpty();
     assertThat(YAML.readTree(uncommented).propertyNames())
-        .contains("mcp", "web", "openrouter", "agents", "exec", "scheduling", "tool_services");
+        .contains(
+            "mcp",
+            "web",
+            "openrouter",
+            "agents",
+            "exec",
+            "scheduling",
+            "long_term_memory",
+            "tool_services");
   }
 
   @Test

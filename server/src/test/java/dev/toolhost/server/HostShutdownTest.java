@@ -61,6 +61,9 @@ class HostShutdownTest {
               + "scheduling: {state_dir: '"
               + workspaces.resolve("schedules")
               + "', agent: assistant}\n"
+              + "long_term_memory: {state_dir: '"
+              + workspaces.resolve("memories")
+              + "'}\n"
               + "agents:\n"
               + "  assistant:\n"
               + "    base_url: "
@@ -91,6 +94,16 @@ class HostShutdownTest {
                   .build(),
               HttpResponse.BodyHandlers.ofString());
       assertThat(initialize.statusCode()).isEqualTo(200);
+      HttpResponse<String> saved =
+          client.send(
+              HttpRequest.newBuilder(base.resolve("/v1/tools/memory_save/invoke"))
+                  .header("Content-Type", "application/json")
+                  .POST(
+                      HttpRequest.BodyPublishers.ofString(
+                          "{\"arguments\": {\"content\": \"The user prefers dark mode.\"}}"))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(saved.body()).contains("\"is_error\":false");
 
       host.close();
       model.close();

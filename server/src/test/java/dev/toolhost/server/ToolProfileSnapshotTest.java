@@ -15,18 +15,19 @@ import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Pins the tool list of each built-in profile on a host with every extension on the class path,
  * each configured so that it registers its tools: the built-in guides, working memory and service
- * search, the MCP bridge with run-time registration on, an agent (with the subagent tools), a tool
- * service on a bus, the sandbox tools, and scheduling (its database in a temporary directory). The
- * lists come from the extensions' real registrations and profile rules, so a new tool, or a rule
- * that changes, changes a list and fails here until the snapshot is updated on purpose: run with
- * {@code -Dtoolhost.updateSnapshots=true} and review the diff of {@code
- * src/test/resources/profile-snapshots}.
+ * search, long-term memory, the MCP bridge with run-time registration on, an agent (with the
+ * subagent tools), a tool service on a bus, the sandbox tools, and scheduling (its database in a
+ * temporary directory). The lists come from the extensions' real registrations and profile rules,
+ * so a new tool, or a rule that changes, changes a list and fails here until the snapshot is
+ * updated on purpose: run with {@code -Dtoolhost.updateSnapshots=true} and review the diff of
+ * {@code src/test/resources/profile-snapshots}.
  */
 class ToolProfileSnapshotTest {
 
@@ -57,12 +58,20 @@ class ToolProfileSnapshotTest {
   private static Host host;
   private static Path workspaces;
 
+  @TempDir static Path memories;
+
   @BeforeAll
   static void startHost() throws IOException {
     workspaces = Files.createTempDirectory("snapshot-workspaces");
     bus = new InMemoryBus();
     host =
-        Host.builder(HostConfig.parse(CONFIG.formatted(workspaces, STATE), "snapshot.yaml"))
+        Host.builder(
+                HostConfig.parse(
+                    CONFIG.formatted(workspaces, STATE)
+                        + "long_term_memory:\n  state_dir: "
+                        + memories
+                        + "\n",
+                    "snapshot.yaml"))
             .environment(Map.of())
             .service(MessageBus.class, bus)
             .build();

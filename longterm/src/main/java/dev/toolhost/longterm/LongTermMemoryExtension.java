@@ -1,0 +1,190 @@
+package dev.toolhost.longterm;
+
+import dev.toolhost.core.spi.ConfigSections;
+import dev.toolhost.core.spi.HostContext;
+import dev.toolhost.core.spi.HostExtension;
+import dev.toolhost.core.spi.SectionReading;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.time.Clock;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * The long-term memory extension gives a host memories that last across conversations (the {@code
+ * long_term_memory:} section): {@code memory_save}, {@code memory_recall} and {@code
+ * memory_delete}, source {@code builtin:long_term_memory}, with their guide; the {@link
+ * LongTermMemory} is shared with later extensions as a service.
+ *
+ * <p>Off until configured: a host whose config has no {@code long_term_memory:} section registers
+ * no memory tool and opens nothing. Its profile rules, after Spacebot's (the channel and workers
+ * get no memory tools; branches save and recall; only the admin chat deletes): no built-in profile
+ * may delete a memory, so {@code memory_delete} is only for a user profile that allows it and does
+ * not extend a built-in one (a deny always wins over what a profile extends); and {@code
+ * a2a_synthesis}, which reads another agent's answer, may recall but not save, so that an outside
+ * agent cannot plant a memory. Found by {@link java.util.ServiceLoader}; made with a config and an
+ * embedder, it uses those.
+ */
+public final class LongTermMemoryExtension implements HostExtension {
+
+  /** The extension's name and config key. */
+  public static final String NAME = "long_term_memory";
+
+  /** The tools each built-in profile may not have. */
+  static final Map<String, List<String>> PROFILE_RULES =
+      Map.of(
+          "main", List.of("memory_delete"),
+          "subagent", List.of("memory_delete"),
+          "scheduled", List.of("memory_delete"),
+          "a2a_synthesis", List.of("memory_delete", "memory_save"));
+
+  private static final Logger LOG = LoggerFactory.getLogger(LongTermMemoryExtension.class);
+
+  private final Optional<LongTermMemoryConfig> given;
+  private final Optional<Embedder> givenEmbedder;
+  private LongTermMemory memory;
+
+  /** The extension reading the host's {@code long_term_memory:} section. */
+  public LongTermMemoryExtension() {
+    this.given = Optional.empty();
+    this.givenEmbedder = Optional.empty();
+  }
+
+  /**
+   * The extension with the given config and embedder, whatever the host's config file says; the
+   * embedder is closed with the extension.
+   */
+  public LongTermMemoryExtension(LongTermMemoryConfig config, Embedder embedder) {
+    this.given = Optional.of(Objects.requireNonNull(config, "config"));
+    this.givenEmbedder = Optional.of(Objects.requireNonNull(embedder, "embedder"));
+  }
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public int order() {
+    // After working memory (100) and the web (150); nothing it needs starts later.
+    return 170;
+  }
+
+  @Override
+  public JsonNode configSchema() {
+    return ConfigSections.schema(LongTermMemoryConfig.Raw.class);
+  }
+
+  @Override
+  public void check(JsonNode section, SectionReading reading) {
+    LongTermMemoryConfig.read(section, reading, Map.of());
+  }
+
+  @Override
+  public void start(HostContext host) {
+    if (given.isEmpty() && !host.configured()) {
+      return;
+    }
+    LongTermMemoryConfig config =
+        given.orElseGet(
+            () ->
+                ConfigSections.read(
+                    this,
+                    host,
+                    (section, reading) ->
+                        LongTermMemoryConfig.read(section, reading, host.environment())));
+    Embedder embedder = givenEmbedder.orElseGet(() -> embedder(config, host.environment()));
+    MemoryStore store;
+    try {
+      store = store(config);
+    } catch (RuntimeException e) {
+      embedder.close();
+      throw e;
+    }
+    try {
+      memory = new LongTermMemory(store, embedder, config.embedRetry(), Clock.systemUTC());
+    } catch (RuntimeException e) {
+      // A start that throws is not closed by the host: what it opened, it closes.
+      try {
+        store.close();
+      } finally {
+        embedder.close();
+      }
+      throw e;
+    }
+    try {
+      LOG.info(
+          "Long-term memory in {} ({}), embedded with {}",
+          config.store() == LongTermMemoryConfig.Store.LUCENE
+              ? config.stateDirectory().toAbsolutePath()
+              : config.postgres().orElseThrow().url(),
+          config.store().name().toLowerCase(java.util.Locale.ROOT),
+          memory.model());
+      PROFILE_RULES.forEach(
+          (profile, tools) -> host.denyTools(profile, tools.toArray(String[]::new)));
+      host.provide(LongTermMemory.class, memory);
+      host.registry().registerAll(new LongTermMemoryTools(memory, config).tools());
+      host.guide(LongTermMemoryTools.GUIDE);
+    } catch (RuntimeException e) {
+      close();
+      throw e;
+    }
+  }
+
+  private static Embedder embedder(LongTermMemoryConfig config, Map<String, String> environment) {
+    if (config.embedder().endpoint().isPresent()) {
+      LongTermMemoryConfig.Endpoint endpoint = config.embedder().endpoint().get();
+      Optional<String> key = endpoint.apiKeyEnv().map(environment::get);
+      if (endpoint.apiKeyEnv().isPresent() && key.isEmpty()) {
+        LOG.warn(
+            "The memory embedder's key variable {} is not set: requests go without a key",
+            endpoint.apiKeyEnv().get());
+      }
+      return new EndpointEmbedder(
+          endpoint.baseUrl(),
+          endpoint.model(),
+          endpoint.dimension(),
+          endpoint.sendDimensions(),
+          key,
+          endpoint.timeout());
+    }
+    if (!MiniLmEmbedder.available()) {
+      throw new IllegalStateException(
+          "long_term_memory uses the bundled embedding model, which is not on the class path: add"
+              + " dev.toolhost:toolhost-longterm-minilm, or configure an embedder endpoint");
+    }
+    return new MiniLmEmbedder();
+  }
+
+  private static MemoryStore store(LongTermMemoryConfig config) {
+    return switch (config.store()) {
+      case LUCENE -> {
+        try {
+          Files.createDirectories(config.stateDirectory());
+        } catch (IOException e) {
+          throw new IllegalStateException(
+              "cannot create the long-term memory directory "
+                  + config.stateDirectory().toAbsolutePath()
+                  + ": "
+                  + e.getMessage());
+        }
+        yield LuceneMemoryStore.open(config.stateDirectory());
+      }
+      case POSTGRES -> PostgresMemoryStore.open(config.postgres().orElseThrow());
+    };
+  }
+
+  @Override
+  public void close() {
+    LongTermMemory opened = memory;
+    memory = null;
+    if (opened != null) {
+      opened.close();
+    }
+  }
+}

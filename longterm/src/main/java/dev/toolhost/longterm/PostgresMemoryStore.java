@@ -1,0 +1,507 @@
+package dev.toolhost.longterm;
+
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.PriorityQueue;
+import java.util.Properties;
+import java.util.Set;
+
+/**
+ * The PostgreSQL memory store is the shared store: several hosts keep one user's memories in one
+ * table, full text ranked by PostgreSQL ({@code tsvector}, English stemming, {@code ts_rank_cd})
+ * and vectors kept as {@code real[]} and ranked by cosine in the host.
+ *
+ * <p>Ranking vectors in the host reads every vector of the user, which is fine for the thousands of
+ * memories one person's assistant gathers and slow for hundreds of thousands; the pgvector
+ * extension would rank them in the database, but this machine's PostgreSQL (Debian 12) ships none,
+ * so it is not used yet. The tables ({@code {prefix}} and {@code {prefix}_meta}) are created on
+ * first use, under an advisory lock so that hosts starting together do not race. One connection,
+ * used by one call at a time, and opened again after a failure.
+ */
+public final class PostgresMemoryStore implements MemoryStore {
+
+  private static final String COLUMNS =
+      "id, user_id, memory_type, content, importance, source, created_at, accessed_at,"
+          + " access_count, associations";
+
+  private final LongTermMemoryConfig.Postgres config;
+  private final String table;
+  private Connection connection;
+
+  private PostgresMemoryStore(LongTermMemoryConfig.Postgres config) {
+    this.config = config;
+    this.table = config.tablePrefix();
+  }
+
+  /**
+   * Connects and creates the tables if they are not there.
+   *
+   * @throws IllegalStateException when the database cannot be reached
+   */
+  public static PostgresMemoryStore open(LongTermMemoryConfig.Postgres config) {
+    PostgresMemoryStore store = new PostgresMemoryStore(config);
+    store.run(
+        connection -> {
+          connection.setAutoCommit(false);
+          try (Statement statement = connection.createStatement()) {
+            statement.execute("SELECT pg_advisory_xact_lock(hashtext('" + store.table + "'))");
+            statement.execute(
+                "CREATE TABLE IF NOT EXISTS "
+                    + store.table
+                    + " (id text PRIMARY KEY, user_id text NOT NULL, memory_type text NOT NULL,"
+                    + " content text NOT NULL, importance double precision NOT NULL, source text,"
+                    + " created_at bigint NOT NULL, accessed_at bigint NOT NULL, access_count int"
+                    + " NOT NULL DEFAULT 0, associations text NOT NULL DEFAULT '', links_to"
+                    + " text[] NOT NULL DEFAULT '{}', embedded_with text, embedding real[], tsv"
+                    + " tsvector GENERATED ALWAYS AS (to_tsvector('english', content)) STORED)");
+            statement.execute(
+                "CREATE INDEX IF NOT EXISTS "
+                    + store.table
+                    + "_user ON "
+                    + store.table
+                    + " (user_id, created_at)");
+            statement.execute(
+                "CREATE INDEX IF NOT EXISTS "
+                    + store.table
+                    + "_tsv ON "
+                    + store.table
+                    + " USING gin (tsv)");
+            statement.execute(
+                "CREATE INDEX IF NOT EXISTS "
+                    + store.table
+                    + "_links ON "
+                    + store.table
+                    + " USING gin (links_to)");
+            statement.execute(
+                "CREATE TABLE IF NOT EXISTS "
+                    + store.table
+                    + "_meta (key text PRIMARY KEY, value text NOT NULL)");
+            connection.commit();
+          } catch (SQLException e) {
+            connection.rollback();
+            throw e;
+          } finally {
+            connection.setAutoCommit(true);
+          }
+          return null;
+        });
+    return store;
+  }
+
+  @Override
+  public void save(Memory memory, Optional<Vector> vector) {
+    run(
+        connection -> {
+          try (PreparedStatement insert =
+              connection.prepareStatement(
+                  "INSERT INTO "
+                      + table
+                      + " ("
+                      + COLUMNS
+                      + ", links_to, embedded_with, embedding) VALUES"
+                      + " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+            insert.setString(1, memory.id());
+            insert.setString(2, memory.user());
+            insert.setString(3, memory.type().wireName());
+            insert.setString(4, memory.content());
+            insert.setDouble(5, memory.importance());
+            insert.setString(6, memory.source().orElse(null));
+            insert.setLong(7, memory.createdAt().toEpochMilli());
+            insert.setLong(8, memory.accessedAt().toEpochMilli());
+            insert.setInt(9, memory.accessCount());
+            insert.setString(10, associations(memory.associations()));
+            insert.setArray(
+                11,
+                connection.createArrayOf(
+                    "text", memory.associations().stream().map(Association::target).toArray()));
+            insert.setString(12, vector.map(Vector::model).orElse(null));
+            insert.setArray(
+                13, vector.isPresent() ? array(connection, vector.get().values()) : null);
+            insert.executeUpdate();
+          }
+          return null;
+        });
+  }
+
+  @Override
+  public List<Memory> get(String user, Collection<String> ids) {
+    if (ids.isEmpty()) {
+      return List.of();
+    }
+    return run(
+        connection -> {
+          try (PreparedStatement select =
+              connection.prepareStatement(
+                  "SELECT " + COLUMNS + " FROM " + table + " WHERE user_id = ? AND id = ANY (?)")) {
+            select.setString(1, user);
+            select.setArray(2, connection.createArrayOf("text", Set.copyOf(ids).toArray()));
+            return memories(select);
+          }
+        });
+  }
+
+  @Override
+  public boolean delete(String user, String id) {
+    return run(
+        connection -> {
+          try (PreparedStatement delete =
+              connection.prepareStatement(
+                  "DELETE FROM " + table + " WHERE user_id = ? AND id = ?")) {
+            delete.setString(1, user);
+            delete.setString(2, id);
+            return delete.executeUpdate() > 0;
+          }
+        });
+  }
+
+  @Override
+  public List<String> fullText(String user, String query, int limit, Optional<MemoryType> type) {
+    if (query.isBlank()) {
+      return List.of();
+    }
+    return run(
+        connection -> {
+          try (PreparedStatement select =
+              connection.prepareStatement(
+                  // Any word may match, as in BM25: the query's own lexemes (stemmed, stop words
+                  // dropped, by the parser the content went through) joined by |.
+                  "WITH words AS (SELECT to_tsquery('simple', coalesce(string_agg(quote_literal(w),"
+                      + " ' | '), '')) AS q FROM unnest(tsvector_to_array(to_tsvector('english',"
+                      + " ?))) w) SELECT id FROM "
+                      + table
+                      + ", words WHERE user_id = ? AND tsv @@ q"
+                      + (type.isPresent() ? " AND memory_type = ?" : "")
+                      + " ORDER BY ts_rank_cd(tsv, q) DESC, created_at DESC LIMIT ?")) {
+            int i = 1;
+            select.setString(i++, query);
+            select.setString(i++, user);
+            if (type.isPresent()) {
+              select.setString(i++, type.get().wireName());
+            }
+            select.setInt(i, limit);
+            List<String> ids = new ArrayList<>();
+            try (ResultSet rows = select.executeQuery()) {
+              while (rows.next()) {
+                ids.add(rows.getString(1));
+              }
+            }
+            return ids;
+          }
+        });
+  }
+
+  @Override
+  public List<String> nearest(String user, Vector query, int limit, Optional<MemoryType> type) {
+    float[] target = LuceneMemoryStore.normalised(query.values());
+    record Scored(String id, double score) {}
+    PriorityQueue<Scored> best = new PriorityQueue<>(Comparator.comparingDouble(Scored::score));
+    run(
+        connection -> {
+          try (PreparedStatement select =
+              connection.prepareStatement(
+                  "SELECT id, embedding FROM "
+                      + table
+                      + " WHERE user_id = ? AND embedded_with = ?"
+                      + (type.isPresent() ? " AND memory_type = ?" : ""))) {
+            select.setString(1, user);
+            select.setString(2, query.model());
+            if (type.isPresent()) {
+              select.setString(3, type.get().wireName());
+            }
+            select.setFetchSize(1000);
+            try (ResultSet rows = select.executeQuery()) {
+              while (rows.next()) {
+                Object[] values = (Object[]) rows.getArray(2).getArray();
+                if (values.length != target.length) {
+                  continue;
+                }
+                double dot = 0;
+                double norm = 0;
+                for (int i = 0; i < values.length; i++) {
+                  double v = ((Number) values[i]).doubleValue();
+                  dot += v * target[i];
+                  norm += v * v;
+                }
+                best.add(new Scored(rows.getString(1), norm == 0 ? 0 : dot / Math.sqrt(norm)));
+                if (best.size() > limit) {
+                  best.poll();
+                }
+              }
+            }
+          }
+          return null;
+        });
+    List<String> ids = new ArrayList<>();
+    while (!best.isEmpty()) {
+      ids.addFirst(best.poll().id());
+    }
+    return ids;
+  }
+
+  @Override
+  public List<Memory> linkingTo(String user, Collection<String> ids) {
+    if (ids.isEmpty()) {
+      return List.of();
+    }
+    return run(
+        connection -> {
+          try (PreparedStatement select =
+              connection.prepareStatement(
+                  "SELECT "
+                      + COLUMNS
+                      + " FROM "
+                      + table
+                      + " WHERE user_id = ? AND links_to && ?")) {
+            select.setString(1, user);
+            select.setArray(2, connection.createArrayOf("text", Set.copyOf(ids).toArray()));
+            return memories(select);
+          }
+        });
+  }
+
+  @Override
+  public List<Memory> recent(String user, int limit, Optional<MemoryType> type) {
+    return run(
+        connection -> {
+          try (PreparedStatement select =
+              connection.prepareStatement(
+                  "SELECT "
+                      + COLUMNS
+                      + " FROM "
+                      + table
+                      + " WHERE user_id = ?"
+                      + (type.isPresent() ? " AND memory_type = ?" : "")
+                      + " ORDER BY created_at DESC LIMIT ?")) {
+            int i = 1;
+            select.setString(i++, user);
+            if (type.isPresent()) {
+              select.setString(i++, type.get().wireName());
+            }
+            select.setInt(i, limit);
+            return memories(select);
+          }
+        });
+  }
+
+  @Override
+  public List<Memory> all(String user, Optional<MemoryType> type) {
+    return run(
+        connection -> {
+          try (PreparedStatement select =
+              connection.prepareStatement(
+                  "SELECT "
+                      + COLUMNS
+                      + " FROM "
+                      + table
+                      + " WHERE user_id = ?"
+                      + (type.isPresent() ? " AND memory_type = ?" : ""))) {
+            select.setString(1, user);
+            if (type.isPresent()) {
+              select.setString(2, type.get().wireName());
+            }
+            return memories(select);
+          }
+        });
+  }
+
+  @Override
+  public void accessed(String user, Collection<String> ids, Instant at) {
+    run(
+        connection -> {
+          try (PreparedStatement update =
+              connection.prepareStatement(
+                  "UPDATE "
+                      + table
+                      + " SET accessed_at = ?, access_count = access_count + 1"
+                      + " WHERE user_id = ? AND id = ANY (?)")) {
+            update.setLong(1, at.toEpochMilli());
+            update.setString(2, user);
+            update.setArray(3, connection.createArrayOf("text", Set.copyOf(ids).toArray()));
+            update.executeUpdate();
+          }
+          return null;
+        });
+  }
+
+  @Override
+  public List<Memory> unembedded(String model, int limit) {
+    return run(
+        connection -> {
+          try (PreparedStatement select =
+              connection.prepareStatement(
+                  "SELECT "
+                      + COLUMNS
+                      + " FROM "
+                      + table
+                      + " WHERE embedded_with IS DISTINCT FROM ? ORDER BY created_at LIMIT ?")) {
+            select.setString(1, model);
+            select.setInt(2, limit);
+            return memories(select);
+          }
+        });
+  }
+
+  @Override
+  public long unembeddedCount(String user, String model) {
+    return run(
+        connection -> {
+          try (PreparedStatement select =
+              connection.prepareStatement(
+                  "SELECT count(*) FROM "
+                      + table
+                      + " WHERE user_id = ? AND embedded_with IS DISTINCT FROM ?")) {
+            select.setString(1, user);
+            select.setString(2, model);
+            try (ResultSet rows = select.executeQuery()) {
+              rows.next();
+              return rows.getLong(1);
+            }
+          }
+        });
+  }
+
+  @Override
+  public void embedded(String id, Vector vector) {
+    run(
+        connection -> {
+          try (PreparedStatement update =
+              connection.prepareStatement(
+                  "UPDATE " + table + " SET embedded_with = ?, embedding = ? WHERE id = ?")) {
+            update.setString(1, vector.model());
+            update.setArray(2, array(connection, vector.values()));
+            update.setString(3, id);
+            update.executeUpdate();
+          }
+          return null;
+        });
+  }
+
+  @Override
+  public Optional<String> indexModel() {
+    return run(
+        connection -> {
+          try (PreparedStatement select =
+              connection.prepareStatement(
+                  "SELECT value FROM " + table + "_meta WHERE key = 'model'")) {
+            try (ResultSet rows = select.executeQuery()) {
+              return rows.next() ? Optional.of(rows.getString(1)) : Optional.<String>empty();
+            }
+          }
+        });
+  }
+
+  @Override
+  public void indexModel(String model) {
+    run(
+        connection -> {
+          try (PreparedStatement upsert =
+              connection.prepareStatement(
+                  "INSERT INTO "
+                      + table
+                      + "_meta (key, value) VALUES ('model', ?)"
+                      + " ON CONFLICT (key) DO UPDATE SET value = excluded.value")) {
+            upsert.setString(1, model);
+            upsert.executeUpdate();
+          }
+          return null;
+        });
+  }
+
+  @Override
+  public synchronized void close() {
+    if (connection != null) {
+      try {
+        connection.close();
+      } catch (SQLException e) {
+        // Nothing more to release.
+      }
+      connection = null;
+    }
+  }
+
+  // ---- rows ----
+
+  private static String associations(List<Association> associations) {
+    StringBuilder text = new StringBuilder();
+    for (Association a : associations) {
+      text.append(a.target())
+          .append(' ')
+          .append(a.relation().wireName())
+          .append(' ')
+          .append(a.weight())
+          .append('\n');
+    }
+    return text.toString();
+  }
+
+  private static List<Memory> memories(PreparedStatement select) throws SQLException {
+    List<Memory> memories = new ArrayList<>();
+    try (ResultSet rows = select.executeQuery()) {
+      while (rows.next()) {
+        List<Association> associations = new ArrayList<>();
+        for (String line : rows.getString(10).split("\n")) {
+          if (!line.isBlank()) {
+            String[] parts = line.split(" ");
+            associations.add(
+                new Association(
+                    parts[0], Relation.of(parts[1]).orElseThrow(), Double.parseDouble(parts[2])));
+          }
+        }
+        memories.add(
+            new Memory(
+                rows.getString(1),
+                rows.getString(2),
+                MemoryType.of(rows.getString(3)).orElseThrow(),
+                rows.getString(4),
+                rows.getDouble(5),
+                Optional.ofNullable(rows.getString(6)),
+                Instant.ofEpochMilli(rows.getLong(7)),
+                Instant.ofEpochMilli(rows.getLong(8)),
+                rows.getInt(9),
+                associations));
+      }
+    }
+    return memories;
+  }
+
+  private static Array array(Connection connection, float[] values) throws SQLException {
+    Float[] boxed = new Float[values.length];
+    for (int i = 0; i < values.length; i++) {
+      boxed[i] = values[i];
+    }
+    return connection.createArrayOf("real", boxed);
+  }
+
+  private interface Work<T> {
+    T apply(Connection connection) throws SQLException;
+  }
+
+  private synchronized <T> T run(Work<T> work) {
+    try {
+      if (connection == null) {
+        Properties properties = new Properties();
+        properties.setProperty("user", config.user());
+        config.password().ifPresent(password -> properties.setProperty("password", password));
+        properties.setProperty("ApplicationName", "toolhost long-term memory");
+        connection = DriverManager.getConnection(config.url(), properties);
+      }
+      return work.apply(connection);
+    } catch (SQLException e) {
+      // A broken connection is opened again by the next call.
+      close();
+      throw new IllegalStateException(
+          "long-term memory's database failed (" + config.url() + "): " + e.getMessage(), e);
+    }
+  }
+}
