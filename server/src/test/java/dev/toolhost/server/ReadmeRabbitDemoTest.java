@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.toolhost.bus.ToolWorker;
 import dev.toolhost.rabbitmq.RabbitBus;
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -15,9 +16,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -27,12 +31,13 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * The README's demo "Remote tools on RabbitMQ: a host and two workers", run as written: its three
  * {@code ./toolhost} commands, each a JVM started as the launcher starts it (its class path, its
- * logging), on the RabbitMQ at 127.0.0.1:5672, for 30 s, with the README's calls. The one change:
- * the host listens on a free port rather than 8080, which may be taken where the tests run.
- *
- * <p>Every process on the broker hears every announcement: a worker of another test run on the same
- * broker at the same time, announcing a tool named like one of the demo's, would make the host warn
- * of the clash (rightly). The suite runs its tests one at a time.
+ * logging), on the RabbitMQ at 127.0.0.1:5672, for 30 s, with the README's calls. Two changes: the
+ * host listens on a free port rather than 8080, which may be taken where the tests run; and the
+ * three use a virtual host of their own, made with {@code rabbitmqctl} for the test, since every
+ * process of a virtual host hears every announcement: a worker of another test on the same broker
+ * announcing a tool named like one of the demo's would make the host warn of the clash (rightly),
+ * and a test of connection faults closes every connection of its virtual host. Where {@code
+ * rabbitmqctl} cannot make one, the demo runs on the broker's default virtual host, as written.
  */
 @Timeout(180)
 class ReadmeRabbitDemoTest {
@@ -43,16 +48,49 @@ class ReadmeRabbitDemoTest {
 
   private final List<ToolhostProcess> processes = new ArrayList<>();
   private final List<String> groups = new ArrayList<>();
+  private final String vhost = "toolhost-demo-" + UUID.randomUUID().toString().substring(0, 8);
+  private boolean ownVhost;
+
+  @BeforeEach
+  void makeVhost() throws Exception {
+    ownVhost =
+        rabbitmqctl("add_vhost", vhost)
+            && rabbitmqctl("set_permissions", "-p", vhost, "guest", ".*", ".*", ".*");
+  }
 
   @AfterEach
   void stopAll() throws Exception {
     for (ToolhostProcess process : processes) {
       process.close();
     }
+    if (ownVhost) {
+      assertThat(rabbitmqctl("delete_vhost", vhost)).as("vhost %s deleted", vhost).isTrue();
+      return;
+    }
     try (RabbitBus admin = RabbitBus.connect(BROKER)) {
       for (String group : groups) {
         admin.deleteQueue(ToolWorker.queue(group));
       }
+    }
+  }
+
+  /** Runs {@code rabbitmqctl -q ARGS}; whether it ran and succeeded. */
+  private static boolean rabbitmqctl(String... args) throws InterruptedException {
+    List<String> command = new ArrayList<>(List.of("rabbitmqctl", "-q"));
+    command.addAll(List.of(args));
+    try {
+      Process process =
+          new ProcessBuilder(command)
+              .redirectErrorStream(true)
+              .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+              .start();
+      if (!process.waitFor(60, TimeUnit.SECONDS)) {
+        process.destroyForcibly();
+        return false;
+      }
+      return process.exitValue() == 0;
+    } catch (IOException e) {
+      return false;
     }
   }
 
@@ -76,6 +114,7 @@ class ReadmeRabbitDemoTest {
       throws Exception {
     List<List<String>> commands = readmeCommands();
     assertThat(commands).extracting(List::getFirst).containsExactly("worker", "worker", "serve");
+    assertThat(commands).allMatch(command -> command.contains(BROKER.toString()));
     String group = commands.getFirst().get(commands.getFirst().indexOf("--group") + 1);
     groups.add(group);
 
@@ -84,6 +123,9 @@ class ReadmeRabbitDemoTest {
     ToolhostProcess serve = null;
     for (int i = 0; i < commands.size(); i++) {
       List<String> args = new ArrayList<>(commands.get(i));
+      if (ownVhost) {
+        args.replaceAll(arg -> arg.equals(BROKER.toString()) ? BROKER + vhost : arg);
+      }
       if (args.getFirst().equals("serve")) {
         args.addAll(List.of("--port", "0"));
         serve = start(dir, "serve", args);
