@@ -4,6 +4,7 @@ import dev.toolhost.core.ExecutableTool;
 import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.ToolSpec;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -29,7 +30,12 @@ import tools.jackson.databind.node.ObjectNode;
  * definition of the worker that joined last is the one registered (replaced in one step, see {@link
  * ToolRegistry#replace}). A tool is unregistered when the last worker hosting it says goodbye or
  * misses three heartbeats. A tool whose name is taken by another source is not registered, with a
- * warning. Tool-service announcements go to the {@link ToolServices} given, if any. Thread-safe.
+ * warning logged once for that name and group (not on every heartbeat), naming the source that has
+ * the name: another group, or a built-in of the host; the warning comes again only if the clash
+ * ends and begins anew. Tool-service announcements go to the {@link ToolServices} given, if any.
+ *
+ * <p>Each change logs one line at INFO: the tools a worker's announcement registered, or the tools
+ * unregistered when a worker left. Thread-safe.
  */
 public final class RemoteTools implements AutoCloseable {
 
@@ -42,6 +48,8 @@ public final class RemoteTools implements AutoCloseable {
   private final ToolServices services;
   private final Map<String, Worker> workers = new HashMap<>();
   private final Map<String, Set<String>> hostsOf = new HashMap<>();
+  // Tool name and group of each clash already logged, to the source that holds the name.
+  private final Map<List<String>, String> clashes = new HashMap<>();
   private Subscription subscription;
   private Thread reaper;
 
@@ -157,6 +165,7 @@ public final class RemoteTools implements AutoCloseable {
     }
     Worker before = workers.get(workerId);
     Set<String> hosted = new HashSet<>();
+    List<String> registered = new ArrayList<>();
     for (ToolSpec spec : specs.values()) {
       Set<String> hosts = hostsOf.get(spec.name());
       if (hosts == null) {
@@ -169,39 +178,52 @@ public final class RemoteTools implements AutoCloseable {
           continue;
         }
         if (!registry.registerIfAbsent(tool)) {
-          if (before == null || !before.tools().contains(spec.name())) {
-            LOG.warn(
-                "Tool '{}' announced by worker {} of group '{}' is not registered: the name is taken by {}",
-                spec.name(),
-                workerId,
-                group,
-                registry.find(spec.name()).map(t -> t.spec().source()).orElse("another tool"));
-          }
+          clash(spec.name(), group, workerId);
           continue;
         }
+        clashes.remove(List.of(spec.name(), group));
         hosts = new HashSet<>();
         hostsOf.put(spec.name(), hosts);
-        LOG.info("Registered remote tool '{}' of group '{}'", spec.name(), group);
+        registered.add(spec.name());
       } else {
-        Optional<ExecutableTool> registered =
+        Optional<ExecutableTool> ours =
             registry
                 .find(spec.name())
                 .filter(t -> t.spec().source().equals(RemoteToolExecutor.source(group)));
-        if (registered.isEmpty()) {
+        if (ours.isEmpty()) {
+          clash(spec.name(), group, workerId);
           continue;
         }
         if (before == null) {
-          adopt(workerId, group, registered.get(), spec, timeouts.get(spec.name()));
+          adopt(workerId, group, ours.get(), spec, timeouts.get(spec.name()));
         }
       }
       hosts.add(workerId);
       hosted.add(spec.name());
     }
+    registered.sort(null);
+    if (!registered.isEmpty()) {
+      LOG.info(
+          "Registered remote tools of group '{}', announced by worker {}: {}",
+          group,
+          workerId,
+          String.join(", ", registered));
+    }
     if (before != null) {
+      List<String> dropped = new ArrayList<>();
       for (String tool : before.tools()) {
-        if (!hosted.contains(tool)) {
-          drop(workerId, tool);
+        if (!hosted.contains(tool) && drop(workerId, tool)) {
+          dropped.add(tool);
         }
+      }
+      dropped.sort(null);
+      if (!dropped.isEmpty()) {
+        LOG.info(
+            "Unregistered remote tools of group '{}' that worker {} no longer announces and no"
+                + " other worker hosts: {}",
+            group,
+            workerId,
+            String.join(", ", dropped));
       }
     }
     workers.put(
@@ -210,6 +232,29 @@ public final class RemoteTools implements AutoCloseable {
             group,
             hosted,
             System.nanoTime() + Duration.ofMillis(interval * MISSED_HEARTBEATS).toNanos()));
+  }
+
+  /**
+   * Logs that a tool a worker of the group announced is not registered because another source holds
+   * its name: once per name and group, and again only when the name changes hands.
+   */
+  private void clash(String tool, String group, String workerId) {
+    String holder =
+        registry.find(tool).map(t -> t.spec().source()).orElse("a tool registered meanwhile");
+    if (holder.equals(clashes.put(List.of(tool, group), holder))) {
+      return;
+    }
+    String other =
+        holder.startsWith(RemoteToolExecutor.source(""))
+            ? "group '" + holder.substring(RemoteToolExecutor.source("").length()) + "'"
+            : holder;
+    LOG.warn(
+        "Tool '{}' of group '{}' (announced by worker {}) is not registered: the name is taken by"
+            + " {}; rename the tool in one of them",
+        tool,
+        group,
+        workerId,
+        other);
   }
 
   /**
@@ -262,23 +307,41 @@ public final class RemoteTools implements AutoCloseable {
     if (worker == null) {
       return;
     }
-    LOG.info("Worker {} of group '{}' {}", workerId, worker.group(), why);
+    List<String> dropped = new ArrayList<>();
     for (String tool : worker.tools()) {
-      drop(workerId, tool);
+      if (drop(workerId, tool)) {
+        dropped.add(tool);
+      }
+    }
+    if (workers.values().stream().noneMatch(other -> other.group().equals(worker.group()))) {
+      // The group is gone: a clash of its tools is news again if it comes back.
+      clashes.keySet().removeIf(key -> key.get(1).equals(worker.group()));
+    }
+    dropped.sort(null);
+    if (dropped.isEmpty()) {
+      LOG.info("Worker {} of group '{}' {}", workerId, worker.group(), why);
+    } else {
+      LOG.info(
+          "Worker {} of group '{}' {}; unregistered its tools that no other worker hosts: {}",
+          workerId,
+          worker.group(),
+          why,
+          String.join(", ", dropped));
     }
   }
 
-  private void drop(String workerId, String tool) {
+  /** Forgets that the worker hosts the tool, and unregisters it when no worker hosts it now. */
+  private boolean drop(String workerId, String tool) {
     Set<String> hosts = hostsOf.get(tool);
     if (hosts == null) {
-      return;
+      return false;
     }
     hosts.remove(workerId);
-    if (hosts.isEmpty()) {
-      hostsOf.remove(tool);
-      registry.unregister(tool);
-      LOG.info("Unregistered remote tool '{}': no worker hosts it", tool);
+    if (!hosts.isEmpty()) {
+      return false;
     }
+    hostsOf.remove(tool);
+    return registry.unregister(tool);
   }
 
   private synchronized void reap() {

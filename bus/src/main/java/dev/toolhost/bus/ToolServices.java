@@ -25,7 +25,9 @@ import tools.jackson.databind.JsonNode;
  * {@value ToolWorker#ANNOUNCE_TOPIC} (via {@link RemoteTools}). Applying is all-or-nothing: a tool
  * that names an unknown service, or misses a required config param, is refused with a message
  * naming the tool and the param, and the tools applied before stay as they were. Announced tools
- * are unregistered when their service says goodbye or misses three heartbeats. Thread-safe.
+ * are unregistered when their service says goodbye or misses three heartbeats. An announced tool
+ * whose name another source holds is not registered, with a warning logged once (not on every
+ * heartbeat). Thread-safe.
  */
 public final class ToolServices {
 
@@ -36,8 +38,12 @@ public final class ToolServices {
   private Map<String, ExecutableTool> configured = Map.of();
   private final Map<String, Announced> announced = new HashMap<>();
 
+  // clashing: the announced tools not registered because their name is taken, already logged.
   private record Announced(
-      ToolServiceDescriptor service, Map<String, ToolDescriptor> tools, long lapsesAtNanos) {}
+      ToolServiceDescriptor service,
+      Map<String, ToolDescriptor> tools,
+      Set<String> clashing,
+      long lapsesAtNanos) {}
 
   /** Tool services registering their tools in the registry, calling them over the bus. */
   public ToolServices(MessageBus bus, ToolRegistry registry) {
@@ -216,6 +222,7 @@ public final class ToolServices {
     }
     Announced before = announced.get(key);
     Map<String, ToolDescriptor> mine = new LinkedHashMap<>();
+    Set<String> clashing = new HashSet<>();
     for (ToolDescriptor tool : tools) {
       boolean ours = before != null && before.tools().containsKey(tool.name());
       if (ours
@@ -244,10 +251,15 @@ public final class ToolServices {
                   .map(current -> registry.replace(current, executable))
                   .orElse(false);
       if (!replaced && !registry.registerIfAbsent(executable)) {
-        LOG.warn(
-            "Tool '{}' announced by tool service '{}' is not registered: the name is taken",
-            tool.name(),
-            key);
+        // Once, not on every heartbeat.
+        if (before == null || !before.clashing().contains(tool.name())) {
+          LOG.warn(
+              "Tool '{}' announced by tool service '{}' is not registered: the name is taken by {}",
+              tool.name(),
+              key,
+              registry.find(tool.name()).map(t -> t.spec().source()).orElse("another tool"));
+        }
+        clashing.add(tool.name());
         continue;
       }
       mine.put(tool.name(), tool);
@@ -261,7 +273,10 @@ public final class ToolServices {
     announced.put(
         key,
         new Announced(
-            service, mine, System.nanoTime() + Duration.ofMillis(interval * 3).toNanos()));
+            service,
+            mine,
+            Set.copyOf(clashing),
+            System.nanoTime() + Duration.ofMillis(interval * 3).toNanos()));
     if (before == null) {
       LOG.info("Registered tools of tool service '{}': {}", key, String.join(", ", mine.keySet()));
     }

@@ -21,6 +21,10 @@ import tools.jackson.databind.node.ObjectNode;
  * starting more workers) and announces its tools on {@value #ANNOUNCE_TOPIC} when it starts, on a
  * heartbeat, and with a goodbye when it closes.
  *
+ * <p>It hosts and announces every tool of its registry, so that registry should hold only the tools
+ * meant for remote callers: not built-ins every host has of its own (the guide tools of {@code
+ * ToolGuides}), whose names a host already holds and would report as a clash.
+ *
  * <p>Requests are handled by an {@link InvokeHandler}, at most {@code concurrency} at once.
  * Thread-safe; {@link #close()} says goodbye and stops consuming, and requests still running go
  * back to the queue for another worker.

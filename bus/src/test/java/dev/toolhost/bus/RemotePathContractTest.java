@@ -352,6 +352,110 @@ public abstract class RemotePathContractTest {
   }
 
   @Test
+  void aWorkerJoiningAndLeavingIsOneLogLineEachNamingItsTools() {
+    try (LogCapture log = LogCapture.start()) {
+      ToolWorker worker = worker(new Sample(), new InMemoryResultStore());
+      String registered =
+          "Registered remote tools of group '"
+              + group
+              + "', announced by worker "
+              + worker.workerId()
+              + ": broken, echo, picky, slow";
+      await()
+          .atMost(Duration.ofSeconds(20))
+          .until(() -> log.messages(RemoteTools.class, "INFO").contains(registered));
+      worker.close();
+      String gone =
+          "Worker "
+              + worker.workerId()
+              + " of group '"
+              + group
+              + "' said goodbye; unregistered its tools that no other worker hosts: broken, echo,"
+              + " picky, slow";
+      await()
+          .atMost(Duration.ofSeconds(20))
+          .until(() -> log.messages(RemoteTools.class, "INFO").contains(gone));
+
+      assertThat(log.messages(RemoteTools.class, "INFO"))
+          .filteredOn(message -> message.contains("'" + group + "'"))
+          .containsExactly(registered, gone);
+    }
+  }
+
+  @Test
+  void aNameTakenByAnotherGroupOrByTheHostIsLoggedOnceNamingWhoHasIt() {
+    registry.register(
+        MethodTools.of(new Sample(), "builtin:local").stream()
+            .filter(tool -> tool.name().equals("picky"))
+            .findFirst()
+            .orElseThrow());
+    String other = group + "-b";
+    java.util.concurrent.atomic.AtomicInteger heardFromOther =
+        new java.util.concurrent.atomic.AtomicInteger();
+    closeLater(
+        host.subscribe(
+            ToolWorker.ANNOUNCE_TOPIC,
+            delivery -> {
+              delivery.ack();
+              if (delivery.message().body().contains("\"group\":\"" + other + "\"")) {
+                heardFromOther.incrementAndGet();
+              }
+            }));
+    try (LogCapture log = LogCapture.start()) {
+      worker(new Sample(), new InMemoryResultStore());
+      waitFor(() -> registry.find("echo").isPresent());
+      MessageBus otherBus = workerBus();
+      if (otherBus != host) {
+        closeLater(otherBus);
+      }
+      ToolRegistry tools = new ToolRegistry();
+      tools.registerAll(MethodTools.of(new Sample(), "builtin:sample"));
+      ToolWorker second =
+          closeLater(
+              new ToolWorker(
+                      otherBus,
+                      other,
+                      tools,
+                      ToolDispatcher.create(),
+                      new InMemoryResultStore(),
+                      4,
+                      Duration.ofMillis(100))
+                  .start());
+      try {
+        // Many heartbeats of the second group, each announcing the four names that clash.
+        await().atMost(Duration.ofSeconds(20)).until(() -> heardFromOther.get() >= 10);
+        String taken =
+            "Tool '%s' of group '%s' (announced by worker %s) is not registered: the name is"
+                + " taken by %s; rename the tool in one of them";
+        await()
+            .atMost(Duration.ofSeconds(20))
+            .untilAsserted(
+                () ->
+                    assertThat(log.messages(RemoteTools.class, "WARN"))
+                        .filteredOn(message -> message.contains(" of group '" + other + "'"))
+                        .containsExactlyInAnyOrder(
+                            taken.formatted(
+                                "broken", other, second.workerId(), "group '" + group + "'"),
+                            taken.formatted(
+                                "echo", other, second.workerId(), "group '" + group + "'"),
+                            taken.formatted(
+                                "slow", other, second.workerId(), "group '" + group + "'"),
+                            taken.formatted("picky", other, second.workerId(), "builtin:local")));
+        assertThat(log.messages(RemoteTools.class, "WARN"))
+            .filteredOn(message -> message.contains(" of group '" + group + "'"))
+            .hasSize(1)
+            .allMatch(message -> message.startsWith("Tool 'picky' of group '" + group + "'"))
+            .allMatch(message -> message.contains("taken by builtin:local"));
+        assertThat(registry.find("echo").orElseThrow().spec().source())
+            .isEqualTo(RemoteToolExecutor.source(group));
+      } finally {
+        second.close();
+        host.deleteQueue(ToolWorker.queue(other));
+      }
+    }
+  }
+
+  @Test
   void aNewlyJoinedWorkersDefinitionReplacesItsGroupsToolAndOldHeartbeatsDoNotTakeItBack() {
     List<String> heard = RegistryChanges.of(registry);
     announce("old", "Looks up a word.", "lookup");

@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.toolhost.core.ExecutableTool;
 import dev.toolhost.core.RegistryChanges;
 import dev.toolhost.core.ToolRegistry;
+import dev.toolhost.core.ToolResult;
+import dev.toolhost.core.ToolSpec;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
@@ -84,6 +86,33 @@ class ToolServicesTest {
         .isNotSameAs(first)
         .extracting(tool -> tool.spec().description())
         .isEqualTo("Query customers, orders included");
+  }
+
+  @Test
+  void aToolServicesToolWhoseNameIsTakenIsLoggedOnceNotOnEveryHeartbeat() {
+    ToolRegistry registry = new ToolRegistry();
+    registry.register(
+        ExecutableTool.of(
+            new ToolSpec(
+                "query-customers",
+                "A tool of the host's own.",
+                JsonMapper.shared().createObjectNode().put("type", "object"),
+                "builtin:local"),
+            (call, arguments) -> ToolResult.success("local")));
+    ToolServices services = new ToolServices(new InMemoryBus(), registry);
+
+    try (LogCapture log = LogCapture.start()) {
+      for (int i = 0; i < 5; i++) {
+        services.heard(announcement("Query the customer knowledge base"));
+      }
+
+      assertThat(log.messages(ToolServices.class, "WARN"))
+          .containsExactly(
+              "Tool 'query-customers' announced by tool service 'custom-rag' is not registered:"
+                  + " the name is taken by builtin:local");
+    }
+    assertThat(registry.find("query-customers").orElseThrow().spec().source())
+        .isEqualTo("builtin:local");
   }
 
   private static JsonNode announcement(String description) {

@@ -112,8 +112,9 @@ public final class ToolSet {
   /**
    * Returns the specs of every tool this set shows: the registry's tools the profile allows, in
    * name order, then the bound tools, in the order they were added. Logs "Tool profile 'P': A/T
-   * tools allowed (D denied)", at INFO when the counts of that profile changed since it was last
-   * logged for the registry, at DEBUG otherwise.
+   * tools allowed (D denied)", at DEBUG when the counts of that profile changed since it was last
+   * logged for the registry, at TRACE otherwise: a registry change is logged once, at INFO, by what
+   * made it (remote tools, tool services, MCP servers), not once per profile here.
    */
   public List<ToolSpec> specs() {
     List<ExecutableTool> all = registry.tools();
@@ -130,11 +131,12 @@ public final class ToolSet {
     String counts =
         "Tool profile '%s': %d/%d tools allowed (%d denied)"
             .formatted(profile.name(), allowed, all.size(), all.size() - allowed);
-    // Agents build many sets of one profile; the line is logged when a profile's counts change.
+    // Agents build many sets of one profile, and a host lists every profile after each registry
+    // change: the line is for debugging, once per change of a profile's counts.
     if (registry.profileCountsChanged(profile.name(), counts)) {
-      LOG.info(counts);
-    } else {
       LOG.debug(counts);
+    } else {
+      LOG.trace(counts);
     }
     for (Bound entry : boundOrder) {
       specs.add(entry.tool.spec());

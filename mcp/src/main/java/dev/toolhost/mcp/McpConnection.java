@@ -176,9 +176,10 @@ final class McpConnection implements AutoCloseable {
             .progressConsumer(progress -> Mono.fromRunnable(() -> progressed(progress)))
             .build();
     long myGeneration;
+    List<McpSchema.Tool> tools;
     try {
       candidate.initialize().block(connectTimeout);
-      List<McpSchema.Tool> tools = listTools(candidate);
+      tools = listTools(candidate);
       synchronized (lock) {
         if (state == State.CLOSED) {
           candidate.close();
@@ -197,7 +198,13 @@ final class McpConnection implements AutoCloseable {
       candidate.close();
       throw e;
     }
-    LOG.info("MCP server '{}' connected", config.name());
+    LOG.info("MCP server '{}' connected, listing {} tools", config.name(), tools.size());
+    // A server's instructions are for the model, often paragraphs long: not an operator's news.
+    // The SDK logs them at INFO as well; the host's logging configuration lowers that logger.
+    String instructions = candidate.getServerInstructions();
+    if (instructions != null && !instructions.isBlank()) {
+      LOG.debug("MCP server '{}' instructions: {}", config.name(), instructions);
+    }
     if (transport instanceof StdioTransport stdio) {
       // The child exited, was killed, or sent a message over the limit: reconnect.
       stdio.onLoss(cause -> broken(myGeneration, cause));
