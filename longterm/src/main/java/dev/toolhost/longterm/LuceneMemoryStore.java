@@ -138,6 +138,8 @@ public final class LuceneMemoryStore implements MemoryStore {
 
   private volatile Thread ioThread;
   private final Map<String, Access> pendingAccess = new ConcurrentHashMap<>();
+  private final java.util.concurrent.atomic.AtomicBoolean closed =
+      new java.util.concurrent.atomic.AtomicBoolean();
   private boolean dirty;
   private volatile boolean stale;
   private Instant accessWritten = Instant.now();
@@ -438,6 +440,10 @@ public final class LuceneMemoryStore implements MemoryStore {
 
   @Override
   public void close() {
+    // Closing twice is closing once: the second finds the index thread gone.
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
     try {
       onIo(
           () -> {
@@ -628,9 +634,11 @@ public final class LuceneMemoryStore implements MemoryStore {
       if (stale) {
         onIo(
             () -> {
-              // Cleared first: a write after this line sets it again for the next read.
-              stale = false;
+              // Cleared only once the reader is reopened: a reader on another thread that sees it
+              // cleared must find the new reader. No write can come between the two, for every
+              // write runs on this same thread.
               searchers.maybeRefreshBlocking();
+              stale = false;
               return null;
             });
       }
