@@ -5,6 +5,7 @@ import dev.toolhost.core.ToolGuide;
 import dev.toolhost.core.ToolProfiles;
 import dev.toolhost.core.spi.ConfigException;
 import dev.toolhost.core.spi.ConfigSections;
+import dev.toolhost.core.spi.EnvironmentNames;
 import dev.toolhost.core.spi.HostContext;
 import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.core.spi.SectionReading;
@@ -14,7 +15,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.databind.JsonNode;
@@ -58,12 +58,6 @@ public final class ExecExtension implements HostExtension {
       Map.of(
           ToolProfiles.SUBAGENT.name(), ExecTools.NAMES,
           ToolProfiles.SCHEDULED.name(), ExecTools.NAMES);
-
-  /**
-   * Environment variables whose values are secrets by their names, as the secrets extension says.
-   */
-  private static final Pattern SECRET_NAME =
-      Pattern.compile("(?i).*(KEY|SECRET|TOKEN|PASSWORD|PASSWD|CREDENTIAL).*");
 
   private final Optional<ExecConfig> given;
   private Sandbox sandbox;
@@ -115,7 +109,7 @@ public final class ExecExtension implements HostExtension {
     host.environment()
         .forEach(
             (name, value) -> {
-              if (SECRET_NAME.matcher(name).matches() && value.length() >= 4) {
+              if (EnvironmentNames.holdsSecret(name) && value.length() >= 4) {
                 secrets.add(value);
               }
             });

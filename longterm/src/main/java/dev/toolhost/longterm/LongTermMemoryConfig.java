@@ -5,6 +5,7 @@ import dev.toolhost.core.spi.ConfigProblems;
 import dev.toolhost.core.spi.ConfigSections;
 import dev.toolhost.core.spi.ConfigSections.DurationText;
 import dev.toolhost.core.spi.Durations;
+import dev.toolhost.core.spi.EnvironmentNames;
 import dev.toolhost.core.spi.SectionReading;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -206,7 +207,6 @@ public record LongTermMemoryConfig(
   /** The longest vector Lucene's default codec indexes. */
   static final int LUCENE_MAX_DIMENSION = 1024;
 
-  private static final Pattern VARIABLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
   private static final Pattern TABLE = Pattern.compile("[a-z_][a-z0-9_]{0,40}");
   private static final String AT = "/" + LongTermMemoryExtension.NAME;
 
@@ -443,7 +443,7 @@ public record LongTermMemoryConfig(
     if (raw == null) {
       return Optional.empty();
     }
-    if (!VARIABLE.matcher(raw).matches()) {
+    if (!EnvironmentNames.isName(raw)) {
       problems.atValue(
           AT + "/" + path,
           "'long_term_memory."

@@ -5,6 +5,7 @@ import dev.toolhost.core.spi.ConfigProblems;
 import dev.toolhost.core.spi.ConfigSections;
 import dev.toolhost.core.spi.ConfigSections.DurationText;
 import dev.toolhost.core.spi.Durations;
+import dev.toolhost.core.spi.EnvironmentNames;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.InvalidPathException;
@@ -183,7 +184,7 @@ final class McpConfigReader {
       List<String> passEnv = raw.passEnv() == null ? List.of() : raw.passEnv();
       for (int i = 0; i < passEnv.size(); i++) {
         String variable = passEnv.get(i);
-        if (variable == null || !variable.matches("[A-Za-z_][A-Za-z0-9_]*")) {
+        if (!EnvironmentNames.isName(variable)) {
           problem(
               at.appendProperty("pass_env").appendIndex(i).toString(),
               where

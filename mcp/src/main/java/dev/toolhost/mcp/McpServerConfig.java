@@ -1,5 +1,6 @@
 package dev.toolhost.mcp;
 
+import dev.toolhost.core.spi.EnvironmentNames;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
@@ -129,8 +130,6 @@ public record McpServerConfig(
     /** The host variables every child gets when the host has them, besides {@code LC_*}. */
     public static final List<String> BASE_ENVIRONMENT = List.of("PATH", "HOME", "LANG", "TMPDIR");
 
-    private static final Pattern VARIABLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
-
     public Stdio {
       Objects.requireNonNull(command, "command");
       arguments = List.copyOf(arguments);
@@ -140,7 +139,7 @@ public record McpServerConfig(
         throw new IllegalArgumentException("A stdio MCP server needs a command.");
       }
       for (String name : passEnvironment) {
-        if (!VARIABLE.matcher(name).matches()) {
+        if (!EnvironmentNames.isName(name)) {
           throw new IllegalArgumentException(
               "'" + name + "' is not an environment variable name (letters, digits and '_').");
         }

@@ -220,21 +220,49 @@ public final class ResultChunker implements ToolInterceptor {
             + keySegment(call.toolName())
             + "-"
             + UUID.randomUUID().toString().substring(0, 8);
-    List<String> keys = new ArrayList<>(chunks.size());
-    for (int i = 0; i < chunks.size(); i++) {
-      String key = base + "-chunk" + i;
-      keys.add(key);
-      memory.put(key, chunks.get(i).content(), config.ttl(), CATEGORY);
-    }
-    String indexKey = base + "-index";
-    memory.put(indexKey, ContentChunker.outline(chunks, keys), config.ttl(), CATEGORY);
+    Stored stored = store(memory, base, chunks, config.ttl(), CATEGORY);
     LOG.info(
         "Chunked the {}-char result of tool '{}' into {} chunk(s) under {}",
         content.length(),
         call.toolName(),
         chunks.size(),
         base);
-    return index(call.toolName(), content.length(), chunks, keys, indexKey);
+    return index(call.toolName(), content.length(), chunks, stored.keys(), stored.indexKey());
+  }
+
+  /**
+   * Where chunks were stored.
+   *
+   * @param keys each chunk's key, in order
+   * @param indexKey the outline's key
+   */
+  public record Stored(List<String> keys, String indexKey) {
+    public Stored {
+      keys = List.copyOf(keys);
+      Objects.requireNonNull(indexKey, "indexKey");
+    }
+  }
+
+  /**
+   * Stores chunks in working memory under {@code base-chunk0}, {@code base-chunk1} and so on, and
+   * their outline ({@link ContentChunker#outline}) under {@code base-index}; the one way chunked
+   * content is laid out, for tool results and for any extension that chunks content of its own.
+   */
+  public static Stored store(
+      WorkingMemory memory,
+      String base,
+      List<ContentChunker.Chunk> chunks,
+      Duration ttl,
+      String category) {
+    List<String> keys = new ArrayList<>(chunks.size());
+    for (int i = 0; i < chunks.size(); i++) {
+      String key = base + "-chunk" + i;
+      keys.add(key);
+      memory.put(key, chunks.get(i).content(), ttl, category);
+    }
+    String indexKey = base + "-index";
+    memory.put(indexKey, ContentChunker.outline(chunks, keys), ttl, category);
+    return new Stored(keys, indexKey);
   }
 
   /** The index table the model reads in place of the result. */

@@ -2,12 +2,12 @@ package dev.toolhost.openrouter;
 
 import dev.toolhost.core.spi.ConfigProblems;
 import dev.toolhost.core.spi.ConfigSections;
+import dev.toolhost.core.spi.EnvironmentNames;
 import dev.toolhost.core.spi.SectionReading;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.regex.Pattern;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -33,8 +33,6 @@ public record OpenRouterConfig(URI baseUrl, String apiKeyEnv, Optional<String> r
 
   /** The variable that holds the key by default. */
   public static final String API_KEY_ENV = "OPENROUTER_API_KEY";
-
-  private static final Pattern VARIABLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
 
   public OpenRouterConfig {
     Objects.requireNonNull(baseUrl, "baseUrl");
@@ -79,7 +77,7 @@ public record OpenRouterConfig(URI baseUrl, String apiKeyEnv, Optional<String> r
       }
     }
     String keyEnv = raw.apiKeyEnv() == null ? API_KEY_ENV : raw.apiKeyEnv();
-    if (!VARIABLE.matcher(keyEnv).matches()) {
+    if (!EnvironmentNames.isName(keyEnv)) {
       problems.atValue(
           "/openrouter/api_key_env",
           "'openrouter.api_key_env' is '"

@@ -5,6 +5,7 @@ import dev.toolhost.core.spi.ConfigProblems;
 import dev.toolhost.core.spi.ConfigSections;
 import dev.toolhost.core.spi.ConfigSections.DurationText;
 import dev.toolhost.core.spi.Durations;
+import dev.toolhost.core.spi.EnvironmentNames;
 import dev.toolhost.core.spi.SectionReading;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
@@ -211,7 +212,6 @@ public record SchedulingConfig(
     }
   }
 
-  private static final Pattern VARIABLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
   private static final Pattern AGENT = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
 
   /**
@@ -262,7 +262,7 @@ public record SchedulingConfig(
       }
       Optional<String> passwordEnv = Optional.empty();
       if (raw.passwordEnv() != null) {
-        if (VARIABLE.matcher(raw.passwordEnv()).matches()) {
+        if (EnvironmentNames.isName(raw.passwordEnv())) {
           passwordEnv = Optional.of(raw.passwordEnv());
         } else {
           problems.atValue(

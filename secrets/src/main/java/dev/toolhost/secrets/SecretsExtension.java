@@ -3,6 +3,7 @@ package dev.toolhost.secrets;
 import dev.toolhost.core.DispatchStage;
 import dev.toolhost.core.Redactor;
 import dev.toolhost.core.spi.ConfigSections;
+import dev.toolhost.core.spi.EnvironmentNames;
 import dev.toolhost.core.spi.HostContext;
 import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.core.spi.SectionReading;
@@ -10,7 +11,6 @@ import io.opentelemetry.api.OpenTelemetry;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.regex.Pattern;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -31,10 +31,6 @@ public final class SecretsExtension implements HostExtension {
 
   /** The extension's name and config key. */
   public static final String NAME = "secrets";
-
-  /** Environment variables whose values are secrets by their names. */
-  static final Pattern SECRET_NAME =
-      Pattern.compile("(?i).*(KEY|SECRET|TOKEN|PASSWORD|PASSWD|CREDENTIAL).*");
 
   private final Optional<SecretsConfig> given;
 
@@ -97,7 +93,7 @@ public final class SecretsExtension implements HostExtension {
     secrets.forEach(builder::known);
     environment.forEach(
         (name, value) -> {
-          if (SECRET_NAME.matcher(name).matches() || config.secretEnv().contains(name)) {
+          if (EnvironmentNames.holdsSecret(name) || config.secretEnv().contains(name)) {
             builder.known(name, value);
           }
         });

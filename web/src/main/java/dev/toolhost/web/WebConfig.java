@@ -5,6 +5,7 @@ import dev.toolhost.core.spi.ConfigProblems;
 import dev.toolhost.core.spi.ConfigSections;
 import dev.toolhost.core.spi.ConfigSections.DurationText;
 import dev.toolhost.core.spi.Durations;
+import dev.toolhost.core.spi.EnvironmentNames;
 import dev.toolhost.core.spi.SectionReading;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -137,8 +138,6 @@ public record WebConfig(
   public WebConfig withGitHub(GitHub api) {
     return new WebConfig(search, browse, api, outbound);
   }
-
-  private static final Pattern VARIABLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
 
   /** A host name of the allow-list, or {@code *.} and a domain. */
   private static final Pattern HOST =
@@ -331,7 +330,7 @@ public record WebConfig(
     if (raw == null) {
       return Optional.empty();
     }
-    if (!VARIABLE.matcher(raw).matches()) {
+    if (!EnvironmentNames.isName(raw)) {
       problems.atValue(
           "/web/" + path,
           "'web."

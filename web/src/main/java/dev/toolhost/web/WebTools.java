@@ -14,7 +14,6 @@ import dev.toolhost.memory.ResultChunker;
 import dev.toolhost.memory.WorkingMemory;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -260,16 +259,10 @@ public final class WebTools {
     List<ContentChunker.Chunk> chunks =
         new ContentChunker(config.browse().chunkLength()).chunk(content);
     String base = WorkingMemory.sessionNamespace(session) + "/web-" + sanitized(uri.toString());
-    List<String> keys = new ArrayList<>(chunks.size());
-    for (int i = 0; i < chunks.size(); i++) {
-      String key = base + "-chunk" + i;
-      keys.add(key);
-      store.put(key, chunks.get(i).content(), config.browse().chunkTtl(), CATEGORY);
-    }
-    String indexKey = base + "-index";
-    store.put(indexKey, ContentChunker.outline(chunks, keys), config.browse().chunkTtl(), CATEGORY);
+    ResultChunker.Stored stored =
+        ResultChunker.store(store, base, chunks, config.browse().chunkTtl(), CATEGORY);
     return ResultChunker.index(
-        "Page '" + uri + "'", "page", content.length(), chunks, keys, indexKey);
+        "Page '" + uri + "'", "page", content.length(), chunks, stored.keys(), stored.indexKey());
   }
 
   /**
