@@ -141,6 +141,14 @@ public final class InvokeHandler implements MessageBus.DeliveryHandler, AutoClos
     }
   }
 
+  /** Whether the tool of that name is a tool of the named MCP server, ignoring case. */
+  private boolean bridges(String server, String toolName) {
+    return tools
+        .find(toolName)
+        .map(entry -> entry.tool().spec().source().equalsIgnoreCase(McpServerState.source(server)))
+        .orElse(false);
+  }
+
   private boolean runsInline(ToolCall call) {
     return tools.find(call.toolName()).map(entry -> entry.tool().inline()).orElse(true);
   }
@@ -161,6 +169,20 @@ public final class InvokeHandler implements MessageBus.DeliveryHandler, AutoClos
                 "Tool '"
                     + call.toolName()
                     + "' was not run: the call's deadline passed before a worker got it. You may retry."));
+        return;
+      }
+      String server = delivery.message().headers().get(RemoteToolExecutor.MCP_SERVER_HEADER);
+      if (server != null && !bridges(server, call.toolName())) {
+        reply(
+            delivery,
+            call,
+            ToolResult.failure(
+                ErrorCode.TOOL_NOT_FOUND,
+                "Tool '"
+                    + call.toolName()
+                    + "' of MCP server '"
+                    + server
+                    + "' is not hosted by this worker."));
         return;
       }
       Duration wait = FIRST_WAIT;

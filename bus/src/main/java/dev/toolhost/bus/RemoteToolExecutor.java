@@ -8,6 +8,8 @@ import dev.toolhost.core.TraceContext;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -33,6 +35,10 @@ import tools.jackson.databind.JsonNode;
  * answers {@code unavailable}. A bus closed by its owner is not waited for: {@code unavailable} at
  * once. A request over the bus's maximum message size is not sent: {@code invalid_arguments}. It
  * never throws.
+ *
+ * <p>The executor of a tool of an MCP server that the group's workers bridge names the server in
+ * the request's {@value #MCP_SERVER_HEADER} header, and a worker that does not host that tool for
+ * that server answers {@code tool_not_found}.
  */
 public final class RemoteToolExecutor implements ToolExecutor {
 
@@ -43,13 +49,26 @@ public final class RemoteToolExecutor implements ToolExecutor {
   private static final Duration FIRST_PAUSE = Duration.ofMillis(50);
   private static final Duration LAST_PAUSE = Duration.ofSeconds(1);
 
+  /** The request header that names the MCP server whose tool a request calls. */
+  public static final String MCP_SERVER_HEADER = "toolhost_mcp_server";
+
   private final MessageBus bus;
   private final String group;
+  private final Optional<String> mcpServer;
 
   /** An executor for tools of the given worker group. */
   public RemoteToolExecutor(MessageBus bus, String group) {
+    this(bus, group, Optional.empty());
+  }
+
+  /**
+   * An executor for tools of the given worker group; for the tools of an MCP server the group's
+   * workers bridge, with that server's name.
+   */
+  public RemoteToolExecutor(MessageBus bus, String group, Optional<String> mcpServer) {
     this.bus = Objects.requireNonNull(bus, "bus");
     this.group = Objects.requireNonNull(group, "group");
+    this.mcpServer = Objects.requireNonNull(mcpServer, "mcpServer");
   }
 
   /** The source of tools run by workers of a group: {@code remote:{group}}. */
@@ -61,8 +80,12 @@ public final class RemoteToolExecutor implements ToolExecutor {
   public ToolResult execute(ToolCall call, JsonNode arguments) throws InterruptedException {
     // The arguments the dispatch path parsed and validated go out as they are, not re-read. The
     // caller's trace goes in headers, only when there is one: an untraced call carries none.
-    Message request =
-        Message.of(new InvokeRequest(call).toJson(arguments)).withHeaders(TraceContext.current());
+    Map<String, String> headers = TraceContext.current();
+    if (mcpServer.isPresent()) {
+      headers = new HashMap<>(headers);
+      headers.put(MCP_SERVER_HEADER, mcpServer.get());
+    }
+    Message request = Message.of(new InvokeRequest(call).toJson(arguments)).withHeaders(headers);
     Instant start = Instant.now();
     // Whether a request may have reached a worker: then the call may be running, and only its
     // deadline ends the waiting.

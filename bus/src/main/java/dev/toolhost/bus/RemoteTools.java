@@ -5,14 +5,18 @@ import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.ToolSpec;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.core.JacksonException;
@@ -34,6 +38,12 @@ import tools.jackson.databind.node.ObjectNode;
  * the name: another group, or a built-in of the host; the warning comes again only if the clash
  * ends and begins anew. Tool-service announcements go to the {@link ToolServices} given, if any.
  *
+ * <p>A tool a worker marks with an MCP server ({@code mcp_server}) is registered with source {@code
+ * mcp:{server}} instead, and called with the server's name in the request's {@code
+ * toolhost_mcp_server} header; the servers the workers announce are listed by {@link
+ * #mcpServers()}, by group, and a server whose group has no live worker left stays listed as {@link
+ * RemoteMcpServer#UNAVAILABLE} until a worker of that group announces again.
+ *
  * <p>Each change logs one line at INFO: the tools a worker's announcement registered, or the tools
  * unregistered when a worker left. Thread-safe.
  */
@@ -48,12 +58,21 @@ public final class RemoteTools implements AutoCloseable {
   private final ToolServices services;
   private final Map<String, Worker> workers = new HashMap<>();
   private final Map<String, Set<String>> hostsOf = new HashMap<>();
+  // The group whose workers host each registered tool.
+  private final Map<String, String> groupOf = new HashMap<>();
+  // The MCP servers of groups whose last worker left, by group, as they were then.
+  private final Map<String, List<RemoteMcpServer>> departed = new HashMap<>();
+  private final List<Runnable> mcpListeners = new CopyOnWriteArrayList<>();
   // Tool name and group of each clash already logged, to the source that holds the name.
   private final Map<List<String>, String> clashes = new HashMap<>();
   private Subscription subscription;
   private Thread reaper;
 
-  private record Worker(String group, Set<String> tools, long lapsesAtNanos) {}
+  private record Worker(
+      String group,
+      Set<String> tools,
+      Map<String, McpServerState> mcpServers,
+      long lapsesAtNanos) {}
 
   /** Remote tools for the registry, with tool-service announcements going to {@code services}. */
   public RemoteTools(MessageBus bus, ToolRegistry registry, ToolServices services) {
@@ -144,17 +163,31 @@ public final class RemoteTools implements AutoCloseable {
     long interval = Math.max(100, body.path("heartbeat_ms").asLong(5_000));
     Map<String, ToolSpec> specs = new LinkedHashMap<>();
     Map<String, Duration> timeouts = new HashMap<>();
+    Map<String, McpServerState> servers = mcpServers(workerId, body, group);
     for (JsonNode tool : body.path("tools")) {
       try {
         JsonNode parameters = tool.path("parameters");
+        String name = tool.path("name").asString("");
+        McpServerState server =
+            servers.get(tool.path("mcp_server").asString("").toLowerCase(Locale.ROOT));
+        if (tool.hasNonNull("mcp_server") && server == null) {
+          throw new IllegalArgumentException(
+              "tool '"
+                  + name
+                  + "' names MCP server '"
+                  + tool.path("mcp_server").asString("")
+                  + "', which the worker does not announce in mcp_servers");
+        }
         ToolSpec spec =
             new ToolSpec(
-                tool.path("name").asString(""),
+                name,
                 tool.path("description").asString(""),
                 parameters.isObject()
                     ? (ObjectNode) parameters
                     : JSON.createObjectNode().put("type", "object"),
-                RemoteToolExecutor.source(group),
+                server == null
+                    ? RemoteToolExecutor.source(group)
+                    : McpServerState.source(server.name()),
                 Annotations.read(tool));
         specs.put(spec.name(), spec);
         timeout(workerId, spec.name(), tool.get("timeout_ms"))
@@ -184,12 +217,16 @@ public final class RemoteTools implements AutoCloseable {
         clashes.remove(List.of(spec.name(), group));
         hosts = new HashSet<>();
         hostsOf.put(spec.name(), hosts);
+        groupOf.put(spec.name(), group);
         registered.add(spec.name());
       } else {
         Optional<ExecutableTool> ours =
             registry
                 .find(spec.name())
-                .filter(t -> t.spec().source().equals(RemoteToolExecutor.source(group)));
+                .filter(
+                    t ->
+                        t.spec().source().equals(spec.source())
+                            && group.equals(groupOf.get(t.name())));
         if (ours.isEmpty()) {
           clash(spec.name(), group, workerId);
           continue;
@@ -231,7 +268,131 @@ public final class RemoteTools implements AutoCloseable {
         new Worker(
             group,
             hosted,
+            servers,
             System.nanoTime() + Duration.ofMillis(interval * MISSED_HEARTBEATS).toNanos()));
+    boolean news = departed.remove(group) != null;
+    if (before == null
+        ? !servers.isEmpty()
+        : !before.mcpServers().keySet().equals(servers.keySet())) {
+      news = true;
+    }
+    if (news) {
+      mcpChanged();
+    }
+  }
+
+  /** The MCP servers an announcement lists, by lower-case name; invalid entries are logged. */
+  private static Map<String, McpServerState> mcpServers(
+      String workerId, JsonNode body, String group) {
+    Map<String, Map<String, String>> toolsOf = new HashMap<>();
+    for (JsonNode tool : body.path("tools")) {
+      String server = tool.path("mcp_server").asString("");
+      if (!server.isEmpty()) {
+        toolsOf
+            .computeIfAbsent(server.toLowerCase(Locale.ROOT), key -> new HashMap<>())
+            .put(
+                tool.path("name").asString(""),
+                tool.path("mcp_tool").asString(tool.path("name").asString("")));
+      }
+    }
+    Map<String, McpServerState> servers = new TreeMap<>();
+    for (JsonNode server : body.path("mcp_servers")) {
+      try {
+        String name = server.path("name").asString("");
+        McpServerState state =
+            new McpServerState(
+                name,
+                server.path("state").asString("connected"),
+                server.path("endpoint").asString(""),
+                server.path("last_error").asString(""),
+                toolsOf.getOrDefault(name.toLowerCase(Locale.ROOT), Map.of()));
+        servers.put(name.toLowerCase(Locale.ROOT), state);
+      } catch (IllegalArgumentException e) {
+        LOG.warn(
+            "Ignored an MCP server announced by worker {} of group '{}': {}",
+            workerId,
+            group,
+            e.getMessage());
+      }
+    }
+    return servers;
+  }
+
+  /**
+   * Calls the action whenever the MCP servers the workers announce change: a server appears, or a
+   * group's last worker leaves. It runs on the thread that heard of the change, and must not block.
+   */
+  public void onMcpServers(Runnable action) {
+    mcpListeners.add(Objects.requireNonNull(action, "action"));
+  }
+
+  private void mcpChanged() {
+    for (Runnable listener : mcpListeners) {
+      try {
+        listener.run();
+      } catch (RuntimeException e) {
+        LOG.warn("An MCP server listener failed", e);
+      }
+    }
+  }
+
+  /**
+   * The MCP servers workers bridge, by name and then group: live ones as their workers announce
+   * them, and those whose group's last worker left as {@link RemoteMcpServer#UNAVAILABLE}.
+   */
+  public synchronized List<RemoteMcpServer> mcpServers() {
+    Map<List<String>, List<McpServerState>> byServer =
+        new TreeMap<>(Comparator.comparing(Object::toString));
+    for (Worker worker : workers.values()) {
+      for (McpServerState server : worker.mcpServers().values()) {
+        byServer
+            .computeIfAbsent(
+                List.of(server.name().toLowerCase(Locale.ROOT), worker.group()),
+                key -> new ArrayList<>())
+            .add(server);
+      }
+    }
+    List<RemoteMcpServer> servers = new ArrayList<>();
+    byServer.forEach(
+        (key, states) -> {
+          String group = key.get(1);
+          McpServerState best =
+              states.stream().min(Comparator.comparingInt(RemoteTools::rank)).orElseThrow();
+          Map<String, String> tools = new TreeMap<>();
+          for (McpServerState state : states) {
+            state
+                .tools()
+                .forEach(
+                    (registered, onServer) -> {
+                      if (group.equals(groupOf.get(registered))) {
+                        tools.put(registered, onServer);
+                      }
+                    });
+          }
+          servers.add(
+              new RemoteMcpServer(
+                  best.name(),
+                  group,
+                  best.state(),
+                  best.endpoint(),
+                  best.state().equals("connected") ? "" : best.lastError(),
+                  states.size(),
+                  tools));
+        });
+    departed.values().forEach(servers::addAll);
+    servers.sort(
+        Comparator.comparing((RemoteMcpServer server) -> server.name().toLowerCase(Locale.ROOT))
+            .thenComparing(RemoteMcpServer::group));
+    return List.copyOf(servers);
+  }
+
+  private static int rank(McpServerState server) {
+    return switch (server.state()) {
+      case "connected" -> 0;
+      case "connecting" -> 1;
+      case "broken" -> 2;
+      default -> 3;
+    };
   }
 
   /**
@@ -264,7 +425,10 @@ public final class RemoteTools implements AutoCloseable {
    */
   private ExecutableTool executable(ToolSpec spec, String group, Duration timeout) {
     // The remote executor bounds every wait by the call's deadline: no thread hop needed.
-    ExecutableTool tool = ExecutableTool.of(spec, new RemoteToolExecutor(bus, group)).runInline();
+    ExecutableTool tool =
+        ExecutableTool.of(
+                spec, new RemoteToolExecutor(bus, group, McpServerState.server(spec.source())))
+            .runInline();
     return timeout == null ? tool : tool.withTimeout(timeout);
   }
 
@@ -303,10 +467,35 @@ public final class RemoteTools implements AutoCloseable {
   }
 
   private synchronized void gone(String workerId, String why) {
-    Worker worker = workers.remove(workerId);
+    Worker worker = workers.get(workerId);
     if (worker == null) {
       return;
     }
+    boolean lastOfGroup =
+        workers.entrySet().stream()
+            .noneMatch(
+                other ->
+                    !other.getKey().equals(workerId)
+                        && other.getValue().group().equals(worker.group()));
+    if (lastOfGroup && !worker.mcpServers().isEmpty()) {
+      // Remembered as unavailable, with the tools they had, until the group comes back.
+      departed.put(
+          worker.group(),
+          mcpServers().stream()
+              .filter(server -> server.group().equals(worker.group()))
+              .map(
+                  server ->
+                      new RemoteMcpServer(
+                          server.name(),
+                          server.group(),
+                          RemoteMcpServer.UNAVAILABLE,
+                          server.endpoint(),
+                          "no worker of group '" + server.group() + "' is running",
+                          0,
+                          server.tools()))
+              .toList());
+    }
+    workers.remove(workerId);
     List<String> dropped = new ArrayList<>();
     for (String tool : worker.tools()) {
       if (drop(workerId, tool)) {
@@ -316,6 +505,9 @@ public final class RemoteTools implements AutoCloseable {
     if (workers.values().stream().noneMatch(other -> other.group().equals(worker.group()))) {
       // The group is gone: a clash of its tools is news again if it comes back.
       clashes.keySet().removeIf(key -> key.get(1).equals(worker.group()));
+    }
+    if (lastOfGroup && !worker.mcpServers().isEmpty()) {
+      mcpChanged();
     }
     dropped.sort(null);
     if (dropped.isEmpty()) {
@@ -341,6 +533,7 @@ public final class RemoteTools implements AutoCloseable {
       return false;
     }
     hostsOf.remove(tool);
+    groupOf.remove(tool);
     return registry.unregister(tool);
   }
 

@@ -85,6 +85,8 @@ public final class ToolServicesExtension implements HostExtension {
     remoteTools = new RemoteTools(bus.get(), host.registry(), services).start();
     try {
       host.provide(ToolServices.class, services);
+      // The MCP extension's management tools list and reach the MCP servers workers bridge.
+      host.provide(RemoteTools.class, remoteTools);
       config.applyTo(services);
     } catch (RuntimeException e) {
       // A start that throws is not closed by the host: what it opened, it closes.

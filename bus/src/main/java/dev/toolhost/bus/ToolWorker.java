@@ -7,8 +7,12 @@ import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.ToolSet;
 import dev.toolhost.core.ToolSpec;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.databind.json.JsonMapper;
@@ -24,6 +28,10 @@ import tools.jackson.databind.node.ObjectNode;
  * <p>It hosts and announces every tool of its registry, so that registry should hold only the tools
  * meant for remote callers: not built-ins every host has of its own (the guide tools of {@code
  * ToolGuides}), whose names a host already holds and would report as a clash.
+ *
+ * <p>A worker that bridges MCP servers ({@link #mcpServers}) announces them too, and marks each of
+ * their tools with its server, so that hosts register those tools with source {@code mcp:{server}}
+ * and their MCP management tools see the servers.
  *
  * <p>Requests are handled by an {@link InvokeHandler}, at most {@code concurrency} at once.
  * Thread-safe; {@link #close()} says goodbye and stops consuming, and requests still running go
@@ -44,6 +52,7 @@ public final class ToolWorker implements AutoCloseable {
   private final InvokeHandler handler;
   private final int concurrency;
   private final Duration heartbeat;
+  private volatile Supplier<List<McpServerState>> mcpServers = List::of;
   private Subscription subscription;
   private Thread heartbeats;
   private boolean closed;
@@ -129,6 +138,16 @@ public final class ToolWorker implements AutoCloseable {
     return workerId;
   }
 
+  /**
+   * Tells the worker which MCP servers its tools come from, asked at every announcement: it
+   * announces each server's state and marks each server's tools with the server's name and the
+   * tool's name on the server. Set it before {@link #start}.
+   */
+  public ToolWorker mcpServers(Supplier<List<McpServerState>> servers) {
+    this.mcpServers = Objects.requireNonNull(servers, "servers");
+    return this;
+  }
+
   /** Declares the group's queue, starts consuming it, and announces the worker. */
   public synchronized ToolWorker start() {
     if (subscription != null || closed) {
@@ -166,6 +185,31 @@ public final class ToolWorker implements AutoCloseable {
     body.put("worker_id", workerId);
     body.put("group", group);
     body.put("heartbeat_ms", heartbeat.toMillis());
+    // The MCP server of each tool that comes from one, and the tool's name on it.
+    Map<String, String[]> bridged = new HashMap<>();
+    List<McpServerState> servers;
+    try {
+      servers = mcpServers.get();
+    } catch (RuntimeException e) {
+      LOG.warn("Worker {} could not list its MCP servers: {}", workerId, e.toString());
+      servers = List.of();
+    }
+    if (!servers.isEmpty()) {
+      ArrayNode list = body.putArray("mcp_servers");
+      for (McpServerState server : servers) {
+        ObjectNode entry = list.addObject();
+        entry.put("name", server.name());
+        entry.put("state", server.state());
+        entry.put("endpoint", server.endpoint());
+        if (!server.lastError().isEmpty()) {
+          entry.put("last_error", server.lastError());
+        }
+        server
+            .tools()
+            .forEach(
+                (hosted, onServer) -> bridged.put(hosted, new String[] {server.name(), onServer}));
+      }
+    }
     ArrayNode tools = body.putArray("tools");
     for (ExecutableTool executable : registry.tools()) {
       ToolSpec spec = executable.spec();
@@ -175,6 +219,11 @@ public final class ToolWorker implements AutoCloseable {
       tool.set("parameters", spec.parameters());
       Annotations.write(spec.annotations(), tool);
       executable.timeout().ifPresent(timeout -> tool.put("timeout_ms", timeout.toMillis()));
+      String[] server = bridged.get(spec.name());
+      if (server != null) {
+        tool.put("mcp_server", server[0]);
+        tool.put("mcp_tool", server[1]);
+      }
     }
     try {
       bus.publish(ANNOUNCE_TOPIC, Message.of(body.toString()));
