@@ -1,5 +1,6 @@
 package dev.toolhost.mcp;
 
+import dev.toolhost.bus.RemoteMcpServer;
 import dev.toolhost.core.ExecutableTool;
 import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolDispatcher;
@@ -23,6 +24,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.databind.JsonNode;
@@ -237,7 +239,16 @@ public final class McpBridge implements AutoCloseable {
    * (the host's), so validation, deadlines and telemetry apply.
    */
   public List<ExecutableTool> managementTools(ToolDispatcher dispatcher) {
-    return new McpManagementTools(this, dispatcher, registration).tools();
+    return managementTools(dispatcher, List::of);
+  }
+
+  /**
+   * The management tools, as {@link #managementTools(ToolDispatcher)}, that also list and reach the
+   * MCP servers workers bridge over the message bus, as {@code remote} says they stand when asked.
+   */
+  public List<ExecutableTool> managementTools(
+      ToolDispatcher dispatcher, Supplier<List<RemoteMcpServer>> remote) {
+    return new McpManagementTools(this, dispatcher, registration, remote).tools();
   }
 
   /** The registration policy of the management tools. */
@@ -444,7 +455,9 @@ public final class McpBridge implements AutoCloseable {
     /** Its definition changed since it was pinned; not callable until approved. */
     QUARANTINED,
     /** Its definition cannot be a Toolhost tool (an invalid name or schema, a name taken). */
-    REJECTED
+    REJECTED,
+    /** Its server runs on a worker group none of whose workers is running now. */
+    UNAVAILABLE
   }
 
   /**

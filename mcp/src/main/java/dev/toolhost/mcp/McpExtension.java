@@ -1,5 +1,8 @@
 package dev.toolhost.mcp;
 
+import dev.toolhost.bus.RemoteMcpServer;
+import dev.toolhost.bus.RemoteTools;
+import dev.toolhost.core.ExecutableTool;
 import dev.toolhost.core.ToolProfiles;
 import dev.toolhost.core.spi.ConfigSections;
 import dev.toolhost.core.spi.HostContext;
@@ -10,6 +13,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -19,6 +24,11 @@ import tools.jackson.databind.JsonNode;
  * management tools, which call through the host's dispatcher; it shares the bridge as a {@link
  * McpBridge} service and disconnects every server when it closes. A host whose config has no {@code
  * mcp:} section has no bridge.
+ *
+ * <p>On a message bus (when the host has the {@link RemoteTools} of the tool services extension),
+ * the management tools see the MCP servers that workers bridge as well: a host with no {@code mcp:}
+ * section registers them when a worker first announces an MCP server, and offers no registration
+ * (its policy is the default, none).
  *
  * <p>It owns the profile rule about its tools: subagents and scheduled tasks may not register or
  * unregister servers. Found by {@link java.util.ServiceLoader}, it reads its section from the
@@ -115,10 +125,35 @@ public final class McpExtension implements HostExtension {
 
   @Override
   public void ready(ReadyHost host) {
+    // Started after this extension, the tool services extension's remote tools exist only now.
+    Optional<RemoteTools> remote = host.service(RemoteTools.class);
+    Supplier<List<RemoteMcpServer>> remoteServers =
+        remote.<Supplier<List<RemoteMcpServer>>>map(tools -> tools::mcpServers).orElse(List::of);
     if (bridge != null) {
       // They call through the host's dispatcher, which exists only now.
-      host.registry().registerAll(bridge.managementTools(host.dispatcher()));
+      host.registry().registerAll(bridge.managementTools(host.dispatcher(), remoteServers));
+      return;
     }
+    if (remote.isEmpty()) {
+      return;
+    }
+    // No mcp: section, but a bus: the tools come with the first MCP server a worker announces,
+    // over a bridge of no servers of its own (it starts nothing, so it holds nothing to close).
+    List<ExecutableTool> tools =
+        McpBridge.builder(host.registry())
+            .build()
+            .managementTools(host.dispatcher(), remoteServers);
+    AtomicBoolean registered = new AtomicBoolean();
+    Runnable registerOnce =
+        () -> {
+          if (!registered.get()
+              && !remoteServers.get().isEmpty()
+              && registered.compareAndSet(false, true)) {
+            tools.forEach(tool -> host.registry().registerIfAbsent(tool));
+          }
+        };
+    remote.get().onMcpServers(registerOnce);
+    registerOnce.run();
   }
 
   @Override

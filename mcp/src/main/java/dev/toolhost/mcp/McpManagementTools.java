@@ -1,5 +1,7 @@
 package dev.toolhost.mcp;
 
+import dev.toolhost.bus.McpServerState;
+import dev.toolhost.bus.RemoteMcpServer;
 import dev.toolhost.core.ErrorCode;
 import dev.toolhost.core.ExecutableTool;
 import dev.toolhost.core.MethodTools;
@@ -13,11 +15,14 @@ import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSet;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
@@ -34,6 +39,13 @@ import tools.jackson.databind.node.ObjectNode;
  * tool that does not exist; a server none of whose tools the set shows is not listed either. A call
  * goes through the host's dispatcher with that set, so validation, deadlines and telemetry apply as
  * to a direct call.
+ *
+ * <p>They see the servers that workers bridge over the message bus as well as the bridge's own:
+ * {@code mcp_list_services} says where each runs ({@code local}, or the worker group), and a call
+ * to a remote server's tool goes to a worker of its group like any remote call. A remote server
+ * whose group has no live worker stays listed, its tools answering {@code unavailable}, until a
+ * worker of the group is back. When a local and a remote server have one name, the local one is the
+ * one they see.
  */
 final class McpManagementTools {
 
@@ -47,14 +59,37 @@ final class McpManagementTools {
 
   private static final Set<String> REGISTRATION_TOOLS = Set.of(REGISTER_SERVER, UNREGISTER_SERVER);
 
+  private static final String LOCAL = "local";
+
   private final McpBridge bridge;
   private final ToolDispatcher dispatcher;
   private final RegistrationPolicy registration;
+  private final Supplier<List<RemoteMcpServer>> remote;
+  private final PoisoningScanner scanner = new PoisoningScanner();
 
-  McpManagementTools(McpBridge bridge, ToolDispatcher dispatcher, RegistrationPolicy registration) {
+  McpManagementTools(
+      McpBridge bridge,
+      ToolDispatcher dispatcher,
+      RegistrationPolicy registration,
+      Supplier<List<RemoteMcpServer>> remote) {
     this.bridge = bridge;
     this.dispatcher = dispatcher;
     this.registration = registration;
+    this.remote = remote;
+  }
+
+  /**
+   * A server as the management tools show it: the bridge's own ({@code remote} empty), or one that
+   * the workers of a group bridge.
+   */
+  private record Server(McpBridge.ServerInfo info, Optional<RemoteMcpServer> remote) {
+    String name() {
+      return info.name();
+    }
+
+    List<McpBridge.ServerTool> tools() {
+      return info.tools();
+    }
   }
 
   List<ExecutableTool> tools() {
@@ -83,7 +118,8 @@ final class McpManagementTools {
   }
 
   /** The server as the set shows it: only its visible tools; empty when the set shows none. */
-  private static Optional<McpBridge.ServerInfo> visible(ToolSet set, McpBridge.ServerInfo server) {
+  private static Optional<Server> visible(ToolSet set, Server served) {
+    McpBridge.ServerInfo server = served.info();
     List<McpBridge.ServerTool> tools =
         server.tools().stream().filter(tool -> visible(set, server, tool)).toList();
     boolean shown =
@@ -94,24 +130,103 @@ final class McpManagementTools {
       return Optional.empty();
     }
     return Optional.of(
-        new McpBridge.ServerInfo(
-            server.name(),
-            server.source(),
-            server.endpoint(),
-            server.state(),
-            server.lastError(),
-            tools));
+        new Server(
+            new McpBridge.ServerInfo(
+                server.name(),
+                server.source(),
+                server.endpoint(),
+                server.state(),
+                server.lastError(),
+                tools),
+            served.remote()));
   }
 
-  private List<McpBridge.ServerInfo> visibleServers(ToolSet set) {
-    return bridge.servers().stream().flatMap(server -> visible(set, server).stream()).toList();
+  /**
+   * Every server, local ones first and then those workers bridge, one per name (ignoring case): a
+   * local one before a remote one, a connected remote one before others.
+   */
+  private List<Server> servers(ToolSet set) {
+    List<Server> all = new ArrayList<>();
+    Set<String> names = new HashSet<>();
+    for (McpBridge.ServerInfo local : bridge.servers()) {
+      names.add(local.name().toLowerCase(Locale.ROOT));
+      all.add(new Server(local, Optional.empty()));
+    }
+    List<RemoteMcpServer> remotes = new ArrayList<>(remote.get());
+    // Connected ones first, so that they win a name that two groups share.
+    remotes.sort(
+        (a, b) -> Boolean.compare(!a.state().equals("connected"), !b.state().equals("connected")));
+    for (RemoteMcpServer server : remotes) {
+      if (names.add(server.name().toLowerCase(Locale.ROOT))) {
+        all.add(new Server(info(set, server), Optional.of(server)));
+      }
+    }
+    all.sort((a, b) -> a.name().compareToIgnoreCase(b.name()));
+    return all;
+  }
+
+  /**
+   * A remote server as the bridge's own are described: its tools the host registered (as the set
+   * finds them), or, when no worker of its group is alive, the tools it had, unavailable.
+   */
+  private McpBridge.ServerInfo info(ToolSet set, RemoteMcpServer server) {
+    String source = McpServerState.source(server.name());
+    List<McpBridge.ServerTool> tools = new ArrayList<>();
+    server
+        .tools()
+        .forEach(
+            (registered, onServer) -> {
+              Optional<ToolSet.Entry> entry =
+                  set.find(registered).filter(found -> found.tool().spec().source().equals(source));
+              if (entry.isPresent()) {
+                var spec = entry.get().tool().spec();
+                tools.add(
+                    new McpBridge.ServerTool(
+                        onServer,
+                        registered,
+                        spec.description(),
+                        spec.parameters(),
+                        McpBridge.ToolStatus.AVAILABLE,
+                        "",
+                        scanner.scan(spec.description() + "\n" + spec.parameters())));
+              } else if (!server.state().equals("connected")) {
+                tools.add(
+                    new McpBridge.ServerTool(
+                        onServer,
+                        registered,
+                        "",
+                        McpResults.parameters(Map.of("type", "object")),
+                        McpBridge.ToolStatus.UNAVAILABLE,
+                        "no worker of group '" + server.group() + "' hosts it now.",
+                        List.of()));
+              }
+            });
+    tools.sort((a, b) -> a.name().compareTo(b.name()));
+    return new McpBridge.ServerInfo(
+        server.name(), source, server.endpoint(), server.state(), server.lastError(), tools);
+  }
+
+  private List<Server> visibleServers(ToolSet set) {
+    return servers(set).stream().flatMap(server -> visible(set, server).stream()).toList();
+  }
+
+  /** Where a server runs, in an answer: {@code location}, and the group and its workers. */
+  private static void location(ObjectNode entry, Server server) {
+    if (server.remote().isEmpty()) {
+      entry.put("location", LOCAL);
+      return;
+    }
+    entry.put("location", "worker_group");
+    entry.put("worker_group", server.remote().get().group());
+    entry.put("workers", server.remote().get().workers());
   }
 
   @Tool(
       name = "mcp_list_services",
       description =
-          "Lists the connected MCP servers: name, state, tool count and tool names. Use a name"
-              + " from here with mcp_get_service_details and mcp_invoke_tool.",
+          "Lists the MCP servers: name, where it runs (local, or a worker group), state, tool"
+              + " count and tool names. Use a name from here with mcp_get_service_details and"
+              + " mcp_invoke_tool.",
       readOnly = true,
       destructive = false,
       idempotent = true,
@@ -119,9 +234,11 @@ final class McpManagementTools {
   public String listServices() {
     bridge.recheckPins();
     ArrayNode list = MAPPER.createArrayNode();
-    for (McpBridge.ServerInfo server : visibleServers(caller())) {
+    for (Server served : visibleServers(caller())) {
+      McpBridge.ServerInfo server = served.info();
       ObjectNode entry = list.addObject();
       entry.put("server_name", server.name());
+      location(entry, served);
       entry.put("state", server.state());
       if (!server.lastError().isEmpty()) {
         entry.put("last_error", server.lastError());
@@ -168,7 +285,8 @@ final class McpManagementTools {
       @Param(name = "tool_name", description = "One tool's name, to see only that tool.")
           Optional<String> toolName) {
     bridge.recheckPins();
-    McpBridge.ServerInfo server = find(caller(), serverName);
+    Server served = find(caller(), serverName);
+    McpBridge.ServerInfo server = served.info();
     List<McpBridge.ServerTool> tools = server.tools();
     if (toolName.isPresent()) {
       tools = tools.stream().filter(tool -> tool.name().equals(toolName.get())).toList();
@@ -187,6 +305,7 @@ final class McpManagementTools {
     }
     ObjectNode answer = MAPPER.createObjectNode();
     answer.put("server_name", server.name());
+    location(answer, served);
     answer.put("state", server.state());
     answer.put("endpoint", server.endpoint());
     ArrayNode list = answer.putArray("tools");
@@ -222,7 +341,7 @@ final class McpManagementTools {
       @Param(description = "The tool's arguments, an object matching its input schema.")
           Map<String, Object> arguments) {
     ToolSet set = caller();
-    McpBridge.ServerInfo server = find(set, serverName);
+    McpBridge.ServerInfo server = find(set, serverName).info();
     McpBridge.ServerTool tool =
         server.tools().stream()
             .filter(candidate -> candidate.name().equals(toolName))
@@ -253,16 +372,15 @@ final class McpManagementTools {
               + " Use another tool, or ask the operator.");
     }
     String json = MAPPER.writeValueAsString(arguments == null ? Map.of() : arguments);
-    // The same call, to the bridged tool, through the same dispatcher and the same tool set.
+    // The same call, to the bridged tool, through the same dispatcher and the same tool set: a
+    // remote server's tool goes to a worker of its group, with the server's name in a header.
     ToolCall direct =
-        new ToolCall(
-            call.callId(),
-            tool.registeredName(),
-            json,
-            call.sessionId(),
-            call.user(),
-            call.model(),
-            call.deadline());
+        ToolCall.of(tool.registeredName(), json)
+            .withCallId(call.callId())
+            .withDeadline(call.deadline());
+    direct = call.sessionId().map(direct::withSessionId).orElse(direct);
+    direct = call.user().map(direct::withUser).orElse(direct);
+    direct = call.model().map(direct::withModel).orElse(direct);
     return dispatcher.dispatch(set, direct);
   }
 
@@ -308,7 +426,8 @@ final class McpManagementTools {
       // The config's own checks (the name) speak to whoever wrote it: here, the model.
       throw ToolException.invalidArguments(e.getMessage());
     }
-    if (bridge.server(serverName).isPresent()) {
+    if (bridge.server(serverName).isPresent()
+        || remote.get().stream().anyMatch(server -> server.name().equalsIgnoreCase(serverName))) {
       throw ToolException.invalidArguments(
           "An MCP server named '" + serverName + "' is already registered; choose another name.");
     }
@@ -339,19 +458,30 @@ final class McpManagementTools {
   public String unregisterServer(
       @Param(name = "server_name", description = "The server's name, from mcp_list_services.")
           String serverName) {
-    McpBridge.ServerInfo server = find(caller(), serverName);
+    Server served = find(caller(), serverName);
+    McpBridge.ServerInfo server = served.info();
+    if (served.remote().isPresent()) {
+      throw ToolException.invalidArguments(
+          "MCP server '"
+              + server.name()
+              + "' runs on worker group '"
+              + served.remote().get().group()
+              + "', not on this host; it is disconnected from that group's workers only.");
+    }
     bridge.remove(server.name());
     return "MCP server '" + server.name() + "' is disconnected and its tools removed.";
   }
 
   /** The named server as the set shows it; one it does not show is unknown. */
-  private McpBridge.ServerInfo find(ToolSet set, String serverName) {
-    return bridge
-        .server(serverName)
-        .flatMap(server -> visible(set, server))
+  private Server find(ToolSet set, String serverName) {
+    List<Server> visible = visibleServers(set);
+    return visible.stream()
+        .filter(server -> server.name().equalsIgnoreCase(serverName))
+        .findFirst()
         .orElseThrow(
             () ->
                 ToolException.invalidArguments(
-                    McpBridge.unknownServer(serverName, visibleServers(set))));
+                    McpBridge.unknownServer(
+                        serverName, visible.stream().map(Server::info).toList())));
   }
 }

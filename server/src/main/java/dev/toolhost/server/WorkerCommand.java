@@ -1,6 +1,7 @@
 package dev.toolhost.server;
 
 import dev.toolhost.bus.InMemoryResultStore;
+import dev.toolhost.bus.McpServerState;
 import dev.toolhost.bus.MessageBus;
 import dev.toolhost.bus.RedisResultStore;
 import dev.toolhost.bus.ResultStore;
@@ -9,6 +10,9 @@ import dev.toolhost.core.ExecutableTool;
 import dev.toolhost.core.MethodTools;
 import dev.toolhost.core.ToolDispatcher;
 import dev.toolhost.core.ToolRegistry;
+import dev.toolhost.core.ToolSpec;
+import dev.toolhost.mcp.McpBridge;
+import dev.toolhost.mcp.McpExtension;
 import java.io.File;
 import java.io.IOException;
 import java.net.MalformedURLException;
@@ -19,13 +23,17 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -48,6 +56,13 @@ import picocli.CommandLine.Spec;
  * sandbox tools for hosts that have no sandbox of their own. Finished results are remembered
  * in-process, or in Redis with {@code --results-redis URI} so that the whole group shares them.
  *
+ * <p>When its {@code --config} file has an {@code mcp:} section, it bridges those MCP servers (as a
+ * host would) and hosts their tools for its group: it announces each server and marks its tools
+ * with it, so that hosts on the bus register them with source {@code mcp:{server}} as if the server
+ * were their own, and their MCP management tools list the server with this worker's group. The
+ * tools follow the server: a tool the server adds, changes or drops is announced so at the next
+ * heartbeat. Workers of one group bridging one server share its calls.
+ *
  * <p>On the in-memory bus (no {@code --bus}, no {@code TOOLHOST_BUS}) no other process can reach
  * the worker: it says so on stderr when it starts, and runs anyway.
  */
@@ -59,6 +74,8 @@ import picocli.CommandLine.Spec;
       "Workers of one group share a queue: start more to scale a tool."
     })
 final class WorkerCommand implements Callable<Integer> {
+
+  private static final Logger LOG = LoggerFactory.getLogger(WorkerCommand.class);
 
   @Spec private CommandSpec spec;
 
@@ -123,12 +140,28 @@ final class WorkerCommand implements Callable<Integer> {
       throw e;
     }
     List<String> families = toolClasses.stream().filter(name -> !name.contains(".")).toList();
-    // The config's host, without a bus: it only lends its tools and its dispatch chain.
-    Host host =
-        families.isEmpty()
-            ? null
-            : Host.builder(config.load()).extensions(config.extensions()).build();
+    HostConfig loaded;
     try {
+      loaded = config.load();
+    } catch (RuntimeException e) {
+      closeQuietly(loader);
+      throw e;
+    }
+    boolean bridges = loaded.section(McpExtension.NAME).size() > 0;
+    // The config's host, without a bus: it only lends its tools and its dispatch chain.
+    Host host;
+    try {
+      host =
+          families.isEmpty() && !bridges
+              ? null
+              : Host.builder(loaded).extensions(config.extensions()).build();
+    } catch (RuntimeException e) {
+      closeQuietly(loader);
+      throw e;
+    }
+    Optional<McpBridge> bridge = host == null ? Optional.empty() : host.service(McpBridge.class);
+    try {
+      bridge.ifPresent(mcp -> mirrorMcpTools(host.registry(), registry));
       for (String family : families) {
         List<ExecutableTool> tools =
             host.registry().tools().stream()
@@ -187,14 +220,15 @@ final class WorkerCommand implements Callable<Integer> {
     try {
       worker =
           new ToolWorker(
-                  opened,
-                  group,
-                  registry,
-                  host == null ? ToolDispatcher.create() : host.dispatcher(),
-                  results,
-                  concurrency,
-                  Duration.ofSeconds(5))
-              .start();
+              opened,
+              group,
+              registry,
+              host == null ? ToolDispatcher.create() : host.dispatcher(),
+              results,
+              concurrency,
+              Duration.ofSeconds(5));
+      bridge.ifPresent(mcp -> worker.mcpServers(() -> mcpServers(mcp, registry)));
+      worker.start();
     } catch (RuntimeException e) {
       results.close();
       opened.close();
@@ -227,6 +261,96 @@ final class WorkerCommand implements Callable<Integer> {
     stopped.await();
     close.run();
     return CommandLine.ExitCode.OK;
+  }
+
+  /**
+   * Keeps the tools of the host's MCP servers (source {@code mcp:{server}}, not the management
+   * tools) in the worker's registry as the bridge registers, changes and drops them. A tool whose
+   * name the worker already hosts (an example tool) is not hosted, with a warning: give the server
+   * a {@code tool_prefix}.
+   */
+  private static void mirrorMcpTools(ToolRegistry from, ToolRegistry to) {
+    ToolRegistry.Listener mirror =
+        new ToolRegistry.Listener() {
+          @Override
+          public void registered(ToolSpec spec) {
+            if (bridged(spec)) {
+              from.find(spec.name()).ifPresent(tool -> host(to, tool));
+            }
+          }
+
+          @Override
+          public void unregistered(ToolSpec spec) {
+            if (bridged(spec)
+                && to.find(spec.name())
+                    .filter(tool -> tool.spec().source().equals(spec.source()))
+                    .isPresent()) {
+              to.unregister(spec.name());
+            }
+          }
+
+          @Override
+          public void replaced(ToolSpec before, ToolSpec after) {
+            Optional<ExecutableTool> hosted =
+                to.find(before.name()).filter(tool -> tool.spec().equals(before));
+            Optional<ExecutableTool> now = from.find(after.name());
+            if (bridged(after)
+                && hosted.isPresent()
+                && now.isPresent()
+                && to.replace(hosted.get(), now.get())) {
+              return;
+            }
+            unregistered(before);
+            registered(after);
+          }
+        };
+    from.addListener(mirror);
+    for (ExecutableTool tool : from.tools()) {
+      if (bridged(tool.spec())) {
+        host(to, tool);
+      }
+    }
+  }
+
+  private static boolean bridged(ToolSpec spec) {
+    return McpServerState.server(spec.source()).isPresent()
+        && !spec.source().equals(McpBridge.MANAGEMENT_SOURCE);
+  }
+
+  private static void host(ToolRegistry registry, ExecutableTool tool) {
+    if (!registry.registerIfAbsent(tool)
+        && !registry
+            .find(tool.name())
+            .map(ExecutableTool::spec)
+            .orElseThrow()
+            .equals(tool.spec())) {
+      LOG.warn(
+          "Tool '{}' of {} is not hosted: the worker hosts a tool of that name already; give the"
+              + " server a tool_prefix",
+          tool.name(),
+          tool.spec().source());
+    }
+  }
+
+  /** The bridge's servers as the worker announces them, with the tools it hosts of each. */
+  private static List<McpServerState> mcpServers(McpBridge bridge, ToolRegistry hosted) {
+    List<McpServerState> servers = new ArrayList<>();
+    for (McpBridge.ServerInfo server : bridge.servers()) {
+      Map<String, String> tools = new LinkedHashMap<>();
+      for (McpBridge.ServerTool tool : server.tools()) {
+        if (tool.status() == McpBridge.ToolStatus.AVAILABLE
+            && hosted
+                .find(tool.registeredName())
+                .filter(found -> found.spec().source().equals(server.source()))
+                .isPresent()) {
+          tools.put(tool.registeredName(), tool.name());
+        }
+      }
+      servers.add(
+          new McpServerState(
+              server.name(), server.state(), server.endpoint(), server.lastError(), tools));
+    }
+    return servers;
   }
 
   /**
