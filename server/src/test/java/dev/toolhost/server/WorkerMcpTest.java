@@ -1,0 +1,242 @@
+package dev.toolhost.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.toolhost.bus.MessageBus;
+import dev.toolhost.bus.ToolWorker;
+import dev.toolhost.core.ErrorCode;
+import dev.toolhost.core.ToolCall;
+import dev.toolhost.core.ToolResult;
+import dev.toolhost.mcp.NpmPackages;
+import dev.toolhost.mcp.TestProcesses;
+import dev.toolhost.rabbitmq.RabbitBus;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * MCP servers on remote workers, over the RabbitMQ at 127.0.0.1:5672: a host with no {@code mcp:}
+ * section, and {@code toolhost worker} processes whose config bridges the MCP reference server.
+ */
+@Timeout(value = 240, unit = TimeUnit.SECONDS)
+class WorkerMcpTest {
+
+  private static final URI BROKER = URI.create("amqp://guest:guest@127.0.0.1:5672/");
+  private static final String MARKER = "mcp-server-everything";
+  private static final JsonMapper JSON = JsonMapper.shared();
+
+  // A group of its own: suites sharing the broker never see each other's workers.
+  private final String group = "wm-" + UUID.randomUUID().toString().substring(0, 8);
+  private final List<ToolhostProcess> workers = new ArrayList<>();
+  @TempDir Path dir;
+  private RabbitBus hostBus;
+  private Host host;
+
+  @AfterEach
+  void stopAll() throws Exception {
+    for (ToolhostProcess worker : workers) {
+      if (worker.alive()) {
+        worker.stop(Duration.ofSeconds(20));
+      }
+    }
+    if (host != null) {
+      host.close();
+    }
+    if (hostBus != null) {
+      hostBus.close();
+    }
+    try (RabbitBus admin = RabbitBus.connect(BROKER)) {
+      admin.deleteQueue(ToolWorker.queue(group));
+    }
+    waitFor(Duration.ofSeconds(10), () -> TestProcesses.aliveDescendants(MARKER) == 0);
+  }
+
+  private Path workerConfig() throws Exception {
+    Path file = dir.resolve("worker.yaml");
+    Files.writeString(
+        file,
+        """
+        mcp:
+          servers:
+            everything:
+              command: %s
+              args: [stdio]
+              timeout: 30s
+        """
+            .formatted(NpmPackages.bin(MARKER)));
+    return file;
+  }
+
+  private ToolhostProcess startWorker(String name, Path config) throws Exception {
+    ToolhostProcess worker =
+        ToolhostProcess.start(
+            dir,
+            name,
+            List.of(
+                "worker",
+                "--bus",
+                BROKER.toString(),
+                "--group",
+                group,
+                "--config",
+                config.toString()));
+    workers.add(worker);
+    worker.awaitOut(
+        Pattern.compile("^Toolhost worker .* of group '" + group + "' .* hosting \\d+ tools"),
+        Duration.ofSeconds(90));
+    return worker;
+  }
+
+  private ToolResult call(String tool, String arguments) {
+    return host.dispatcher()
+        .dispatch(
+            host.toolSet("main"), ToolCall.of(tool, arguments).withTimeout(Duration.ofSeconds(15)));
+  }
+
+  private JsonNode servers() {
+    ToolResult listed = call("mcp_list_services", "{}");
+    assertThat(listed.isError()).as(listed.text()).isFalse();
+    return JSON.readTree(listed.text()).path("servers");
+  }
+
+  private JsonNode everything() {
+    for (JsonNode server : servers()) {
+      if (server.path("server_name").asString("").equals("everything")) {
+        return server;
+      }
+    }
+    return JSON.createObjectNode();
+  }
+
+  @Test
+  void aHostWithNoMcpSectionReachesTheMcpServerOfAWorkerGroupAndASecondWorkerTakesOver()
+      throws Exception {
+    Path config = workerConfig();
+    hostBus = RabbitBus.connect(BROKER);
+    host =
+        Host.builder(HostConfig.parse("http:\n  port: 0\n", "host.yaml"))
+            .environment(Map.of())
+            .service(MessageBus.class, hostBus)
+            .build();
+    // No MCP server anywhere yet: no management tools either.
+    assertThat(host.registry().find("mcp_list_services")).isEmpty();
+
+    ToolhostProcess first = startWorker("first", config);
+    waitFor(
+        Duration.ofSeconds(30),
+        () ->
+            host.registry().find("everything_echo").isPresent()
+                && host.registry().find("mcp_list_services").isPresent());
+
+    // Registered as if the server were the host's own.
+    assertThat(host.registry().find("everything_echo").orElseThrow().spec().source())
+        .isEqualTo("mcp:everything");
+    assertThat(host.registry().find("worker_info").orElseThrow().spec().source())
+        .isEqualTo("remote:" + group);
+    assertThat(host.toolSet("main").names()).contains("everything_echo", "everything_get-sum");
+    assertThat(call("everything_echo", "{\"message\": \"direct\"}").text()).contains("direct");
+    assertThat(call("everything_get-sum", "{\"a\": 2, \"b\": 3}").text()).contains("5");
+
+    JsonNode listed = everything();
+    assertThat(listed.path("location").asString()).isEqualTo("worker_group");
+    assertThat(listed.path("worker_group").asString()).isEqualTo(group);
+    assertThat(listed.path("workers").asInt()).isEqualTo(1);
+    assertThat(listed.path("state").asString()).isEqualTo("connected");
+    List<String> tools = new ArrayList<>();
+    listed.path("tools").forEach(tool -> tools.add(tool.asString()));
+    assertThat(tools).contains("echo", "get-sum");
+
+    ToolResult details =
+        call(
+            "mcp_get_service_details",
+            "{\"server_name\": \"Everything\", \"tool_name\": \"echo\"}");
+    assertThat(details.isError()).as(details.text()).isFalse();
+    JsonNode detail = JSON.readTree(details.text());
+    assertThat(detail.path("worker_group").asString()).isEqualTo(group);
+    assertThat(detail.at("/tools/0/registered_as").asString()).isEqualTo("everything_echo");
+    assertThat(detail.at("/tools/0/input_schema/properties/message").isObject()).isTrue();
+
+    // Routed by server name, ignoring case, to a worker of the group.
+    ToolResult invoked = invoke("EVERYTHING");
+    assertThat(invoked.isError()).as(invoked.text()).isFalse();
+    assertThat(invoked.text()).contains("over the bus");
+    ToolResult unknown =
+        call(
+            "mcp_invoke_tool",
+            "{\"server_name\": \"nothing\", \"tool_name\": \"echo\", \"arguments\": {}}");
+    assertThat(code(unknown)).isEqualTo(ErrorCode.INVALID_ARGUMENTS);
+    assertThat(unknown.text()).contains("no MCP server named 'nothing'", "everything");
+
+    // The worker dies (kill -9, its MCP server with it): its tools answer unavailable.
+    List<ProcessHandle> children =
+        ProcessHandle.of(first.pid()).orElseThrow().descendants().toList();
+    ProcessHandle.of(first.pid()).orElseThrow().destroyForcibly();
+    children.forEach(ProcessHandle::destroyForcibly);
+    waitFor(Duration.ofSeconds(10), () -> !first.alive());
+    // The broker drops the dead worker's consumer; the host counts consumers once a second.
+    waitFor(Duration.ofSeconds(10), () -> hostBus.consumerCount(ToolWorker.queue(group)) == 0);
+    Thread.sleep(1100);
+    ToolResult direct = call("everything_echo", "{\"message\": \"direct\"}");
+    assertThat(code(direct)).as(direct.text()).isEqualTo(ErrorCode.UNAVAILABLE);
+    assertThat(direct.text()).contains("no worker of group '" + group + "' is running");
+    ToolResult viaManagement = invoke("everything");
+    assertThat(code(viaManagement)).as(viaManagement.text()).isEqualTo(ErrorCode.UNAVAILABLE);
+    // Once its heartbeats lapse, the server stays listed, unavailable, and so do its tools.
+    waitFor(
+        Duration.ofSeconds(30),
+        () -> everything().path("state").asString("").equals("unavailable"));
+    JsonNode gone = everything();
+    assertThat(gone.path("worker_group").asString()).isEqualTo(group);
+    assertThat(gone.path("workers").asInt()).isZero();
+    assertThat(host.registry().find("everything_echo")).isEmpty();
+    ToolResult refused = invoke("everything");
+    assertThat(code(refused)).as(refused.text()).isEqualTo(ErrorCode.UNAVAILABLE);
+    assertThat(refused.text()).contains("no worker of group '" + group + "'");
+
+    // A second worker of the group takes over.
+    ToolhostProcess second = startWorker("second", config);
+    waitFor(
+        Duration.ofSeconds(30), () -> everything().path("state").asString("").equals("connected"));
+    ToolResult back = invoke("everything");
+    assertThat(back.isError()).as(back.text()).isFalse();
+    assertThat(back.text()).contains("over the bus");
+    assertThat(call("worker_info", "{}").text()).endsWith("pid " + second.pid());
+    assertThat(everything().path("workers").asInt()).isEqualTo(1);
+  }
+
+  private ToolResult invoke(String server) {
+    return call(
+        "mcp_invoke_tool",
+        "{\"server_name\": \""
+            + server
+            + "\", \"tool_name\": \"echo\", \"arguments\": {\"message\": \"over the bus\"}}");
+  }
+
+  private static ErrorCode code(ToolResult result) {
+    return result instanceof ToolResult.Failure failure ? failure.error().code() : null;
+  }
+
+  private static void waitFor(Duration time, BooleanSupplier condition)
+      throws InterruptedException {
+    Instant until = Instant.now().plus(time);
+    while (!condition.getAsBoolean()) {
+      assertThat(Instant.now()).as("condition met within %s", time).isBefore(until);
+      Thread.sleep(100);
+    }
+  }
+}
