@@ -145,7 +145,11 @@ public final class InvokeHandler implements MessageBus.DeliveryHandler, AutoClos
   private boolean bridges(String server, String toolName) {
     return tools
         .find(toolName)
-        .map(entry -> entry.tool().spec().source().equalsIgnoreCase(McpServerState.source(server)))
+        .map(
+            entry ->
+                entry.tool().spec().source().equalsIgnoreCase(McpServerState.source(server))
+                    // A management call (registering the server, say) names the server too.
+                    || entry.tool().spec().source().equals(McpServerState.MANAGEMENT_SOURCE))
         .orElse(false);
   }
 

@@ -20,6 +20,9 @@ import java.util.regex.Pattern;
 public record McpServerState(
     String name, String state, String endpoint, String lastError, Map<String, String> tools) {
 
+  /** The source of the MCP management tools, which a worker hosts but never announces. */
+  public static final String MANAGEMENT_SOURCE = "mcp:management";
+
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
 
   public McpServerState {

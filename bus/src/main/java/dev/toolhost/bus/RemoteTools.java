@@ -72,6 +72,7 @@ public final class RemoteTools implements AutoCloseable {
       String group,
       Set<String> tools,
       Map<String, McpServerState> mcpServers,
+      String mcpRegister,
       long lapsesAtNanos) {}
 
   /** Remote tools for the registry, with tool-service announcements going to {@code services}. */
@@ -164,6 +165,7 @@ public final class RemoteTools implements AutoCloseable {
     Map<String, ToolSpec> specs = new LinkedHashMap<>();
     Map<String, Duration> timeouts = new HashMap<>();
     Map<String, McpServerState> servers = mcpServers(workerId, body, group);
+    String register = body.path("mcp_register").asString("none");
     for (JsonNode tool : body.path("tools")) {
       try {
         JsonNode parameters = tool.path("parameters");
@@ -269,11 +271,13 @@ public final class RemoteTools implements AutoCloseable {
             group,
             hosted,
             servers,
+            register,
             System.nanoTime() + Duration.ofMillis(interval * MISSED_HEARTBEATS).toNanos()));
     boolean news = departed.remove(group) != null;
     if (before == null
-        ? !servers.isEmpty()
-        : !before.mcpServers().keySet().equals(servers.keySet())) {
+        ? !servers.isEmpty() || !register.equals("none")
+        : !before.mcpServers().keySet().equals(servers.keySet())
+            || !before.mcpRegister().equals(register)) {
       news = true;
     }
     if (news) {
@@ -384,6 +388,21 @@ public final class RemoteTools implements AutoCloseable {
         Comparator.comparing((RemoteMcpServer server) -> server.name().toLowerCase(Locale.ROOT))
             .thenComparing(RemoteMcpServer::group));
     return List.copyOf(servers);
+  }
+
+  /**
+   * The worker groups on which a model may register MCP servers at run time, with what each allows
+   * ({@code http} or {@code stdio}, the most any live worker of the group announces).
+   */
+  public synchronized Map<String, String> mcpRegistration() {
+    Map<String, String> groups = new TreeMap<>();
+    for (Worker worker : workers.values()) {
+      String allowed = worker.mcpRegister();
+      if (allowed.equals("http") || allowed.equals("stdio")) {
+        groups.merge(worker.group(), allowed, (a, b) -> a.equals("stdio") ? a : b);
+      }
+    }
+    return groups;
   }
 
   private static int rank(McpServerState server) {

@@ -52,7 +52,8 @@ public final class ToolWorker implements AutoCloseable {
   private final InvokeHandler handler;
   private final int concurrency;
   private final Duration heartbeat;
-  private volatile Supplier<List<McpServerState>> mcpServers = List::of;
+  private volatile Supplier<List<McpServerState>> mcpServers;
+  private volatile String mcpRegister = "none";
   private Subscription subscription;
   private Thread heartbeats;
   private boolean closed;
@@ -148,6 +149,27 @@ public final class ToolWorker implements AutoCloseable {
     return this;
   }
 
+  /**
+   * Tells hosts which MCP servers a model may register on this worker at run time ({@code none},
+   * {@code http} or {@code stdio}: its config's {@code mcp.allow_register}); announced with its
+   * servers. The worker hosts the registration tools (source {@value
+   * McpServerState#MANAGEMENT_SOURCE}) without announcing them.
+   */
+  public ToolWorker mcpRegistration(String allowed) {
+    this.mcpRegister = Objects.requireNonNull(allowed, "allowed");
+    return this;
+  }
+
+  /** Announces the worker now, as at a heartbeat: after its tools changed, say. */
+  public void announceNow() {
+    synchronized (this) {
+      if (subscription == null || closed) {
+        return;
+      }
+    }
+    announce();
+  }
+
   /** Declares the group's queue, starts consuming it, and announces the worker. */
   public synchronized ToolWorker start() {
     if (subscription != null || closed) {
@@ -187,14 +209,14 @@ public final class ToolWorker implements AutoCloseable {
     body.put("heartbeat_ms", heartbeat.toMillis());
     // The MCP server of each tool that comes from one, and the tool's name on it.
     Map<String, String[]> bridged = new HashMap<>();
-    List<McpServerState> servers;
-    try {
-      servers = mcpServers.get();
-    } catch (RuntimeException e) {
-      LOG.warn("Worker {} could not list its MCP servers: {}", workerId, e.toString());
-      servers = List.of();
-    }
-    if (!servers.isEmpty()) {
+    List<McpServerState> servers = List.of();
+    if (mcpServers != null) {
+      try {
+        servers = mcpServers.get();
+      } catch (RuntimeException e) {
+        LOG.warn("Worker {} could not list its MCP servers: {}", workerId, e.toString());
+      }
+      body.put("mcp_register", mcpRegister);
       ArrayNode list = body.putArray("mcp_servers");
       for (McpServerState server : servers) {
         ObjectNode entry = list.addObject();
@@ -213,6 +235,10 @@ public final class ToolWorker implements AutoCloseable {
     ArrayNode tools = body.putArray("tools");
     for (ExecutableTool executable : registry.tools()) {
       ToolSpec spec = executable.spec();
+      if (spec.source().equals(McpServerState.MANAGEMENT_SOURCE)) {
+        // Reached by a host's own management tools, never a tool of its own.
+        continue;
+      }
       ObjectNode tool = tools.addObject();
       tool.put("name", spec.name());
       tool.put("description", spec.description());

@@ -1,5 +1,6 @@
 package dev.toolhost.mcp;
 
+import dev.toolhost.bus.MessageBus;
 import dev.toolhost.bus.RemoteMcpServer;
 import dev.toolhost.core.ExecutableTool;
 import dev.toolhost.core.ToolCall;
@@ -239,16 +240,27 @@ public final class McpBridge implements AutoCloseable {
    * (the host's), so validation, deadlines and telemetry apply.
    */
   public List<ExecutableTool> managementTools(ToolDispatcher dispatcher) {
-    return managementTools(dispatcher, List::of);
+    return new McpManagementTools(
+            this, dispatcher, registration, List::of, Map::of, Optional.empty())
+        .tools();
   }
 
   /**
    * The management tools, as {@link #managementTools(ToolDispatcher)}, that also list and reach the
-   * MCP servers workers bridge over the message bus, as {@code remote} says they stand when asked.
+   * MCP servers workers bridge over the message bus: {@code remote} says how those stand when
+   * asked, {@code remoteRegistration} which worker groups let a model register servers (and what
+   * each allows). With a bus, the list holds the registration tools whatever this bridge's own
+   * policy: {@code mcp_register_server} with {@code worker_group} registers on that group's workers
+   * under their policy, and without it on this bridge under its own.
    */
   public List<ExecutableTool> managementTools(
-      ToolDispatcher dispatcher, Supplier<List<RemoteMcpServer>> remote) {
-    return new McpManagementTools(this, dispatcher, registration, remote).tools();
+      ToolDispatcher dispatcher,
+      Supplier<List<RemoteMcpServer>> remote,
+      Supplier<Map<String, String>> remoteRegistration,
+      MessageBus bus) {
+    return new McpManagementTools(
+            this, dispatcher, registration, remote, remoteRegistration, Optional.of(bus))
+        .tools();
   }
 
   /** The registration policy of the management tools. */

@@ -1,6 +1,6 @@
 package dev.toolhost.mcp;
 
-import dev.toolhost.bus.RemoteMcpServer;
+import dev.toolhost.bus.MessageBus;
 import dev.toolhost.bus.RemoteTools;
 import dev.toolhost.core.ExecutableTool;
 import dev.toolhost.core.ToolProfiles;
@@ -14,7 +14,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Supplier;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -27,8 +26,9 @@ import tools.jackson.databind.JsonNode;
  *
  * <p>On a message bus (when the host has the {@link RemoteTools} of the tool services extension),
  * the management tools see the MCP servers that workers bridge as well: a host with no {@code mcp:}
- * section registers them when a worker first announces an MCP server, and offers no registration
- * (its policy is the default, none).
+ * section registers them when a worker first announces an MCP server. The registration tools come
+ * with the bridge's own policy, or when a worker group first announces that it lets a model
+ * register servers on its workers ({@code mcp_register_server} with {@code worker_group}).
  *
  * <p>It owns the profile rule about its tools: subagents and scheduled tasks may not register or
  * unregister servers. Found by {@link java.util.ServiceLoader}, it reads its section from the
@@ -127,33 +127,45 @@ public final class McpExtension implements HostExtension {
   public void ready(ReadyHost host) {
     // Started after this extension, the tool services extension's remote tools exist only now.
     Optional<RemoteTools> remote = host.service(RemoteTools.class);
-    Supplier<List<RemoteMcpServer>> remoteServers =
-        remote.<Supplier<List<RemoteMcpServer>>>map(tools -> tools::mcpServers).orElse(List::of);
-    if (bridge != null) {
-      // They call through the host's dispatcher, which exists only now.
-      host.registry().registerAll(bridge.managementTools(host.dispatcher(), remoteServers));
+    Optional<MessageBus> bus = host.service(MessageBus.class);
+    if (remote.isEmpty() || bus.isEmpty()) {
+      if (bridge != null) {
+        // They call through the host's dispatcher, which exists only now.
+        host.registry().registerAll(bridge.managementTools(host.dispatcher()));
+      }
       return;
     }
-    if (remote.isEmpty()) {
-      return;
-    }
-    // No mcp: section, but a bus: the tools come with the first MCP server a worker announces,
-    // over a bridge of no servers of its own (it starts nothing, so it holds nothing to close).
+    RemoteTools workers = remote.get();
+    // With no mcp: section, over a bridge of no servers of its own (it starts nothing, so it holds
+    // nothing to close).
+    McpBridge owner = bridge != null ? bridge : McpBridge.builder(host.registry()).build();
     List<ExecutableTool> tools =
-        McpBridge.builder(host.registry())
-            .build()
-            .managementTools(host.dispatcher(), remoteServers);
-    AtomicBoolean registered = new AtomicBoolean();
-    Runnable registerOnce =
+        owner.managementTools(
+            host.dispatcher(), workers::mcpServers, workers::mcpRegistration, bus.get());
+    List<ExecutableTool> listing =
+        tools.stream().filter(tool -> !McpManagementTools.registers(tool)).toList();
+    List<ExecutableTool> registering =
+        tools.stream().filter(McpManagementTools::registers).toList();
+    // The listing tools come with the bridge, or with the first server or registering group a
+    // worker announces; the registration tools with the bridge's policy, or the first group that
+    // lets a model register.
+    AtomicBoolean listed = new AtomicBoolean();
+    AtomicBoolean offered = new AtomicBoolean();
+    boolean ownPolicy = bridge != null && bridge.registration().offered();
+    Runnable offer =
         () -> {
-          if (!registered.get()
-              && !remoteServers.get().isEmpty()
-              && registered.compareAndSet(false, true)) {
-            tools.forEach(tool -> host.registry().registerIfAbsent(tool));
+          boolean announced =
+              !workers.mcpServers().isEmpty() || !workers.mcpRegistration().isEmpty();
+          if ((bridge != null || announced) && listed.compareAndSet(false, true)) {
+            listing.forEach(tool -> host.registry().registerIfAbsent(tool));
+          }
+          if ((ownPolicy || !workers.mcpRegistration().isEmpty())
+              && offered.compareAndSet(false, true)) {
+            registering.forEach(tool -> host.registry().registerIfAbsent(tool));
           }
         };
-    remote.get().onMcpServers(registerOnce);
-    registerOnce.run();
+    workers.onMcpServers(offer);
+    offer.run();
   }
 
   @Override

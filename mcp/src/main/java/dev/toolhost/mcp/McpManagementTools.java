@@ -1,7 +1,9 @@
 package dev.toolhost.mcp;
 
 import dev.toolhost.bus.McpServerState;
+import dev.toolhost.bus.MessageBus;
 import dev.toolhost.bus.RemoteMcpServer;
+import dev.toolhost.bus.RemoteToolExecutor;
 import dev.toolhost.core.ErrorCode;
 import dev.toolhost.core.ExecutableTool;
 import dev.toolhost.core.MethodTools;
@@ -15,6 +17,8 @@ import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSet;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -65,17 +69,29 @@ final class McpManagementTools {
   private final ToolDispatcher dispatcher;
   private final RegistrationPolicy registration;
   private final Supplier<List<RemoteMcpServer>> remote;
+  private final Supplier<Map<String, String>> remoteRegistration;
+  private final Optional<MessageBus> bus;
   private final PoisoningScanner scanner = new PoisoningScanner();
 
+  /**
+   * @param remote the MCP servers workers bridge, as they stand when asked
+   * @param remoteRegistration the worker groups that let a model register servers, with what each
+   *     allows
+   * @param bus the message bus management calls to workers travel over; empty on a host with none
+   */
   McpManagementTools(
       McpBridge bridge,
       ToolDispatcher dispatcher,
       RegistrationPolicy registration,
-      Supplier<List<RemoteMcpServer>> remote) {
+      Supplier<List<RemoteMcpServer>> remote,
+      Supplier<Map<String, String>> remoteRegistration,
+      Optional<MessageBus> bus) {
     this.bridge = bridge;
     this.dispatcher = dispatcher;
     this.registration = registration;
     this.remote = remote;
+    this.remoteRegistration = remoteRegistration;
+    this.bus = bus;
   }
 
   /**
@@ -92,10 +108,24 @@ final class McpManagementTools {
     }
   }
 
+  /**
+   * The tools: the registration tools too when this host's policy offers them, or when it is on a
+   * message bus (registering on a worker group follows that group's policy; the caller offers them
+   * once a group allows it).
+   */
   List<ExecutableTool> tools() {
     return MethodTools.of(this, McpBridge.MANAGEMENT_SOURCE).stream()
-        .filter(tool -> registration.offered() || !REGISTRATION_TOOLS.contains(tool.name()))
+        .filter(
+            tool ->
+                registration.offered()
+                    || bus.isPresent()
+                    || !REGISTRATION_TOOLS.contains(tool.name()))
         .toList();
+  }
+
+  /** Whether the tool is one of the two that register and unregister servers. */
+  static boolean registers(ExecutableTool tool) {
+    return REGISTRATION_TOOLS.contains(tool.name());
   }
 
   /** The tool set the running call was dispatched through. */
@@ -390,12 +420,80 @@ final class McpManagementTools {
           "Connects a new MCP server and registers its tools: a command run over stdio (with"
               + " arguments), or an http(s) URL of a Streamable HTTP endpoint (a URL ending in /sse"
               + " uses the legacy SSE transport).")
-  public String registerServer(
+  public ToolResult registerServer(
+      ToolCall call,
       @Param(name = "server_name", description = "A new, unique name for the server.")
           String serverName,
       @Param(description = "The program to run, or the server's http(s) URL.") String command,
       @Param(description = "The program's arguments (stdio only).")
-          Optional<List<String>> arguments) {
+          Optional<List<String>> arguments,
+      @Param(
+              name = "worker_group",
+              description =
+                  "Register it on the workers of this group rather than on this host (when the"
+                      + " group allows it).")
+          Optional<String> workerGroup) {
+    if (taken(serverName)) {
+      throw ToolException.invalidArguments(
+          "An MCP server named '" + serverName + "' is already registered; choose another name.");
+    }
+    if (workerGroup.isPresent()) {
+      return registerOn(call, workerGroup.get(), serverName, command, arguments);
+    }
+    if (!registration.offered()) {
+      Map<String, String> groups = remoteRegistration.get();
+      throw ToolException.invalidArguments(
+          "This host does not let a model register MCP servers of its own (mcp.allow_register is"
+              + " none)."
+              + (groups.isEmpty()
+                  ? ""
+                  : " Give worker_group, one of: "
+                      + groups.entrySet().stream()
+                          .map(group -> group.getKey() + " (" + group.getValue() + ")")
+                          .collect(Collectors.joining(", "))
+                      + "."));
+    }
+    McpBridge.ServerInfo server = bridge.add(config(registration, serverName, command, arguments));
+    if (!server.state().equals("connected")) {
+      return ToolResult.success(
+          "MCP server '"
+              + server.name()
+              + "' is registered but not connected yet ("
+              + server.lastError()
+              + "); the host keeps trying. Check mcp_list_services later.");
+    }
+    return ToolResult.success(
+        "MCP server '"
+            + server.name()
+            + "' is connected with "
+            + server.tools().size()
+            + " tools: "
+            + server.tools().stream()
+                .map(McpBridge.ServerTool::registeredName)
+                .collect(Collectors.joining(", "))
+            + ".");
+  }
+
+  /** Whether a local or a remote server has the name, ignoring case. */
+  private boolean taken(String serverName) {
+    return bridge.server(serverName).isPresent()
+        || remote.get().stream()
+            .anyMatch(
+                server ->
+                    server.name().equalsIgnoreCase(serverName)
+                        && !server.state().equals(RemoteMcpServer.UNAVAILABLE));
+  }
+
+  /**
+   * The config of a server a model asked to register, checked against the policy.
+   *
+   * @throws ToolException {@code invalid_arguments} when the policy refuses it or it is invalid
+   */
+  static McpServerConfig config(
+      RegistrationPolicy registration,
+      String serverName,
+      String command,
+      Optional<List<String>> arguments) {
     McpServerConfig.Transport transport;
     if (command.startsWith("http://") || command.startsWith("https://")) {
       URI url;
@@ -417,37 +515,102 @@ final class McpManagementTools {
       }
       transport = new McpServerConfig.Stdio(command, arguments.orElse(List.of()), Map.of());
     }
-    McpServerConfig config;
     try {
-      config =
-          new McpServerConfig(
-              serverName, transport, Optional.empty(), McpServerConfig.DEFAULT_TIMEOUT);
+      return new McpServerConfig(
+          serverName, transport, Optional.empty(), McpServerConfig.DEFAULT_TIMEOUT);
     } catch (IllegalArgumentException e) {
       // The config's own checks (the name) speak to whoever wrote it: here, the model.
       throw ToolException.invalidArguments(e.getMessage());
     }
-    if (bridge.server(serverName).isPresent()
-        || remote.get().stream().anyMatch(server -> server.name().equalsIgnoreCase(serverName))) {
+  }
+
+  /**
+   * Registers a server on the workers of a group: a management call over the bus to one of them,
+   * which checks its own policy, registers it, and tells the others of its group; answered once the
+   * group announces the server (or after 5 s, or at the call's deadline).
+   */
+  private ToolResult registerOn(
+      ToolCall call,
+      String group,
+      String serverName,
+      String command,
+      Optional<List<String>> arguments) {
+    Map<String, String> groups = remoteRegistration.get();
+    if (bus.isEmpty() || !groups.containsKey(group)) {
       throw ToolException.invalidArguments(
-          "An MCP server named '" + serverName + "' is already registered; choose another name.");
+          "No running worker of group '"
+              + group
+              + "' lets a model register MCP servers"
+              + (groups.isEmpty()
+                  ? "."
+                  : "; groups that do: "
+                      + groups.entrySet().stream()
+                          .map(entry -> entry.getKey() + " (" + entry.getValue() + ")")
+                          .collect(Collectors.joining(", "))
+                      + "."));
     }
-    McpBridge.ServerInfo server = bridge.add(config);
-    if (!server.state().equals("connected")) {
-      return "MCP server '"
-          + server.name()
-          + "' is registered but not connected yet ("
-          + server.lastError()
-          + "); the host keeps trying. Check mcp_list_services later.";
+    ObjectNode request = MAPPER.createObjectNode();
+    request.put("server_name", serverName);
+    request.put("command", command);
+    arguments.ifPresent(list -> list.forEach(request.withArray("arguments")::add));
+    ToolResult result = remoteCall(call, group, serverName, REGISTER_SERVER, request);
+    if (result.isError()) {
+      return result;
     }
-    return "MCP server '"
-        + server.name()
-        + "' is connected with "
-        + server.tools().size()
-        + " tools: "
-        + server.tools().stream()
-            .map(McpBridge.ServerTool::registeredName)
-            .collect(Collectors.joining(", "))
-        + ".";
+    Instant until = Instant.now().plus(Duration.ofSeconds(5));
+    if (call.deadline().isBefore(until)) {
+      until = call.deadline();
+    }
+    try {
+      while (Instant.now().isBefore(until)
+          && remote.get().stream()
+              .noneMatch(
+                  server ->
+                      server.name().equalsIgnoreCase(serverName)
+                          && server.group().equals(group)
+                          && !server.tools().isEmpty())) {
+        Thread.sleep(50);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    return ToolResult.success(result.text() + " It runs on the workers of group '" + group + "'.");
+  }
+
+  /**
+   * A management call to a worker of the group: the invoke protocol, with the server's name in
+   * header {@code toolhost_mcp_server} and the caller's call id as the request's.
+   */
+  private ToolResult remoteCall(
+      ToolCall call, String group, String serverName, String tool, ObjectNode arguments) {
+    ToolCall request =
+        ToolCall.of(tool, arguments.toString())
+            .withCallId(call.callId())
+            .withDeadline(call.deadline());
+    request = call.sessionId().map(request::withSessionId).orElse(request);
+    request = call.user().map(request::withUser).orElse(request);
+    ToolResult result;
+    try {
+      result =
+          new RemoteToolExecutor(bus.orElseThrow(), group, Optional.of(serverName))
+              .execute(request, arguments);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return ToolResult.failure(ErrorCode.CANCELLED, "The call was cancelled.");
+    }
+    if (result instanceof ToolResult.Failure failure
+        && failure.error().code() == ErrorCode.TOOL_NOT_FOUND) {
+      return ToolResult.failure(
+          ErrorCode.INVALID_ARGUMENTS,
+          "The worker of group '"
+              + group
+              + "' that took the call does not let a model register MCP servers, or does not"
+              + " bridge '"
+              + serverName
+              + "'. The workers of one group should share one config.",
+          failure.error().message());
+    }
+    return result;
   }
 
   @Tool(
@@ -455,21 +618,33 @@ final class McpManagementTools {
       description = "Disconnects an MCP server and removes its tools.",
       idempotent = true,
       openWorld = false)
-  public String unregisterServer(
+  public ToolResult unregisterServer(
+      ToolCall call,
       @Param(name = "server_name", description = "The server's name, from mcp_list_services.")
           String serverName) {
     Server served = find(caller(), serverName);
     McpBridge.ServerInfo server = served.info();
     if (served.remote().isPresent()) {
+      String group = served.remote().get().group();
+      if (bus.isEmpty() || !remoteRegistration.get().containsKey(group)) {
+        throw ToolException.invalidArguments(
+            "MCP server '"
+                + server.name()
+                + "' runs on worker group '"
+                + group
+                + "', whose workers do not let a model unregister servers.");
+      }
+      ObjectNode request = MAPPER.createObjectNode().put("server_name", server.name());
+      return remoteCall(call, group, server.name(), UNREGISTER_SERVER, request);
+    }
+    if (!registration.offered()) {
       throw ToolException.invalidArguments(
-          "MCP server '"
-              + server.name()
-              + "' runs on worker group '"
-              + served.remote().get().group()
-              + "', not on this host; it is disconnected from that group's workers only.");
+          "This host does not let a model unregister MCP servers of its own (mcp.allow_register is"
+              + " none).");
     }
     bridge.remove(server.name());
-    return "MCP server '" + server.name() + "' is disconnected and its tools removed.";
+    return ToolResult.success(
+        "MCP server '" + server.name() + "' is disconnected and its tools removed.");
   }
 
   /** The named server as the set shows it; one it does not show is unknown. */

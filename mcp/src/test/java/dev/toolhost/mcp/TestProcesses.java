@@ -14,13 +14,19 @@ public final class TestProcesses {
 
   private TestProcesses() {}
 
-  /** The command line that runs a main class of the test classpath in a new JVM. */
+  /**
+   * The command line that runs a main class of the test classpath in a new JVM. The class's name
+   * comes first too, in a system property: the JDK reads at most 4096 characters of a process's
+   * command line ({@code ProcessHandle.Info}), and {@link #killDescendants} must find it before the
+   * long class path.
+   */
   public static List<String> javaMain(Class<?> main, String... arguments) {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     List<String> command =
         new java.util.ArrayList<>(
             List.of(
                 java,
+                "-Dtoolhost.test.main=" + main.getName(),
                 "-Xshare:auto",
                 "-XX:TieredStopAtLevel=1",
                 "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",

@@ -13,6 +13,7 @@ import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.ToolSpec;
 import dev.toolhost.mcp.McpBridge;
 import dev.toolhost.mcp.McpExtension;
+import dev.toolhost.mcp.McpGroupRegistrations;
 import java.io.File;
 import java.io.IOException;
 import java.net.MalformedURLException;
@@ -25,6 +26,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -217,6 +219,7 @@ final class WorkerCommand implements Callable<Integer> {
       throw e;
     }
     ToolWorker worker;
+    McpGroupRegistrations registrations = null;
     try {
       worker =
           new ToolWorker(
@@ -227,8 +230,28 @@ final class WorkerCommand implements Callable<Integer> {
               results,
               concurrency,
               Duration.ofSeconds(5));
-      bridge.ifPresent(mcp -> worker.mcpServers(() -> mcpServers(mcp, registry)));
+      bridge.ifPresent(
+          mcp ->
+              worker
+                  .mcpServers(() -> mcpServers(mcp, registry))
+                  .mcpRegistration(mcp.registration().allowed().name().toLowerCase(Locale.ROOT)));
+      if (bridge.isPresent()) {
+        // Registering a server at run time: as the config's policy allows, on every worker of
+        // the group. The tools are hosted, never announced: hosts reach them through their own
+        // management tools.
+        registrations =
+            new McpGroupRegistrations(
+                opened, group, worker.workerId(), bridge.get(), worker::announceNow);
+        registry.registerAll(
+            registrations.registrationTools(
+                host.registry().tools().stream()
+                    .filter(tool -> tool.spec().source().equals(McpBridge.MANAGEMENT_SOURCE))
+                    .toList()));
+      }
       worker.start();
+      if (registrations != null) {
+        registrations.start();
+      }
     } catch (RuntimeException e) {
       results.close();
       opened.close();
@@ -236,11 +259,15 @@ final class WorkerCommand implements Callable<Integer> {
       closeQuietly(loader);
       throw e;
     }
+    McpGroupRegistrations listening = registrations;
     CountDownLatch stopped = new CountDownLatch(1);
     AtomicBoolean closed = new AtomicBoolean();
     Runnable close =
         () -> {
           if (closed.compareAndSet(false, true)) {
+            if (listening != null) {
+              listening.close();
+            }
             worker.close();
             results.close();
             opened.close();

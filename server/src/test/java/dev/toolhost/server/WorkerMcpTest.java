@@ -143,6 +143,9 @@ class WorkerMcpTest {
             host.registry().find("everything_echo").isPresent()
                 && host.registry().find("mcp_list_services").isPresent());
 
+    // The workers' config lets no model register servers: the host offers no registration.
+    assertThat(host.registry().find("mcp_register_server")).isEmpty();
+    assertThat(host.registry().find("mcp_unregister_server")).isEmpty();
     // Registered as if the server were the host's own.
     assertThat(host.registry().find("everything_echo").orElseThrow().spec().source())
         .isEqualTo("mcp:everything");
@@ -225,6 +228,78 @@ class WorkerMcpTest {
         "{\"server_name\": \""
             + server
             + "\", \"tool_name\": \"echo\", \"arguments\": {\"message\": \"over the bus\"}}");
+  }
+
+  private JsonNode server(String name) {
+    for (JsonNode server : servers()) {
+      if (server.path("server_name").asString("").equalsIgnoreCase(name)) {
+        return server;
+      }
+    }
+    return JSON.createObjectNode();
+  }
+
+  @Test
+  void aModelRegistersAServerOnEveryWorkerOfAGroupWhoseConfigAllowsItAndUnregistersIt()
+      throws Exception {
+    Path config = dir.resolve("registering.yaml");
+    Files.writeString(config, "mcp:\n  allow_register: stdio\n");
+    hostBus = RabbitBus.connect(BROKER);
+    host =
+        Host.builder(HostConfig.parse("http:\n  port: 0\n", "host.yaml"))
+            .environment(Map.of())
+            .service(MessageBus.class, hostBus)
+            .build();
+    startWorker("first", config);
+    startWorker("second", config);
+    // The group lets a model register servers: the host offers registration.
+    waitFor(Duration.ofSeconds(30), () -> host.registry().find("mcp_register_server").isPresent());
+
+    // Not on the host itself: it has no mcp: section, so no policy of its own.
+    ToolResult local =
+        call(
+            "mcp_register_server",
+            "{\"server_name\": \"late\", \"command\": \"" + NpmPackages.bin(MARKER) + "\"}");
+    assertThat(code(local)).as(local.text()).isEqualTo(ErrorCode.INVALID_ARGUMENTS);
+    assertThat(local.text()).contains("Give worker_group, one of: " + group + " (stdio)");
+
+    ToolResult registered =
+        call(
+            "mcp_register_server",
+            "{\"server_name\": \"late\", \"command\": \""
+                + NpmPackages.bin(MARKER)
+                + "\", \"arguments\": [\"stdio\"], \"worker_group\": \""
+                + group
+                + "\"}");
+    assertThat(registered.isError()).as(registered.text()).isFalse();
+    assertThat(registered.text())
+        .contains("MCP server 'late' is connected", "It runs on the workers of group '" + group);
+    // Every worker of the group bridges it: the one that took the call told the other.
+    waitFor(Duration.ofSeconds(30), () -> server("late").path("workers").asInt() == 2);
+    assertThat(server("late").path("worker_group").asString()).isEqualTo(group);
+    assertThat(host.registry().find("late_echo").orElseThrow().spec().source())
+        .isEqualTo("mcp:late");
+    for (int i = 0; i < 4; i++) {
+      ToolResult echoed =
+          call(
+              "mcp_invoke_tool",
+              "{\"server_name\": \"Late\", \"tool_name\": \"echo\","
+                  + " \"arguments\": {\"message\": \"registered\"}}");
+      assertThat(echoed.isError()).as(echoed.text()).isFalse();
+      assertThat(echoed.text()).contains("registered");
+    }
+    ToolResult again =
+        call(
+            "mcp_register_server",
+            "{\"server_name\": \"LATE\", \"command\": \"x\", \"worker_group\": \"" + group + "\"}");
+    assertThat(again.text()).contains("already registered");
+
+    ToolResult unregistered = call("mcp_unregister_server", "{\"server_name\": \"LATE\"}");
+    assertThat(unregistered.isError()).as(unregistered.text()).isFalse();
+    assertThat(unregistered.text()).contains("'late' is disconnected");
+    waitFor(
+        Duration.ofSeconds(30),
+        () -> server("late").isEmpty() && host.registry().find("late_echo").isEmpty());
   }
 
   private static ErrorCode code(ToolResult result) {
