@@ -433,11 +433,8 @@ final class McpManagementTools {
                   "Register it on the workers of this group rather than on this host (when the"
                       + " group allows it).")
           Optional<String> workerGroup) {
-    if (taken(serverName)) {
-      throw ToolException.invalidArguments(
-          "An MCP server named '" + serverName + "' is already registered; choose another name.");
-    }
     if (workerGroup.isPresent()) {
+      refuseTaken(serverName);
       return registerOn(call, workerGroup.get(), serverName, command, arguments);
     }
     if (!registration.offered()) {
@@ -453,7 +450,9 @@ final class McpManagementTools {
                           .collect(Collectors.joining(", "))
                       + "."));
     }
-    McpBridge.ServerInfo server = bridge.add(config(registration, serverName, command, arguments));
+    McpServerConfig config = config(registration, serverName, command, arguments);
+    refuseTaken(serverName);
+    McpBridge.ServerInfo server = bridge.add(config);
     if (!server.state().equals("connected")) {
       return ToolResult.success(
           "MCP server '"
@@ -474,14 +473,17 @@ final class McpManagementTools {
             + ".");
   }
 
-  /** Whether a local or a remote server has the name, ignoring case. */
-  private boolean taken(String serverName) {
-    return bridge.server(serverName).isPresent()
+  /** Refuses a name a local or a remote server has, ignoring case. */
+  private void refuseTaken(String serverName) {
+    if (bridge.server(serverName).isPresent()
         || remote.get().stream()
             .anyMatch(
                 server ->
                     server.name().equalsIgnoreCase(serverName)
-                        && !server.state().equals(RemoteMcpServer.UNAVAILABLE));
+                        && !server.state().equals(RemoteMcpServer.UNAVAILABLE))) {
+      throw ToolException.invalidArguments(
+          "An MCP server named '" + serverName + "' is already registered; choose another name.");
+    }
   }
 
   /**
