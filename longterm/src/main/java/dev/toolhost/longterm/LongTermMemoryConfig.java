@@ -43,6 +43,7 @@ import tools.jackson.databind.JsonNode;
  *     timeout: 30s
  *   embed_retry: 30s               # how often memories without a vector are embedded again
  *   default_user: default          # whose memories a call without a user reads and writes
+ *   per_agent: true                # an agent's memories are its own (false: the user's, shared)
  *   limits:
  *     max_content_bytes: 51200     # the largest memory
  *     default_results: 10          # memory_recall's max_results when the model gives none
@@ -55,6 +56,9 @@ import tools.jackson.databind.JsonNode;
  * @param embedder what embeds memories
  * @param embedRetry how often the background pass looks for memories without a vector
  * @param defaultUser the user of calls that name none
+ * @param perAgent whether a memory an agent's run saves is that agent's, seen by no other agent of
+ *     the user (each agent still sees the user's own memories); when false, agents save and see the
+ *     user's memories together (see {@link Owner})
  * @param limits the tools' limits
  */
 public record LongTermMemoryConfig(
@@ -64,6 +68,7 @@ public record LongTermMemoryConfig(
     EmbedderChoice embedder,
     Duration embedRetry,
     String defaultUser,
+    boolean perAgent,
     Limits limits) {
 
   public LongTermMemoryConfig {
@@ -177,6 +182,7 @@ public record LongTermMemoryConfig(
         EmbedderChoice.bundled(),
         Duration.ofSeconds(30),
         "default",
+        true,
         Limits.defaults());
   }
 
@@ -189,19 +195,26 @@ public record LongTermMemoryConfig(
         embedder,
         embedRetry,
         defaultUser,
+        perAgent,
         limits);
+  }
+
+  /** This config keeping memories per agent, or not. */
+  public LongTermMemoryConfig withPerAgent(boolean keptPerAgent) {
+    return new LongTermMemoryConfig(
+        store, stateDirectory, postgres, embedder, embedRetry, defaultUser, keptPerAgent, limits);
   }
 
   /** This config with the given embedder. */
   public LongTermMemoryConfig withEmbedder(EmbedderChoice choice) {
     return new LongTermMemoryConfig(
-        store, stateDirectory, postgres, choice, embedRetry, defaultUser, limits);
+        store, stateDirectory, postgres, choice, embedRetry, defaultUser, perAgent, limits);
   }
 
   /** This config retrying embeddings at the given interval. */
   public LongTermMemoryConfig withEmbedRetry(Duration interval) {
     return new LongTermMemoryConfig(
-        store, stateDirectory, postgres, embedder, interval, defaultUser, limits);
+        store, stateDirectory, postgres, embedder, interval, defaultUser, perAgent, limits);
   }
 
   /** The longest vector Lucene's default codec indexes. */
@@ -324,7 +337,8 @@ public record LongTermMemoryConfig(
       }
       limits = new Limits(content, Math.min(given, max), max);
     }
-    return new LongTermMemoryConfig(store, state, postgres, embedder, retry, user, limits);
+    return new LongTermMemoryConfig(
+        store, state, postgres, embedder, retry, user, raw.perAgent() != Boolean.FALSE, limits);
   }
 
   private static EmbedderChoice embedder(RawEmbedder raw, ConfigProblems problems) {
@@ -466,6 +480,9 @@ public record LongTermMemoryConfig(
       RawEmbedder embedder,
       @DurationText String embedRetry,
       String defaultUser,
+      @JsonPropertyDescription(
+              "whether an agent's memories are its own (true) or shared by the user's agents")
+          Boolean perAgent,
       RawLimits limits) {}
 
   record RawPostgres(String url, String user, String passwordEnv, String tablePrefix) {}

@@ -405,12 +405,15 @@ final class McpManagementTools {
     // The same call, to the bridged tool, through the same dispatcher and the same tool set: a
     // remote server's tool goes to a worker of its group, with the server's name in a header.
     ToolCall direct =
-        ToolCall.of(tool.registeredName(), json)
-            .withCallId(call.callId())
-            .withDeadline(call.deadline());
-    direct = call.sessionId().map(direct::withSessionId).orElse(direct);
-    direct = call.user().map(direct::withUser).orElse(direct);
-    direct = call.model().map(direct::withModel).orElse(direct);
+        new ToolCall(
+            call.callId(),
+            tool.registeredName(),
+            json,
+            call.sessionId(),
+            call.user(),
+            call.agent(),
+            call.model(),
+            call.deadline());
     return dispatcher.dispatch(set, direct);
   }
 
@@ -591,6 +594,7 @@ final class McpManagementTools {
             .withDeadline(call.deadline());
     request = call.sessionId().map(request::withSessionId).orElse(request);
     request = call.user().map(request::withUser).orElse(request);
+    request = call.agent().map(request::withAgent).orElse(request);
     ToolResult result;
     try {
       result =
