@@ -176,6 +176,21 @@ public final class InvokeHandler implements MessageBus.DeliveryHandler, AutoClos
         return;
       }
       String server = delivery.message().headers().get(RemoteToolExecutor.MCP_SERVER_HEADER);
+      if (server != null && tools.find(call.toolName()).isEmpty()) {
+        // Another worker of the group announced it: this one has not connected the server yet
+        // (starting, reconnecting, a registration not applied yet), so a retry may find it.
+        reply(
+            delivery,
+            call,
+            ToolResult.failure(
+                ErrorCode.UNAVAILABLE,
+                "Tool '"
+                    + call.toolName()
+                    + "' of MCP server '"
+                    + server
+                    + "' is not connected on the worker that took the call. You may retry."));
+        return;
+      }
       if (server != null && !bridges(server, call.toolName())) {
         reply(
             delivery,
@@ -184,9 +199,9 @@ public final class InvokeHandler implements MessageBus.DeliveryHandler, AutoClos
                 ErrorCode.TOOL_NOT_FOUND,
                 "Tool '"
                     + call.toolName()
-                    + "' of MCP server '"
+                    + "' of this worker is not a tool of MCP server '"
                     + server
-                    + "' is not hosted by this worker."));
+                    + "'."));
         return;
       }
       Duration wait = FIRST_WAIT;

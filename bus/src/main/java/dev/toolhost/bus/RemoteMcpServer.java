@@ -14,7 +14,7 @@ import java.util.Objects;
  *     unavailable} when no worker of the group is alive any more
  * @param endpoint its command line or URL as the workers describe it
  * @param lastError why it is not connected, when it is not
- * @param workers how many live workers of the group bridge it
+ * @param workers how many live workers of the group have it connected (can serve its calls)
  * @param tools its tools as the host registered them: the registered name to the name on the server
  *     (when {@code unavailable}, the tools it had)
  */

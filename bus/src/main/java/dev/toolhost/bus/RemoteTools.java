@@ -380,7 +380,7 @@ public final class RemoteTools implements AutoCloseable {
                   best.state(),
                   best.endpoint(),
                   best.state().equals("connected") ? "" : best.lastError(),
-                  states.size(),
+                  (int) states.stream().filter(state -> state.state().equals("connected")).count(),
                   tools));
         });
     departed.values().forEach(servers::addAll);

@@ -122,15 +122,20 @@ class RemoteMcpServersTest {
   }
 
   @Test
-  void twoWorkersOfAGroupAreOneServerWithTwoWorkersAndTheServerOutlivesThemAsUnavailable() {
+  void workersOfAGroupAreOneServerThatOutlivesThemAsUnavailable() {
     remote.start();
+    ToolWorker connecting = worker("mcp-b", "connecting");
+    await().until(() -> remote.mcpServers().size() == 1);
+    assertThat(remote.mcpServers().get(0).state()).isEqualTo("connecting");
+    assertThat(remote.mcpServers().get(0).workers()).isZero();
     ToolWorker first = worker("mcp-b", "connected");
-    ToolWorker second = worker("mcp-b", "connecting");
-    await()
-        .until(() -> remote.mcpServers().size() == 1 && remote.mcpServers().get(0).workers() == 2);
-    // The best state of the group's workers.
+    ToolWorker second = worker("mcp-b", "connected");
+    // The best state of the group's workers, and how many have it connected.
+    await().until(() -> remote.mcpServers().get(0).workers() == 2);
+    assertThat(remote.mcpServers()).hasSize(1);
     assertThat(remote.mcpServers().get(0).state()).isEqualTo("connected");
 
+    connecting.close();
     first.close();
     second.close();
 
@@ -151,7 +156,7 @@ class RemoteMcpServersTest {
   void aRequestNamingAnotherServerThanTheToolsIsAnsweredToolNotFound() {
     worker("mcp-c", "connected");
     ToolRegistry caller = new ToolRegistry();
-    for (String tool : List.of("srv_echo", "plain")) {
+    for (String tool : List.of("srv_echo", "plain", "srv_later")) {
       caller.register(
           ExecutableTool.of(
               new ToolSpec(
@@ -175,7 +180,14 @@ class RemoteMcpServersTest {
         dispatcher.dispatch(tools, ToolCall.of("plain", "{}").withTimeout(Duration.ofSeconds(5)));
     assertThat(code(plain)).isEqualTo(ErrorCode.TOOL_NOT_FOUND);
     assertThat(plain.text())
-        .isEqualTo("Tool 'plain' of MCP server 'SRV' is not hosted by this worker.");
+        .isEqualTo("Tool 'plain' of this worker is not a tool of MCP server 'SRV'.");
+    // One the worker does not host (yet): its server is not connected there, and a retry may
+    // reach a worker that has it.
+    ToolResult later =
+        dispatcher.dispatch(
+            tools, ToolCall.of("srv_later", "{}").withTimeout(Duration.ofSeconds(5)));
+    assertThat(code(later)).isEqualTo(ErrorCode.UNAVAILABLE);
+    assertThat(later.text()).contains("is not connected on the worker that took the call");
   }
 
   @Test

@@ -274,7 +274,7 @@ class WorkerMcpTest {
     assertThat(registered.isError()).as(registered.text()).isFalse();
     assertThat(registered.text())
         .contains("MCP server 'late' is connected", "It runs on the workers of group '" + group);
-    // Every worker of the group bridges it: the one that took the call told the other.
+    // Every worker of the group has it connected: the one that took the call told the other.
     waitFor(Duration.ofSeconds(30), () -> server("late").path("workers").asInt() == 2);
     assertThat(server("late").path("worker_group").asString()).isEqualTo(group);
     assertThat(host.registry().find("late_echo").orElseThrow().spec().source())
