@@ -63,7 +63,9 @@ import picocli.CommandLine.Spec;
  * with it, so that hosts on the bus register them with source {@code mcp:{server}} as if the server
  * were their own, and their MCP management tools list the server with this worker's group. The
  * tools follow the server: a tool the server adds, changes or drops is announced so at the next
- * heartbeat. Workers of one group bridging one server share its calls.
+ * heartbeat. Workers of one group bridging one server share its calls. When the section's {@code
+ * allow_register} lets a model register servers, hosts may register one on the group at run time
+ * ({@link McpGroupRegistrations}): the worker that takes the call tells the rest of the group.
  *
  * <p>On the in-memory bus (no {@code --bus}, no {@code TOOLHOST_BUS}) no other process can reach
  * the worker: it says so on stderr when it starts, and runs anyway.
