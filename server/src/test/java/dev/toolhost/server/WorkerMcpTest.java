@@ -16,11 +16,14 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -66,8 +69,9 @@ class WorkerMcpTest {
     waitFor(Duration.ofSeconds(10), () -> TestProcesses.aliveDescendants(MARKER) == 0);
   }
 
-  private Path workerConfig() throws Exception {
-    Path file = dir.resolve("worker.yaml");
+  /** A worker's config bridging the reference server, which sees the worker's name in WORKER. */
+  private Path workerConfig(String worker) throws Exception {
+    Path file = dir.resolve(worker + ".yaml");
     Files.writeString(
         file,
         """
@@ -76,9 +80,11 @@ class WorkerMcpTest {
             everything:
               command: %s
               args: [stdio]
+              env:
+                WORKER: %s
               timeout: 30s
         """
-            .formatted(NpmPackages.bin(MARKER)));
+            .formatted(NpmPackages.bin(MARKER), worker));
     return file;
   }
 
@@ -126,7 +132,6 @@ class WorkerMcpTest {
   @Test
   void aHostWithNoMcpSectionReachesTheMcpServerOfAWorkerGroupAndASecondWorkerTakesOver()
       throws Exception {
-    Path config = workerConfig();
     hostBus = RabbitBus.connect(BROKER);
     host =
         Host.builder(HostConfig.parse("http:\n  port: 0\n", "host.yaml"))
@@ -136,7 +141,7 @@ class WorkerMcpTest {
     // No MCP server anywhere yet: no management tools either.
     assertThat(host.registry().find("mcp_list_services")).isEmpty();
 
-    ToolhostProcess first = startWorker("first", config);
+    ToolhostProcess first = startWorker("first", workerConfig("first"));
     waitFor(
         Duration.ofSeconds(30),
         () ->
@@ -212,7 +217,7 @@ class WorkerMcpTest {
     assertThat(refused.text()).contains("no worker of group '" + group + "'");
 
     // A second worker of the group takes over.
-    ToolhostProcess second = startWorker("second", config);
+    ToolhostProcess second = startWorker("second", workerConfig("second"));
     waitFor(
         Duration.ofSeconds(30), () -> everything().path("state").asString("").equals("connected"));
     ToolResult back = invoke("everything");
@@ -220,6 +225,20 @@ class WorkerMcpTest {
     assertThat(back.text()).contains("over the bus");
     assertThat(call("worker_info", "{}").text()).endsWith("pid " + second.pid());
     assertThat(everything().path("workers").asInt()).isEqualTo(1);
+
+    // A third worker of the group: the server's calls are shared between the two.
+    startWorker("third", workerConfig("third"));
+    waitFor(Duration.ofSeconds(30), () -> everything().path("workers").asInt() == 2);
+    Set<String> answered = new HashSet<>();
+    for (int i = 0; i < 30 && answered.size() < 2; i++) {
+      ToolResult env = call("everything_get-env", "{}");
+      assertThat(env.isError()).as(env.text()).isFalse();
+      // The server's environment as JSON: "WORKER": "second" (its quotes escaped or not).
+      Matcher worker = Pattern.compile("WORKER\\\\?\"\\s*:\\s*\\\\?\"(\\w+)").matcher(env.text());
+      assertThat(worker.find()).as(env.text()).isTrue();
+      answered.add(worker.group(1));
+    }
+    assertThat(answered).containsExactlyInAnyOrder("second", "third");
   }
 
   private ToolResult invoke(String server) {
