@@ -15,7 +15,9 @@ import tools.jackson.databind.node.ObjectNode;
  * section): when the host has a {@link MessageBus} service (the command line's {@code --bus}, or a
  * library user's {@code Host.Builder.service}), it registers the tools that workers and tool
  * services announce on the bus while they live ({@link RemoteTools}), and the section's tool
- * services, with source {@code service:{id}}. It shares them as a {@link ToolServices} service.
+ * services, with source {@code service:{id}}. It shares them as a {@link ToolServices} service, and
+ * the remote tools as a {@link RemoteTools} service (the MCP extension's management tools list the
+ * MCP servers workers bridge from it).
  *
  * <p>A host with no bus has no remote tools; a section that configures tool services then fails the
  * host's start, since its tools could not be called. The bus itself belongs to whoever made it, who
