@@ -81,6 +81,34 @@ public final class Agents implements AutoCloseable {
   // Over the registry when some agent finds its tools by searching; follows the registry's changes.
   private final Optional<ToolSearch> search;
   private volatile Function<String, Optional<String>> hints = message -> Optional.empty();
+  // The most recent conversations by session, for what reaches a session later (an A2A late
+  // answer).
+  private final Map<String, Session> sessions =
+      java.util.Collections.synchronizedMap(
+          new LinkedHashMap<>(16, 0.75f, true) {
+            private static final long serialVersionUID = 1L;
+
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<String, Session> eldest) {
+              return size() > SESSIONS_KEPT;
+            }
+          });
+
+  /** How many sessions {@link #session} remembers; the least recently made go first. */
+  public static final int SESSIONS_KEPT = 1024;
+
+  /**
+   * A session is a conversation this host made and the agent it is with.
+   *
+   * @param agentName the agent
+   * @param conversation the conversation
+   */
+  public record Session(String agentName, Conversation conversation) {
+    public Session {
+      Objects.requireNonNull(agentName, "agentName");
+      Objects.requireNonNull(conversation, "conversation");
+    }
+  }
 
   private Agents(
       List<AgentDefinition> definitions,
@@ -216,7 +244,16 @@ public final class Agents implements AutoCloseable {
     Conversation conversation =
         Conversation.of(sessionId, toolSet(definition, definition.profile()));
     subagents.track(agentName, conversation);
+    sessions.put(sessionId, new Session(agentName, conversation));
     return conversation;
+  }
+
+  /**
+   * The conversation of a session made by {@link #conversation(String, String)}, with its agent,
+   * while it is among the {@link #SESSIONS_KEPT} most recent.
+   */
+  public Optional<Session> session(String sessionId) {
+    return Optional.ofNullable(sessions.get(sessionId));
   }
 
   /**
