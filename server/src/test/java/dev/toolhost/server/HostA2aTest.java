@@ -181,6 +181,7 @@ class HostA2aTest {
   @Test
   void theHostsAgentIsPublishedOverA2aBehindItsToken() throws Exception {
     model.enqueue(ScriptedReply.answer("Expenses look fine."));
+    model.enqueue(ScriptedReply.answer("Streamed and fine."));
     try (Host host =
             Host.builder(HostConfig.parse(config(), "toolhost.yaml"))
                 .environment(Map.of())
@@ -219,6 +220,35 @@ class HostA2aTest {
       assertThat(task.path("status").path("state").asString()).isEqualTo("TASK_STATE_COMPLETED");
       assertThat(task.path("artifacts").get(0).path("parts").get(0).path("text").asString())
           .isEqualTo("Expenses look fine.");
+
+      // Streamed as server-sent events through the host's own HTTP stack, version 0.3.
+      HttpResponse<String> streamed =
+          http.send(
+              HttpRequest.newBuilder(base.resolve("/a2a/assistant"))
+                  .header("Authorization", "Bearer s3cret")
+                  .header("Content-Type", "application/json")
+                  .POST(
+                      HttpRequest.BodyPublishers.ofString(
+                          "{\"jsonrpc\": \"2.0\", \"id\": 2, \"method\": \"message/stream\","
+                              + " \"params\": {\"message\": {\"kind\": \"message\", \"messageId\":"
+                              + " \"m2\", \"role\": \"user\", \"parts\": [{\"kind\": \"text\", \"text\":"
+                              + " \"Again\"}]}}}"))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(streamed.headers().firstValue("Content-Type").orElse(""))
+          .startsWith("text/event-stream");
+      List<JsonNode> events =
+          streamed
+              .body()
+              .lines()
+              .filter(line -> line.startsWith("data: "))
+              .map(line -> JSON.readTree(line.substring(6)).path("result"))
+              .toList();
+      assertThat(events.get(0).path("kind").asString()).isEqualTo("task");
+      JsonNode last = events.get(events.size() - 1);
+      assertThat(last.path("kind").asString()).isEqualTo("status-update");
+      assertThat(last.path("status").path("state").asString()).isEqualTo("completed");
+      assertThat(streamed.body()).contains("Streamed and fine.");
     }
   }
 }
