@@ -133,6 +133,7 @@ public final class A2aExtension implements HostExtension {
       tools = new A2aTools(directory, client, config, host.service(WorkingMemory.class));
       tools.onLateAnswer(this::synthesise);
       host.registry().registerAll(tools.tools());
+      host.guide(A2aTools.GUIDE);
       if (!config.agents().isEmpty()) {
         firstFetch =
             Thread.ofVirtual()

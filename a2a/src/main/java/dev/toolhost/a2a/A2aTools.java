@@ -7,6 +7,7 @@ import dev.toolhost.core.Param;
 import dev.toolhost.core.Tool;
 import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolException;
+import dev.toolhost.core.ToolGuide;
 import dev.toolhost.memory.WorkingMemory;
 import dev.toolhost.web.OutboundException;
 import java.time.Duration;
@@ -44,6 +45,15 @@ public final class A2aTools implements AutoCloseable {
 
   /** The tools' source; the {@code a2a_synthesis} profile denies it. */
   public static final String SOURCE = "a2a";
+
+  /** The guide to the tools. */
+  public static final ToolGuide GUIDE =
+      ToolGuide.fromResource(
+          "a2a",
+          "How to ask a remote agent to do a task: list_known_agents, get_agent_details,"
+              + " invoke_agent (late answers, input-required) and cancel_agent_task.",
+          A2aTools.class,
+          "guides/a2a.md");
 
   private static final Logger LOG = LoggerFactory.getLogger(A2aTools.class);
   private static final Duration FIRST_POLL = Duration.ofMillis(200);
