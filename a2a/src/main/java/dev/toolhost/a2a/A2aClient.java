@@ -140,6 +140,15 @@ public final class A2aClient {
       while ((line = reader.readLine()) != null) {
         if (line.startsWith("data:")) {
           data.append(line.substring(5).strip());
+          if (data.length() > http.policy().maxBodyBytes()) {
+            throw new OutboundException(
+                OutboundException.Reason.TOO_LARGE,
+                "an event from "
+                    + target.endpoint()
+                    + " is larger than the cap of "
+                    + http.policy().maxBodyBytes()
+                    + " bytes");
+          }
           continue;
         }
         if (!line.isEmpty() || data.isEmpty()) {

@@ -66,6 +66,9 @@ public final class A2aServer implements AutoCloseable {
     }
   }
 
+  private static final java.util.regex.Pattern CONTEXT_ID =
+      java.util.regex.Pattern.compile("[A-Za-z0-9._-]{1,128}");
+
   private final A2aConfig.Server settings;
   private final Function<String, Optional<Published>> agents;
   private final AgentRunner runner;
@@ -270,6 +273,14 @@ public final class A2aServer implements AutoCloseable {
       }
     } else {
       String contextId = message.contextId().orElseGet(() -> UUID.randomUUID().toString());
+      if (!CONTEXT_ID.matcher(contextId).matches()) {
+        // It names the agent's conversation and its working-memory namespace.
+        throw new A2aException(
+            A2aError.INVALID_PARAMS,
+            "The message's contextId must be 1 to 128 of A-Z a-z 0-9 . _ - (it was '"
+                + contextId.substring(0, Math.min(40, contextId.length()))
+                + "').");
+      }
       A2aTask task =
           new A2aTask(
               UUID.randomUUID().toString(),

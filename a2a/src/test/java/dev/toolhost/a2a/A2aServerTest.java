@@ -281,4 +281,17 @@ class A2aServerTest {
             Optional.empty());
     assertThat(gone.path("error").path("code").asInt()).isEqualTo(-32001);
   }
+
+  @Test
+  void aContextIdThatCouldNotNameASessionIsRefused() throws Exception {
+    start(10);
+    JsonNode answer =
+        post(
+            send10("joke")
+                .replace(
+                    "\"messageId\": \"m1\",", "\"messageId\": \"m1\", \"contextId\": \"../x\","),
+            Optional.of("1.0"));
+    assertThat(answer.path("error").path("code").asInt()).isEqualTo(-32602);
+    assertThat(answer.path("error").path("message").asString()).contains("contextId");
+  }
 }

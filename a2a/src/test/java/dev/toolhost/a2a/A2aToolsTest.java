@@ -266,4 +266,14 @@ class A2aToolsTest {
       served.get().close();
     }
   }
+
+  @Test
+  void theGuideNamesEveryTool() {
+    assertThat(tools.tools())
+        .extracting(ExecutableTool::name)
+        .containsExactlyInAnyOrder(
+            "list_known_agents", "get_agent_details", "invoke_agent", "cancel_agent_task")
+        .allSatisfy(name -> assertThat(A2aTools.GUIDE.document()).contains("`" + name));
+    assertThat(tools.tools()).allSatisfy(t -> assertThat(t.spec().source()).isEqualTo("a2a"));
+  }
 }
