@@ -74,11 +74,17 @@ public final class A2aClient {
   /** Sends a message; with {@code blocking}, the agent answers when the task ends or waits. */
   public A2aEvent send(Target target, A2aMessage message, boolean blocking)
       throws InterruptedException {
+    return send(target, message, blocking, Optional.empty());
+  }
+
+  /** Sends a message asking for a skill (named in the request's metadata). */
+  public A2aEvent send(Target target, A2aMessage message, boolean blocking, Optional<String> skill)
+      throws InterruptedException {
     JsonNode result =
         call(
             target,
             A2aVersion.Operation.SEND,
-            A2aWire.sendParams(message, blocking, target.version()));
+            A2aWire.sendParams(message, blocking, target.version(), skill));
     return A2aWire.readEvent(result, Optional.empty());
   }
 
@@ -103,12 +109,26 @@ public final class A2aClient {
   public Optional<A2aEvent> stream(
       Target target, A2aMessage message, Instant deadline, Predicate<A2aEvent> listener)
       throws InterruptedException {
+    return stream(target, message, Optional.empty(), deadline, listener);
+  }
+
+  /**
+   * Streams a message asking for a skill, as {@link #stream(Target, A2aMessage, Instant,
+   * Predicate)}.
+   */
+  public Optional<A2aEvent> stream(
+      Target target,
+      A2aMessage message,
+      Optional<String> skill,
+      Instant deadline,
+      Predicate<A2aEvent> listener)
+      throws InterruptedException {
     byte[] body =
         A2aWire.JSON.writeValueAsBytes(
             A2aWire.request(
                 ids.incrementAndGet(),
                 target.version().method(A2aVersion.Operation.STREAM),
-                A2aWire.sendParams(message, true, target.version())));
+                A2aWire.sendParams(message, true, target.version(), skill)));
     Map<String, String> headers = headers(target);
     headers.put("Accept", "text/event-stream");
     Duration left = Duration.between(Instant.now(), deadline);

@@ -238,6 +238,7 @@ public final class A2aTools implements AutoCloseable {
             client.stream(
                 target,
                 sent,
+                skill,
                 deadline,
                 event -> {
                   A2aClient.taskOf(event).ifPresent(t -> seen.set(Optional.of(t)));
@@ -251,7 +252,7 @@ public final class A2aTools implements AutoCloseable {
         }
         last = heard.get();
       } else {
-        last = client.send(target, sent, false);
+        last = client.send(target, sent, false, skill);
         task = A2aClient.taskOf(last);
         while (task.isPresent() && !settled(task.get()) && Instant.now().isBefore(deadline)) {
           Thread.sleep(

@@ -283,7 +283,14 @@ public final class A2aWire {
 
   /** The params of a send: the message, and whether the call waits for the task to end. */
   public static ObjectNode sendParams(A2aMessage message, boolean blocking, A2aVersion version) {
+    return sendParams(message, blocking, version, Optional.empty());
+  }
+
+  /** The params of a send naming the skill asked for, in the request's metadata. */
+  public static ObjectNode sendParams(
+      A2aMessage message, boolean blocking, A2aVersion version, Optional<String> skill) {
     ObjectNode params = JSON.createObjectNode();
+    skill.ifPresent(id -> params.putObject("metadata").put("skill", id));
     params.set("message", message(message, version));
     ObjectNode configuration = params.putObject("configuration");
     configuration.putArray("acceptedOutputModes").add("text/plain");

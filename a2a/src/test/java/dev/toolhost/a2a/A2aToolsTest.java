@@ -136,6 +136,7 @@ class A2aToolsTest {
         .containsEntry("authorization", "Bearer s3cret-token");
     assertThat(send.params().path("message").path("role").asString()).isEqualTo("ROLE_USER");
     assertThat(send.params().path("configuration").path("returnImmediately").asBoolean()).isTrue();
+    assertThat(send.params().path("metadata").path("skill").asString()).isEqualTo("invoice-lookup");
   }
 
   @Test
