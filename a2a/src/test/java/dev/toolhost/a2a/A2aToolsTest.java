@@ -277,4 +277,46 @@ class A2aToolsTest {
         .allSatisfy(name -> assertThat(A2aTools.GUIDE.document()).contains("`" + name));
     assertThat(tools.tools()).allSatisfy(t -> assertThat(t.spec().source()).isEqualTo("a2a"));
   }
+
+  @Test
+  void aCardIsCachedUntilItsRefreshTimeThenFetchedAgainAndKeptWhenTheAgentIsDown()
+      throws Exception {
+    java.util.concurrent.atomic.AtomicReference<java.time.Instant> now =
+        new java.util.concurrent.atomic.AtomicReference<>(
+            java.time.Instant.parse("2026-11-25T10:00:00Z"));
+    Clock clock =
+        new Clock() {
+          @Override
+          public java.time.ZoneId getZone() {
+            return java.time.ZoneOffset.UTC;
+          }
+
+          @Override
+          public Clock withZone(java.time.ZoneId zone) {
+            return this;
+          }
+
+          @Override
+          public java.time.Instant instant() {
+            return now.get();
+          }
+        };
+    AgentDirectory directory =
+        new AgentDirectory(
+            Map.of("billing", A2aConfig.RemoteAgent.of("billing", agent.base())),
+            new A2aClient(http),
+            Duration.ofMinutes(5),
+            Map.of(),
+            Optional.empty(),
+            clock);
+    AgentCard first = directory.card("billing");
+    assertThat(directory.card("billing")).isSameAs(first);
+    now.set(now.get().plus(Duration.ofMinutes(6)));
+    AgentCard second = directory.card("billing");
+    assertThat(second).isNotSameAs(first);
+    assertThat(directory.lastSeen("billing")).contains(now.get());
+    agent.close();
+    now.set(now.get().plus(Duration.ofMinutes(6)));
+    assertThat(directory.card("billing")).isSameAs(second);
+  }
 }
