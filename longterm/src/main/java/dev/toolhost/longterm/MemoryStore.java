@@ -12,9 +12,10 @@ import java.util.Optional;
  * embedded store is {@link LuceneMemoryStore}; {@link PostgresMemoryStore} is shared by several
  * hosts.
  *
- * <p>Every query but {@link #unembedded} is for one user and sees only that user's memories. A
- * memory without a vector of the current model is found by every query but {@link #nearest}.
- * Thread-safe; writes are durable when the method returns.
+ * <p>Every query but {@link #unembedded} is for one user and sees only that user's memories. The
+ * store keeps skills ({@link Skill}) too, by owner and name, apart from the memories: no memory
+ * query ever answers a skill. A memory without a vector of the current model is found by every
+ * query but {@link #nearest}. Thread-safe; writes are durable when the method returns.
  */
 public interface MemoryStore extends AutoCloseable {
 
@@ -75,6 +76,18 @@ public interface MemoryStore extends AutoCloseable {
 
   /** Records the model the store is embedded with. */
   void indexModel(String model);
+
+  /** Saves the skill, replacing the owner's skill of that name, if any. */
+  void saveSkill(Skill skill);
+
+  /** The owner's skill of that name. */
+  Optional<Skill> skill(String owner, String name);
+
+  /** Every skill of the owner, in name order. */
+  List<Skill> skills(String owner);
+
+  /** Deletes the owner's skill of that name; whether there was one. */
+  boolean deleteSkill(String owner, String name);
 
   @Override
   void close();
