@@ -19,9 +19,8 @@ import tools.jackson.databind.JsonNode;
  * The long-term memory extension gives a host memories that last across conversations (the {@code
  * long_term_memory:} section): {@code memory_save}, {@code memory_recall} and {@code
  * memory_delete}, and the skills ({@link Skills}: {@code save_skill}, {@code list_skills}, {@code
- * get_skill}, {@code delete_skill}, served among the tool guides), source {@code
- * builtin:long_term_memory}, with their guide; the {@link LongTermMemory} is shared with later
- * extensions as a service.
+ * get_skill}, {@code delete_skill}, source {@code builtin:skills}, served among the tool guides),
+ * with their guide; the {@link LongTermMemory} is shared with later extensions as a service.
  *
  * <p>Off until configured: a host whose config has no {@code long_term_memory:} section registers
  * no memory tool and opens nothing. Its profile rules, after Spacebot's (the channel and workers

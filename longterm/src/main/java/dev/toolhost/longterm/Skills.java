@@ -24,9 +24,9 @@ import tools.jackson.databind.node.ObjectNode;
 /**
  * Skills are the procedures a model worked out and saved for later sessions ("follow the guide,
  * then save_skill to cache the pattern"): {@code save_skill}, {@code list_skills}, {@code
- * get_skill} and {@code delete_skill}, source {@code builtin:long_term_memory}, kept in the
- * long-term memory store so that they survive restarts. As {@link SavedGuides} they are listed by
- * {@code list_tool_guides} beside the published guides, marked as saved, and read by {@code
+ * get_skill} and {@code delete_skill}, source {@code builtin:skills}, kept in the long-term memory
+ * store so that they survive restarts. As {@link SavedGuides} they are listed by {@code
+ * list_tool_guides} beside the published guides, marked as saved, and read by {@code
  * get_tool_guide} too.
  *
  * <p>Whose skills a call sees is the config's choice: each user's own (the call's user, or the
@@ -37,6 +37,9 @@ import tools.jackson.databind.node.ObjectNode;
  * execution_failed}.
  */
 public final class Skills implements SavedGuides {
+
+  /** The source of the skill tools. */
+  public static final String SOURCE = "builtin:skills";
 
   /** The owner of every skill when skills are shared. */
   public static final String SHARED = "";
@@ -65,7 +68,7 @@ public final class Skills implements SavedGuides {
 
   /** The four tools. */
   public List<ExecutableTool> tools() {
-    return MethodTools.of(this, LongTermMemoryTools.SOURCE);
+    return MethodTools.of(this, SOURCE);
   }
 
   @Override
