@@ -69,8 +69,11 @@ class WispsTest {
         new Wisps(agents, registry, new Wisps.Limits(32, BOUND, Duration.ofSeconds(2), 2)).tool());
   }
 
+  private final CountDownLatch testEnded = new CountDownLatch(1);
+
   @AfterEach
   void close() {
+    testEnded.countDown();
     agents.close();
     server.close();
   }
@@ -167,7 +170,8 @@ class WispsTest {
         request -> {
           if (lastContent(request).equals("slow")) {
             try {
-              Thread.sleep(4_000);
+              // Answers only once the test ends: long past the wisp's two seconds.
+              testEnded.await(30, TimeUnit.SECONDS);
             } catch (InterruptedException e) {
               Thread.currentThread().interrupt();
             }
