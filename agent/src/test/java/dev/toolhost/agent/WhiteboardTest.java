@@ -166,4 +166,25 @@ class WhiteboardTest {
     now.set(now.get().plusSeconds(2));
     assertThat(board.read(call, java.util.Optional.empty())).isEqualTo("The whiteboard is empty.");
   }
+
+  @Test
+  void hostsSharingARedisWorkingMemoryShareTheBoardsOfTheirSessions() {
+    String prefix = "toolhost:test:whiteboard:" + java.util.UUID.randomUUID() + ":";
+    java.net.URI redis = java.net.URI.create("redis://127.0.0.1:6379");
+    try (WorkingMemory first = dev.toolhost.memory.RedisWorkingMemory.connect(redis, prefix);
+        WorkingMemory second = dev.toolhost.memory.RedisWorkingMemory.connect(redis, prefix)) {
+      ToolCall call = ToolCall.of("whiteboard_write", "{}").withSessionId("shared-session");
+      try {
+        new Whiteboard(first, session -> java.util.Optional.empty())
+            .write(call, "plan", "1. split the work");
+
+        assertThat(
+                new Whiteboard(second, session -> java.util.Optional.empty())
+                    .read(call, java.util.Optional.of("plan")))
+            .isEqualTo("1. split the work");
+      } finally {
+        first.removeAll("");
+      }
+    }
+  }
 }

@@ -127,9 +127,23 @@ public final class ToolGuides {
               + name
               + "'. Available guides: "
               + all().stream().map(ToolGuide::name).collect(Collectors.joining(", "))
+              + savedNames(call)
               + ".");
     }
     return guide.document();
+  }
+
+  /** The names of the saved guides, as an addition to the list of guides; empty if none. */
+  private String savedNames(ToolCall call) {
+    List<String> names = new java.util.ArrayList<>();
+    for (SavedGuides shelf : shelves) {
+      try {
+        shelf.list(call).forEach(guide -> names.add(guide.name() + " (saved)"));
+      } catch (RuntimeException e) {
+        // The published guides are the answer; a shelf that cannot list adds nothing.
+      }
+    }
+    return names.isEmpty() ? "" : ", " + String.join(", ", names);
   }
 
   private Optional<ToolGuide> saved(ToolCall call, String name) {

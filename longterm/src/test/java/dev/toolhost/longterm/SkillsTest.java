@@ -79,6 +79,8 @@ class SkillsTest {
     assertThat(call("alice", "get_tool_guide", "{\"name\": \"mcp-setup\"}").text())
         .isEqualTo("1. list");
     assertThat(call("alice", "get_skill", "{\"name\": \"mcp-setup\"}").text()).isEqualTo("1. list");
+    assertThat(call("alice", "get_tool_guide", "{\"name\": \"nope\"}").text())
+        .contains("Available guides: tool-calls, web, mcp-setup (saved).");
     assertThat(call("alice", "list_skills", "{}").text())
         .contains("\"name\":\"mcp-setup\"", "\"description\":\"Sets up MCP.\"");
     assertThat(call("alice", "save_skill", save("mcp-setup", "Sets up MCP.", "1. v2")).text())
