@@ -143,13 +143,22 @@ public final class AgentsExtension implements HostExtension {
     host.service(ServiceIndex.class).ifPresent(index -> agents.setContextHints(index::contextHint));
     host.provide(Agents.class, agents);
     // The whiteboard (where the host has working memory) and wisps: agent tools, gone with them.
+    List<ExecutableTool> tools = new ArrayList<>();
     host.service(WorkingMemory.class)
         .ifPresent(
             memory ->
-                kit.addAll(new Whiteboard(memory, agents.subagents()::parentSessionOf).tools()));
-    kit.add(new Wisps(agents, host.registry(), Wisps.Limits.DEFAULT).tool());
-    kit.forEach(host.registry()::register);
+                tools.addAll(new Whiteboard(memory, agents.subagents()::parentSessionOf).tools()));
+    tools.add(new Wisps(agents, host.registry(), Wisps.Limits.DEFAULT).tool());
     registry = host.registry();
+    for (ExecutableTool tool : tools) {
+      try {
+        registry.register(tool);
+      } catch (IllegalArgumentException e) {
+        // A tool of the host's own (an MCP server's, say) holds the name.
+        throw new ConfigException("agents: " + e.getMessage());
+      }
+      kit.add(tool);
+    }
   }
 
   @Override

@@ -223,4 +223,19 @@ class WispsTest {
 
     assertThat(text).contains("only inside an agent's conversation");
   }
+
+  @Test
+  void theAgentsGuideTeachesTheWhiteboardAndWisps() {
+    List<String> kit = new ArrayList<>();
+    kit.add(new Wisps(agents, registry, Wisps.Limits.DEFAULT).tool().name());
+    new Whiteboard(
+            new dev.toolhost.memory.InProcessWorkingMemory(), session -> java.util.Optional.empty())
+        .tools()
+        .forEach(tool -> kit.add(tool.name()));
+
+    assertThat(kit)
+        .containsExactlyInAnyOrder(
+            "spawn_wisps", "whiteboard_write", "whiteboard_read", "whiteboard_clear");
+    assertThat(kit).allSatisfy(name -> assertThat(Agents.GUIDE.document()).contains("`" + name));
+  }
 }
