@@ -43,6 +43,7 @@ import tools.jackson.databind.JsonNode;
  *     timeout: 30s
  *   embed_retry: 30s               # how often memories without a vector are embedded again
  *   default_user: default          # whose memories a call without a user reads and writes
+ *   per_agent: true                # an agent's memories are its own (false: the user's, shared)
  *   limits:
  *     max_content_bytes: 51200     # the largest memory
  *     default_results: 10          # memory_recall's max_results when the model gives none
@@ -59,6 +60,9 @@ import tools.jackson.databind.JsonNode;
  * @param embedder what embeds memories
  * @param embedRetry how often the background pass looks for memories without a vector
  * @param defaultUser the user of calls that name none
+ * @param perAgent whether a memory an agent's run saves is that agent's, seen by no other agent of
+ *     the user (each agent still sees the user's own memories); when false, agents save and see the
+ *     user's memories together (see {@link Owner})
  * @param limits the tools' limits
  * @param skills whose skills a call sees, and their limits
  */
@@ -69,6 +73,7 @@ public record LongTermMemoryConfig(
     EmbedderChoice embedder,
     Duration embedRetry,
     String defaultUser,
+    boolean perAgent,
     Limits limits,
     SkillsConfig skills) {
 
@@ -204,6 +209,7 @@ public record LongTermMemoryConfig(
         EmbedderChoice.bundled(),
         Duration.ofSeconds(30),
         "default",
+        true,
         Limits.defaults(),
         SkillsConfig.defaults());
   }
@@ -217,6 +223,21 @@ public record LongTermMemoryConfig(
         embedder,
         embedRetry,
         defaultUser,
+        perAgent,
+        limits,
+        skills);
+  }
+
+  /** This config keeping memories per agent, or not. */
+  public LongTermMemoryConfig withPerAgent(boolean keptPerAgent) {
+    return new LongTermMemoryConfig(
+        store,
+        stateDirectory,
+        postgres,
+        embedder,
+        embedRetry,
+        defaultUser,
+        keptPerAgent,
         limits,
         skills);
   }
@@ -224,19 +245,27 @@ public record LongTermMemoryConfig(
   /** This config with the given embedder. */
   public LongTermMemoryConfig withEmbedder(EmbedderChoice choice) {
     return new LongTermMemoryConfig(
-        store, stateDirectory, postgres, choice, embedRetry, defaultUser, limits, skills);
+        store, stateDirectory, postgres, choice, embedRetry, defaultUser, perAgent, limits, skills);
   }
 
   /** This config retrying embeddings at the given interval. */
   public LongTermMemoryConfig withEmbedRetry(Duration interval) {
     return new LongTermMemoryConfig(
-        store, stateDirectory, postgres, embedder, interval, defaultUser, limits, skills);
+        store, stateDirectory, postgres, embedder, interval, defaultUser, perAgent, limits, skills);
   }
 
   /** This config keeping skills so. */
   public LongTermMemoryConfig withSkills(SkillsConfig given) {
     return new LongTermMemoryConfig(
-        store, stateDirectory, postgres, embedder, embedRetry, defaultUser, limits, given);
+        store,
+        stateDirectory,
+        postgres,
+        embedder,
+        embedRetry,
+        defaultUser,
+        perAgent,
+        limits,
+        given);
   }
 
   /** The longest vector Lucene's default codec indexes. */
@@ -385,7 +414,16 @@ public record LongTermMemoryConfig(
       int count = skillRange(k.maxSkills(), skills.maxSkills(), 100_000, "max_skills", problems);
       skills = new SkillsConfig(shared, content, count);
     }
-    return new LongTermMemoryConfig(store, state, postgres, embedder, retry, user, limits, skills);
+    return new LongTermMemoryConfig(
+        store,
+        state,
+        postgres,
+        embedder,
+        retry,
+        user,
+        raw.perAgent() != Boolean.FALSE,
+        limits,
+        skills);
   }
 
   private static EmbedderChoice embedder(RawEmbedder raw, ConfigProblems problems) {
@@ -541,6 +579,9 @@ public record LongTermMemoryConfig(
       RawEmbedder embedder,
       @DurationText String embedRetry,
       String defaultUser,
+      @JsonPropertyDescription(
+              "whether an agent's memories are its own (true) or shared by the user's agents")
+          Boolean perAgent,
       RawLimits limits,
       RawSkills skills) {}
 

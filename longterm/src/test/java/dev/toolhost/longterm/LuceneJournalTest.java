@@ -26,7 +26,17 @@ class LuceneJournalTest {
   private static Memory memory(String id, String content) {
     Instant now = Instant.parse("2026-01-01T00:00:00Z");
     return new Memory(
-        id, "alice", MemoryType.FACT, content, 0.6, Optional.of("chat"), now, now, 0, List.of());
+        id,
+        "alice",
+        Optional.empty(),
+        MemoryType.FACT,
+        content,
+        0.6,
+        Optional.of("chat"),
+        now,
+        now,
+        0,
+        List.of());
   }
 
   @Test
@@ -37,7 +47,7 @@ class LuceneJournalTest {
     try (LuceneMemoryStore store = LuceneMemoryStore.open(live, Duration.ofHours(1))) {
       store.save(memory("kept", "The user's locker code is 4711."), Optional.empty());
       store.save(memory("gone", "A memory deleted before the crash."), Optional.empty());
-      store.delete("alice", "gone");
+      store.delete(Owner.of("alice"), "gone");
       store.embedded("kept", new MemoryStore.Vector("model/384", vector));
 
       assertThat(Files.size(live.resolve(LuceneMemoryStore.JOURNAL))).isPositive();
@@ -49,15 +59,19 @@ class LuceneJournalTest {
     }
 
     try (LuceneMemoryStore store = LuceneMemoryStore.open(crashed)) {
-      assertThat(store.get("alice", List.of("kept", "gone")))
+      assertThat(store.get(Owner.of("alice"), List.of("kept", "gone")))
           .extracting(Memory::content, Memory::source)
           .containsExactly(
               org.assertj.core.groups.Tuple.tuple(
                   "The user's locker code is 4711.", Optional.of("chat")));
-      assertThat(store.fullText("alice", "locker", 10, Optional.empty())).containsExactly("kept");
+      assertThat(store.fullText(Owner.of("alice"), "locker", 10, Optional.empty()))
+          .containsExactly("kept");
       assertThat(
               store.nearest(
-                  "alice", new MemoryStore.Vector("model/384", vector), 10, Optional.empty()))
+                  Owner.of("alice"),
+                  new MemoryStore.Vector("model/384", vector),
+                  10,
+                  Optional.empty()))
           .containsExactly("kept");
       assertThat(Files.size(crashed.resolve(LuceneMemoryStore.JOURNAL))).isZero();
     }
@@ -93,7 +107,7 @@ class LuceneJournalTest {
       store.save(memory("second", "Saved after it."), Optional.empty());
 
       assertThat(stillInterrupted).isTrue();
-      assertThat(store.get("alice", List.of("first", "second"))).hasSize(2);
+      assertThat(store.get(Owner.of("alice"), List.of("first", "second"))).hasSize(2);
     }
   }
 }
