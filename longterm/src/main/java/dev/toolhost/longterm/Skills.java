@@ -30,11 +30,11 @@ import tools.jackson.databind.node.ObjectNode;
  * get_tool_guide} too.
  *
  * <p>Whose skills a call sees is the config's choice: each user's own (the call's user, or the
- * default user when the call names none), or one set {@linkplain #SHARED shared} by every user. A
- * skill never takes the name of a published guide; its name follows the tool-name rule; its
- * description is one line; its content is capped, and so is how many one owner keeps. Thread-safe;
- * a failure of the store is an unchecked exception, which the dispatcher reports as {@code
- * execution_failed}.
+ * default user when the call names none, whichever of the user's agents made the call: a procedure
+ * is worth as much to each of them), or one set {@linkplain #SHARED shared} by every user. A skill
+ * never takes the name of a published guide; its name follows the tool-name rule; its description
+ * is one line; its content is capped, and so is how many one owner keeps. Thread-safe; a failure of
+ * the store is an unchecked exception, which the dispatcher reports as {@code execution_failed}.
  */
 public final class Skills implements SavedGuides {
 
