@@ -13,6 +13,7 @@ import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSet;
 import dev.toolhost.core.ToolSpec;
+import io.opentelemetry.context.Context;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -215,16 +216,19 @@ public final class Wisps {
       for (int i = 0; i < tasks.size(); i++) {
         String task = tasks.get(i);
         String wispSession = session + "/" + (i + 1);
+        // Under the call's context: each wisp's run is traced as a child of spawn_wisps.
         futures.add(
             threads.submit(
-                () -> {
-                  slots.acquire();
-                  try {
-                    return runOne(parent, system, tools, wispSession, task, callDeadline);
-                  } finally {
-                    slots.release();
-                  }
-                }));
+                Context.current()
+                    .wrap(
+                        () -> {
+                          slots.acquire();
+                          try {
+                            return runOne(parent, system, tools, wispSession, task, callDeadline);
+                          } finally {
+                            slots.release();
+                          }
+                        })));
       }
       List<Outcome> outcomes = new ArrayList<>();
       for (Future<Outcome> future : futures) {
