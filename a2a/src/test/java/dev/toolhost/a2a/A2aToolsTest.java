@@ -319,4 +319,21 @@ class A2aToolsTest {
     now.set(now.get().plus(Duration.ofMinutes(6)));
     assertThat(directory.card("billing")).isSameAs(second);
   }
+
+  @Test
+  void authRequiredAndFailedTasksSayWhatTheModelCanDo() {
+    A2aTask auth =
+        new A2aTask(
+            "t9",
+            "c",
+            TaskState.AUTH_REQUIRED,
+            Optional.of(A2aMessage.agent("Sign in to the ledger first.", "t9", "c")),
+            List.of());
+    assertThat(A2aTools.answer("billing", auth))
+        .contains("auth-required", "Sign in to the ledger first.", "a2a.agents.billing.auth_env");
+    A2aTask failed =
+        auth.with(TaskState.FAILED, Optional.of(A2aMessage.agent("Ledger down.", "t9", "c")));
+    assertThat(A2aTools.answer("billing", failed))
+        .isEqualTo("Agent 'billing' failed task t9: Ledger down.");
+  }
 }
