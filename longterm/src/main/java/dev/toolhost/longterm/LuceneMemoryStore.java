@@ -102,6 +102,17 @@ public final class LuceneMemoryStore implements MemoryStore {
   private static final String EMBEDDED_WITH = "embedded_with";
   private static final String MODEL_KEY = "toolhost.model";
 
+  // A skill is a document of its own kind, with none of a memory's fields: no memory query (each
+  // filters by user, or excludes the kind) ever finds one.
+  private static final String KIND = "kind";
+  private static final String SKILL = "skill";
+  private static final String SKILL_KEY = "skill_key";
+  private static final String SKILL_OWNER = "skill_owner";
+  private static final String SKILL_NAME = "skill_name";
+  private static final String SKILL_DESCRIPTION = "skill_description";
+  private static final String SKILL_CONTENT = "skill_content";
+  private static final String SKILL_SAVED = "skill_saved";
+
   /** The journal of changes not yet in Lucene's last commit, in the index's directory. */
   static final String JOURNAL = "toolhost-journal.jsonl";
 
@@ -443,6 +454,98 @@ public final class LuceneMemoryStore implements MemoryStore {
   }
 
   @Override
+  public void saveSkill(Skill skill) {
+    ObjectNode entry = JSON.createObjectNode().put("op", "skill_save");
+    entry
+        .putObject("skill")
+        .put("owner", skill.owner())
+        .put("name", skill.name())
+        .put("description", skill.description())
+        .put("content", skill.content())
+        .put("saved", skill.savedAt().toEpochMilli());
+    write(Optional.of(entry), () -> addSkill(skill));
+  }
+
+  private void addSkill(Skill skill) throws IOException {
+    Document doc = new Document();
+    doc.add(new StringField(KIND, SKILL, Field.Store.NO));
+    doc.add(new StringField(SKILL_KEY, skillKey(skill.owner(), skill.name()), Field.Store.NO));
+    doc.add(new StringField(SKILL_OWNER, skill.owner(), Field.Store.NO));
+    doc.add(new StoredField(SKILL_NAME, skill.name()));
+    doc.add(new StoredField(SKILL_DESCRIPTION, skill.description()));
+    doc.add(new StoredField(SKILL_CONTENT, skill.content()));
+    doc.add(new StoredField(SKILL_SAVED, skill.savedAt().toEpochMilli()));
+    // Replaces the owner's skill of that name; idempotent for the journal's replay.
+    writer.updateDocument(new Term(SKILL_KEY, skillKey(skill.owner(), skill.name())), doc);
+  }
+
+  @Override
+  public Optional<Skill> skill(String owner, String name) {
+    return skillsMatching(new TermQuery(new Term(SKILL_KEY, skillKey(owner, name))), owner).stream()
+        .findFirst();
+  }
+
+  @Override
+  public List<Skill> skills(String owner) {
+    List<Skill> skills =
+        new ArrayList<>(skillsMatching(new TermQuery(new Term(SKILL_OWNER, owner)), owner));
+    skills.sort(java.util.Comparator.comparing(Skill::name));
+    return skills;
+  }
+
+  @Override
+  public boolean deleteSkill(String owner, String name) {
+    if (skill(owner, name).isEmpty()) {
+      return false;
+    }
+    write(
+        Optional.of(
+            JSON.createObjectNode()
+                .put("op", "skill_delete")
+                .put("owner", owner)
+                .put("name", name)),
+        () -> writer.deleteDocuments(new Term(SKILL_KEY, skillKey(owner, name))));
+    return true;
+  }
+
+  private List<Skill> skillsMatching(Query query, String owner) {
+    return withSearcher(
+        searcher -> {
+          int n = searcher.count(query);
+          if (n == 0) {
+            return List.of();
+          }
+          List<Skill> skills = new ArrayList<>();
+          var stored = searcher.storedFields();
+          for (ScoreDoc hit : searcher.search(query, n).scoreDocs) {
+            Document doc = stored.document(hit.doc);
+            skills.add(
+                new Skill(
+                    owner,
+                    doc.get(SKILL_NAME),
+                    doc.get(SKILL_DESCRIPTION),
+                    doc.get(SKILL_CONTENT),
+                    Instant.ofEpochMilli(doc.getField(SKILL_SAVED).numericValue().longValue())));
+          }
+          return skills;
+        });
+  }
+
+  /** One term for owner and name: a name cannot hold a newline, so no two pairs share a key. */
+  private static String skillKey(String owner, String name) {
+    return owner + "\n" + name;
+  }
+
+  private static Skill skillFromJson(JsonNode json) {
+    return new Skill(
+        json.path("owner").asString(),
+        json.path("name").asString(),
+        json.path("description").asString(),
+        json.path("content").asString(),
+        Instant.ofEpochMilli(json.path("saved").asLong()));
+  }
+
+  @Override
   public void close() {
     // Closing twice is closing once: the second finds the index thread gone.
     if (!closed.compareAndSet(false, true)) {
@@ -605,6 +708,7 @@ public final class LuceneMemoryStore implements MemoryStore {
           query.add(agentQuery(o), Occur.FILTER);
         });
     query.add(new TermQuery(new Term(EMBEDDED_WITH, model)), Occur.MUST_NOT);
+    query.add(new TermQuery(new Term(KIND, SKILL)), Occur.MUST_NOT);
     return query.build();
   }
 
@@ -770,6 +874,12 @@ public final class LuceneMemoryStore implements MemoryStore {
       switch (entry.path("op").asString()) {
         case "save" -> add(fromJson(entry.path("memory")), vector);
         case "delete" -> writer.deleteDocuments(new Term(ID, entry.path("id").asString()));
+        case "skill_save" -> addSkill(skillFromJson(entry.path("skill")));
+        case "skill_delete" ->
+            writer.deleteDocuments(
+                new Term(
+                    SKILL_KEY,
+                    skillKey(entry.path("owner").asString(), entry.path("name").asString())));
         case "embedded" -> {
           stale = true;
           replaceVector(entry.path("id").asString(), vector);

@@ -15,7 +15,8 @@ import java.util.Optional;
  * <p>Every query but {@link #unembedded} is for one {@link Owner} and sees only the memories that
  * owner sees: its user's, kept by no agent or by its agent. A memory without a vector of the
  * current model is found by every query but {@link #nearest}. Thread-safe; writes are durable when
- * the method returns.
+ * the method returns. The store keeps skills ({@link Skill}) too, by owner and name, apart from the
+ * memories: no memory query ever answers a skill.
  */
 public interface MemoryStore extends AutoCloseable {
 
@@ -76,6 +77,18 @@ public interface MemoryStore extends AutoCloseable {
 
   /** Records the model the store is embedded with. */
   void indexModel(String model);
+
+  /** Saves the skill, replacing the owner's skill of that name, if any. */
+  void saveSkill(Skill skill);
+
+  /** The owner's skill of that name. */
+  Optional<Skill> skill(String owner, String name);
+
+  /** Every skill of the owner, in name order. */
+  List<Skill> skills(String owner);
+
+  /** Deletes the owner's skill of that name; whether there was one. */
+  boolean deleteSkill(String owner, String name);
 
   @Override
   void close();

@@ -25,9 +25,9 @@ import java.util.Set;
  * <p>Ranking vectors in the host reads every vector of the user, which is fine for the thousands of
  * memories one person's assistant gathers and slow for hundreds of thousands; the pgvector
  * extension would rank them in the database, but this machine's PostgreSQL (Debian 12) ships none,
- * so it is not used yet. The tables ({@code {prefix}} and {@code {prefix}_meta}) are created on
- * first use, under an advisory lock so that hosts starting together do not race. One connection,
- * used by one call at a time, and opened again after a failure.
+ * so it is not used yet. The tables ({@code {prefix}}, {@code {prefix}_meta} and the skills' {@code
+ * {prefix}_skill}) are created on first use, under an advisory lock so that hosts starting together
+ * do not race. One connection, used by one call at a time, and opened again after a failure.
  */
 public final class PostgresMemoryStore implements MemoryStore {
 
@@ -97,6 +97,12 @@ public final class PostgresMemoryStore implements MemoryStore {
                 "CREATE TABLE IF NOT EXISTS "
                     + store.table
                     + "_meta (key text PRIMARY KEY, value text NOT NULL)");
+            statement.execute(
+                "CREATE TABLE IF NOT EXISTS "
+                    + store.table
+                    + "_skill (owner text NOT NULL, name text NOT NULL, description text NOT"
+                    + " NULL, content text NOT NULL, saved_at bigint NOT NULL, PRIMARY KEY (owner,"
+                    + " name))");
             connection.commit();
           } catch (SQLException e) {
             connection.rollback();
@@ -444,6 +450,90 @@ public final class PostgresMemoryStore implements MemoryStore {
           }
           return null;
         });
+  }
+
+  @Override
+  public void saveSkill(Skill skill) {
+    run(
+        connection -> {
+          try (PreparedStatement upsert =
+              connection.prepareStatement(
+                  "INSERT INTO "
+                      + table
+                      + "_skill (owner, name, description, content, saved_at) VALUES (?, ?, ?, ?,"
+                      + " ?) ON CONFLICT (owner, name) DO UPDATE SET description ="
+                      + " excluded.description, content = excluded.content, saved_at ="
+                      + " excluded.saved_at")) {
+            upsert.setString(1, skill.owner());
+            upsert.setString(2, skill.name());
+            upsert.setString(3, skill.description());
+            upsert.setString(4, skill.content());
+            upsert.setLong(5, skill.savedAt().toEpochMilli());
+            upsert.executeUpdate();
+          }
+          return null;
+        });
+  }
+
+  @Override
+  public Optional<Skill> skill(String owner, String name) {
+    return run(
+        connection -> {
+          try (PreparedStatement select =
+              connection.prepareStatement(
+                  "SELECT owner, name, description, content, saved_at FROM "
+                      + table
+                      + "_skill WHERE owner = ? AND name = ?")) {
+            select.setString(1, owner);
+            select.setString(2, name);
+            return skills(select).stream().findFirst();
+          }
+        });
+  }
+
+  @Override
+  public List<Skill> skills(String owner) {
+    return run(
+        connection -> {
+          try (PreparedStatement select =
+              connection.prepareStatement(
+                  "SELECT owner, name, description, content, saved_at FROM "
+                      + table
+                      + "_skill WHERE owner = ? ORDER BY name COLLATE \"C\"")) {
+            select.setString(1, owner);
+            return skills(select);
+          }
+        });
+  }
+
+  @Override
+  public boolean deleteSkill(String owner, String name) {
+    return run(
+        connection -> {
+          try (PreparedStatement delete =
+              connection.prepareStatement(
+                  "DELETE FROM " + table + "_skill WHERE owner = ? AND name = ?")) {
+            delete.setString(1, owner);
+            delete.setString(2, name);
+            return delete.executeUpdate() > 0;
+          }
+        });
+  }
+
+  private static List<Skill> skills(PreparedStatement select) throws SQLException {
+    List<Skill> skills = new ArrayList<>();
+    try (ResultSet rows = select.executeQuery()) {
+      while (rows.next()) {
+        skills.add(
+            new Skill(
+                rows.getString(1),
+                rows.getString(2),
+                rows.getString(3),
+                rows.getString(4),
+                Instant.ofEpochMilli(rows.getLong(5))));
+      }
+    }
+    return skills;
   }
 
   @Override

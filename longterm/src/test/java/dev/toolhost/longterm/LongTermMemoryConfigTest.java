@@ -52,6 +52,26 @@ class LongTermMemoryConfigTest {
   }
 
   @Test
+  void skillsAreEachUsersOwnUnlessSharedAndTheirLimitsAreChecked() {
+    assertThat(read("{}").config().skills())
+        .isEqualTo(LongTermMemoryConfig.SkillsConfig.defaults());
+    assertThat(
+            read("{\"skills\": {\"scope\": \"shared\", \"max_content_bytes\": 4096, \"max_skills\": 5}}")
+                .config()
+                .skills())
+        .isEqualTo(new LongTermMemoryConfig.SkillsConfig(true, 4096, 5));
+
+    Read bad = read("{\"skills\": {\"scope\": \"team\", \"max_skills\": 0}}");
+
+    assertThat(bad.messages())
+        .containsExactly(
+            "at /long_term_memory/skills/scope: 'long_term_memory.skills.scope' is 'team'"
+                + " (expected user or shared)",
+            "at /long_term_memory/skills/max_skills: 'long_term_memory.skills.max_skills' is 0"
+                + " (expected 1 to 100000)");
+  }
+
+  @Test
   void everyKeyIsRead() {
     Read read =
         read(

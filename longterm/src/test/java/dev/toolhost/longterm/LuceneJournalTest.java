@@ -78,6 +78,26 @@ class LuceneJournalTest {
   }
 
   @Test
+  void skillsSavedAndDeletedSurviveADeathBeforeLucenesCommit() throws IOException {
+    Instant at = Instant.parse("2026-01-01T00:00:00Z");
+    try (LuceneMemoryStore store = LuceneMemoryStore.open(live, Duration.ofHours(1))) {
+      store.saveSkill(new Skill("alice", "kept", "Kept.", "1. keep", at));
+      store.saveSkill(new Skill("alice", "gone", "Gone.", "1. go", at));
+      store.deleteSkill("alice", "gone");
+      try (Stream<Path> files = Files.list(live)) {
+        for (Path file : files.toList()) {
+          Files.copy(file, crashed.resolve(file.getFileName()));
+        }
+      }
+    }
+
+    try (LuceneMemoryStore store = LuceneMemoryStore.open(crashed)) {
+      assertThat(store.skills("alice"))
+          .containsExactly(new Skill("alice", "kept", "Kept.", "1. keep", at));
+    }
+  }
+
+  @Test
   void anInterruptedCallerNeitherLosesItsSaveNorBreaksTheIndex() {
     try (LuceneMemoryStore store = LuceneMemoryStore.open(live)) {
       Thread.currentThread().interrupt();

@@ -322,6 +322,44 @@ abstract class MemoryStoreContract {
   }
 
   @Test
+  void aSkillIsReplacedByNameListedByNameAndOutlivesARestart() {
+    String memoryId = save(USER, MemoryType.FACT, "The user deploys on Fridays.");
+    memory.close();
+    Instant saved = Instant.parse("2026-02-01T10:00:00Z");
+    try (MemoryStore store = open()) {
+      store.saveSkill(new Skill("alice", "zeta-report", "Builds the report.", "1. a", saved));
+      store.saveSkill(new Skill("alice", "alpha-deploy", "Deploys.", "1. first draft", saved));
+      store.saveSkill(
+          new Skill("alice", "alpha-deploy", "Deploys safely.", "1. build\n2. ship", saved));
+      store.saveSkill(new Skill("bob", "alpha-deploy", "Bob's way.", "1. yolo", saved));
+    }
+    try (MemoryStore store = open()) {
+      assertThat(store.skills("alice"))
+          .extracting(Skill::name)
+          .containsExactly("alpha-deploy", "zeta-report");
+      assertThat(store.skill("alice", "alpha-deploy"))
+          .contains(
+              new Skill("alice", "alpha-deploy", "Deploys safely.", "1. build\n2. ship", saved));
+      assertThat(store.skill("bob", "alpha-deploy").orElseThrow().content()).isEqualTo("1. yolo");
+      assertThat(store.skill("carol", "alpha-deploy")).isEmpty();
+      // Skills are not memories: no memory query finds one, and the memory is untouched.
+      assertThat(store.all(USER, Optional.empty()))
+          .extracting(Memory::id)
+          .containsExactly(memoryId);
+      assertThat(store.unembedded("no-such-model", 100))
+          .extracting(Memory::id)
+          .containsExactly(memoryId);
+      assertThat(store.deleteSkill("alice", "zeta-report")).isTrue();
+      assertThat(store.deleteSkill("alice", "zeta-report")).isFalse();
+    }
+    try (MemoryStore store = open()) {
+      assertThat(store.skills("alice")).extracting(Skill::name).containsExactly("alpha-deploy");
+      assertThat(store.skills("bob")).hasSize(1);
+    }
+    memory = memory(new SwitchableEmbedder());
+  }
+
+  @Test
   void memoriesSurviveARestart() {
     saveHandful();
     memory.close();

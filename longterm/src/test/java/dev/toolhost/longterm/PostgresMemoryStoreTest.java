@@ -98,6 +98,7 @@ class PostgresMemoryStoreTest extends MemoryStoreContract {
         Statement statement = connection.createStatement()) {
       statement.execute("DROP TABLE IF EXISTS " + table);
       statement.execute("DROP TABLE IF EXISTS " + table + "_meta");
+      statement.execute("DROP TABLE IF EXISTS " + table + "_skill");
     } catch (SQLException e) {
       throw new IllegalStateException(e);
     }
