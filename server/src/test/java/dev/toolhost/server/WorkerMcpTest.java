@@ -2,11 +2,15 @@ package dev.toolhost.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ConnectionFactory;
 import dev.toolhost.bus.MessageBus;
 import dev.toolhost.bus.ToolWorker;
 import dev.toolhost.core.ErrorCode;
 import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolResult;
+import dev.toolhost.mcp.McpGroupRegistrations;
 import dev.toolhost.mcp.NpmPackages;
 import dev.toolhost.mcp.TestProcesses;
 import dev.toolhost.rabbitmq.RabbitBus;
@@ -65,6 +69,14 @@ class WorkerMcpTest {
     }
     try (RabbitBus admin = RabbitBus.connect(BROKER)) {
       admin.deleteQueue(ToolWorker.queue(group));
+    }
+    // The group's registration exchange, declared by its workers, goes with the group.
+    ConnectionFactory factory = new ConnectionFactory();
+    factory.setUri(BROKER);
+    factory.setVirtualHost("/");
+    try (Connection connection = factory.newConnection();
+        Channel channel = connection.createChannel()) {
+      channel.exchangeDelete(McpGroupRegistrations.topic(group));
     }
     waitFor(Duration.ofSeconds(10), () -> TestProcesses.aliveDescendants(MARKER) == 0);
   }
