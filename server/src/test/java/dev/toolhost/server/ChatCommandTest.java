@@ -97,6 +97,39 @@ class ChatCommandTest {
   }
 
   @Test
+  void eachTurnHasTheChannelToolsAndShowsRepliesReactionsAndSkips() {
+    server.enqueue(
+        ScriptedReply.toolCalls(
+            ScriptedReply.call("call_1", "reply", "{\"content\":\"Looking now.\"}"),
+            ScriptedReply.call("call_2", "react", "{\"emoji\":\"👀\"}")));
+    server.enqueue(ScriptedReply.answer("Found it."));
+    server.enqueue(
+        ScriptedReply.toolCalls(
+            ScriptedReply.call("call_3", "react", "{\"emoji\":\"👍\"}"),
+            ScriptedReply.call("call_4", "skip", "{\"reason\":\"a thanks needs no answer\"}")));
+
+    int exit =
+        chat(
+            "Find the report\nThanks!\n",
+            "--base-url",
+            server.baseUrl().toString(),
+            "--model",
+            "m");
+
+    assertThat(exit).as(err.toString()).isZero();
+    assertThat(out.toString())
+        .contains("  [reply] Looking now.")
+        .contains("  [reaction] 👀")
+        .contains("Found it.")
+        .contains("  [reaction] 👍")
+        .contains("  [skip] a thanks needs no answer");
+    // The skip ended the second turn: three requests in all, not four.
+    assertThat(server.requestCount()).isEqualTo(3);
+    assertThat(server.takeRequest().json().get("tools").toString())
+        .contains("\"reply\"", "\"skip\"", "\"react\"", "\"route\"", "\"cancel\"");
+  }
+
+  @Test
   void chatTalksToAnAgentFromTheConfig() throws Exception {
     Path config = dir.resolve("toolhost.yaml");
     Files.writeString(
