@@ -21,7 +21,9 @@ import tools.jackson.databind.node.ObjectNode;
  * is ready, every agent is a tool on its registry (source {@code agent:{name}}), with the subagent
  * tools and the agents' guide; each turn's system prompt names the services most relevant to the
  * request (from the {@link ServiceIndex} service, when the host has one). The models' keys are read
- * from the host's environment. It shares the agents as an {@link Agents} service.
+ * from the host's environment. It shares the agents as an {@link Agents} service, and serves the
+ * conversation API, {@code POST /v1/agents/{name}/turns} ({@link TurnsRoute}), whose turns have the
+ * channel tools.
  *
  * <p>Found by {@link java.util.ServiceLoader}, it reads its section from the host's config; made
  * with a list of definitions, it uses those.
@@ -34,7 +36,7 @@ public final class AgentsExtension implements HostExtension {
   private final Optional<List<AgentDefinition>> given;
   private List<AgentDefinition> definitions = List.of();
   private Map<String, String> environment = Map.of();
-  private Agents agents;
+  private volatile Agents agents;
 
   /** The extension reading the host's {@code agents:} section. */
   public AgentsExtension() {
@@ -105,6 +107,7 @@ public final class AgentsExtension implements HostExtension {
     environment = host.environment();
     if (!definitions.isEmpty()) {
       host.guide(Agents.GUIDE);
+      host.route(new TurnsRoute(() -> Optional.ofNullable(agents)).route());
     }
   }
 

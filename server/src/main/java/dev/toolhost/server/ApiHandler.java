@@ -8,6 +8,7 @@ import dev.toolhost.core.spi.Route;
 import dev.toolhost.search.ServiceIndex;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
@@ -19,6 +20,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.eclipse.jetty.http.HttpException;
 import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -90,8 +92,32 @@ final class ApiHandler extends Handler.Abstract {
     response.setStatus(reply.status());
     response.getHeaders().put(HttpHeader.CONTENT_TYPE, reply.contentType());
     reply.headers().forEach((name, value) -> response.getHeaders().put(name, value));
+    if (reply.streamed().isPresent()) {
+      stream(request, response, callback, reply.streamed().get());
+      return true;
+    }
     response.write(true, ByteBuffer.wrap(reply.body()), callback);
     return true;
+  }
+
+  // A streamed answer (server-sent events): sent as it is written, each flush a chunk, never
+  // cached by a proxy on the way.
+  private static void stream(
+      Request request, Response response, Callback callback, Route.BodyWriter writer) {
+    response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-cache");
+    response.getHeaders().put("X-Accel-Buffering", "no");
+    try (OutputStream out = Content.Sink.asOutputStream(response)) {
+      writer.write(out);
+    } catch (IOException e) {
+      LOG.debug("Streaming the answer to {} failed", request.getHttpURI().getPath(), e);
+      callback.failed(e);
+      return;
+    } catch (RuntimeException e) {
+      LOG.error("Streaming the answer to {} failed", request.getHttpURI().getPath(), e);
+      callback.failed(e);
+      return;
+    }
+    callback.succeeded();
   }
 
   private Reply answer(Request request) throws UnreadableBody {
@@ -160,9 +186,21 @@ final class ApiHandler extends Handler.Abstract {
     Map<String, List<String>> query = new LinkedHashMap<>();
     Request.extractQueryParameters(request)
         .forEach(field -> query.put(field.getName(), field.getValues()));
+    Map<String, List<String>> headers = new LinkedHashMap<>();
+    request
+        .getHeaders()
+        .forEach(
+            field ->
+                headers
+                    .computeIfAbsent(field.getLowerCaseName(), name -> new java.util.ArrayList<>())
+                    .add(field.getValue()));
     Route.Request routed =
         new Route.Request(
-            request.getMethod(), request.getHttpURI().getDecodedPath(), query, body(request));
+            request.getMethod(),
+            request.getHttpURI().getDecodedPath(),
+            query,
+            body(request),
+            headers);
     Route.Answer answer;
     try {
       answer = route.handler().answer(routed);
@@ -176,7 +214,8 @@ final class ApiHandler extends Handler.Abstract {
       return error(
           500, "internal_error", "The host failed to answer this request; the failure was logged.");
     }
-    return new Reply(answer.status(), answer.contentType(), answer.body(), Map.of());
+    return new Reply(
+        answer.status(), answer.contentType(), answer.body(), Map.of(), answer.streamed());
   }
 
   private Reply listTools(Request request) {
@@ -360,5 +399,14 @@ final class ApiHandler extends Handler.Abstract {
   }
 
   /** One answer: status, content type, body and extra headers. */
-  private record Reply(int status, String contentType, byte[] body, Map<String, String> headers) {}
+  private record Reply(
+      int status,
+      String contentType,
+      byte[] body,
+      Map<String, String> headers,
+      Optional<Route.BodyWriter> streamed) {
+    Reply(int status, String contentType, byte[] body, Map<String, String> headers) {
+      this(status, contentType, body, headers, Optional.empty());
+    }
+  }
 }

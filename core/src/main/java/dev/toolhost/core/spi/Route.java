@@ -1,11 +1,15 @@
 package dev.toolhost.core.spi;
 
+import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
  * A route is one HTTP endpoint an extension adds to its host: a method, a path, and the handler
@@ -17,7 +21,8 @@ import java.util.regex.Pattern;
  * reads it with {@link #variable}. An exact route wins over a template that matches the same path.
  *
  * <p>Requests and answers are plain records rather than a web server's types, so that an extension
- * depends on core alone.
+ * depends on core alone. An answer is a whole body, or a streamed one ({@link Answer#streamed}):
+ * server-sent events, written and flushed as they happen.
  *
  * @param method the HTTP method, such as {@code GET}
  * @param path the exact path, such as {@code /v1/weather}, or a template with one variable segment,
@@ -92,13 +97,41 @@ public record Route(String method, String path, Handler handler) {
    * @param path the decoded path
    * @param query the query parameters, each with its values in order
    * @param body the body, empty when there is none (at most the host's size limit)
+   * @param headers the request's headers, each name in lower case with its values in order
    */
-  public record Request(String method, String path, Map<String, List<String>> query, byte[] body) {
+  public record Request(
+      String method,
+      String path,
+      Map<String, List<String>> query,
+      byte[] body,
+      Map<String, List<String>> headers) {
     public Request {
       Objects.requireNonNull(method, "method");
       Objects.requireNonNull(path, "path");
       query = Map.copyOf(query);
       Objects.requireNonNull(body, "body");
+      headers =
+          headers.entrySet().stream()
+              .collect(
+                  Collectors.toUnmodifiableMap(
+                      entry -> entry.getKey().toLowerCase(Locale.ROOT),
+                      entry -> List.copyOf(entry.getValue()),
+                      (a, b) -> {
+                        List<String> both = new java.util.ArrayList<>(a);
+                        both.addAll(b);
+                        return List.copyOf(both);
+                      }));
+    }
+
+    /** A request without headers. */
+    public Request(String method, String path, Map<String, List<String>> query, byte[] body) {
+      this(method, path, query, body, Map.of());
+    }
+
+    /** The first value of a header, its name in any case, if sent. */
+    public Optional<String> header(String name) {
+      List<String> values = headers.get(name.toLowerCase(Locale.ROOT));
+      return values == null || values.isEmpty() ? Optional.empty() : Optional.of(values.get(0));
     }
 
     /** The first value of a query parameter, if given. */
@@ -114,21 +147,46 @@ public record Route(String method, String path, Handler handler) {
   }
 
   /**
-   * One answer: a status, a content type and a body.
+   * One answer: a status, a content type and a body, whole or streamed.
    *
    * @param status the HTTP status
    * @param contentType the body's media type
-   * @param body the body
+   * @param body the body (empty when it is streamed)
+   * @param streamed what writes the body as it comes, when it is streamed
    */
-  public record Answer(int status, String contentType, byte[] body) {
+  public record Answer(int status, String contentType, byte[] body, Optional<BodyWriter> streamed) {
     public Answer {
       Objects.requireNonNull(contentType, "contentType");
       Objects.requireNonNull(body, "body");
+      Objects.requireNonNull(streamed, "streamed");
+    }
+
+    /** An answer with a whole body. */
+    public Answer(int status, String contentType, byte[] body) {
+      this(status, contentType, body, Optional.empty());
+    }
+
+    /**
+     * An answer whose body the writer writes while the host sends it, such as server-sent events:
+     * each flush reaches the client. The status and content type are sent before the writer runs.
+     */
+    public static Answer streamed(int status, String contentType, BodyWriter writer) {
+      return new Answer(status, contentType, new byte[0], Optional.of(writer));
     }
 
     /** A 200 answer of JSON text. */
     public static Answer json(String json) {
       return new Answer(200, "application/json", json.getBytes(StandardCharsets.UTF_8));
     }
+  }
+
+  /** A body writer writes a streamed answer's body, on the request's thread. */
+  @FunctionalInterface
+  public interface BodyWriter {
+    /**
+     * Writes the body; what is flushed is sent. An {@link IOException} (the client went away, say)
+     * ends the answer; the host logs it at debug level.
+     */
+    void write(OutputStream out) throws IOException;
   }
 }
