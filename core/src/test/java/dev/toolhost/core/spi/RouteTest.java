@@ -1,8 +1,12 @@
 package dev.toolhost.core.spi;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.ByteArrayOutputStream;
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** Exact paths and templates with one variable segment. */
@@ -51,5 +55,36 @@ class RouteTest {
         .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> new Route("GET", "/v1/{a", OK))
         .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void aRequestsHeadersAreFoundByNameInAnyCase() {
+    Route.Request request =
+        new Route.Request(
+            "POST",
+            "/v1/x",
+            Map.of(),
+            new byte[0],
+            Map.of("Accept", List.of("text/event-stream"), "X-Two", List.of("a", "b")));
+
+    assertThat(request.header("accept")).contains("text/event-stream");
+    assertThat(request.header("ACCEPT")).contains("text/event-stream");
+    assertThat(request.headers().get("x-two")).containsExactly("a", "b");
+    assertThat(request.header("missing")).isEmpty();
+    assertThat(new Route.Request("GET", "/v1/x", Map.of(), new byte[0]).headers()).isEmpty();
+  }
+
+  @Test
+  void aStreamedAnswerHasNoWholeBodyAndWritesWhenAsked() throws Exception {
+    Route.Answer answer =
+        Route.Answer.streamed(
+            200, "text/event-stream", out -> out.write("data: 1\n\n".getBytes(UTF_8)));
+    ByteArrayOutputStream written = new ByteArrayOutputStream();
+
+    answer.streamed().orElseThrow().write(written);
+
+    assertThat(answer.body()).isEmpty();
+    assertThat(written.toString(UTF_8)).isEqualTo("data: 1\n\n");
+    assertThat(Route.Answer.json("{}").streamed()).isEmpty();
   }
 }
