@@ -35,6 +35,8 @@ public final class AgentsExtension implements HostExtension {
 
   private final Optional<List<AgentDefinition>> given;
   private List<AgentDefinition> definitions = List.of();
+  private Optional<String> summaryWriter = Optional.empty();
+  private SummaryWriter summaries;
   private Map<String, String> environment = Map.of();
   private volatile Agents agents;
 
@@ -80,6 +82,10 @@ public final class AgentsExtension implements HostExtension {
     property(properties, "max_tool_calls", "the most tool calls one run makes");
     property(properties, "timeout", "how long one run may take, such as 2m");
     property(properties, "tool_search", "how many tools one tool search adds to a turn");
+    property(
+        properties,
+        "writes_summaries",
+        "whether this agent's model writes the service search summaries (one agent at most)");
     ObjectNode schema = nodes.objectNode();
     schema.put("type", "object");
     schema.put("description", "a mapping of agent names to agents");
@@ -98,12 +104,16 @@ public final class AgentsExtension implements HostExtension {
 
   @Override
   public void start(HostContext host) {
-    definitions =
-        given.orElseGet(
-            () ->
-                host.configured()
-                    ? ConfigSections.read(this, host, AgentsConfig::read).agents()
-                    : List.of());
+    AgentsConfig config =
+        given
+            .map(AgentsConfig::new)
+            .orElseGet(
+                () ->
+                    host.configured()
+                        ? ConfigSections.read(this, host, AgentsConfig::read)
+                        : new AgentsConfig(List.of()));
+    definitions = config.agents();
+    summaryWriter = config.summaryWriter();
     environment = host.environment();
     if (!definitions.isEmpty()) {
       host.guide(Agents.GUIDE);
@@ -133,13 +143,28 @@ public final class AgentsExtension implements HostExtension {
     }
     // Each turn, the agents' system prompts name the services most relevant to the request.
     host.service(ServiceIndex.class).ifPresent(index -> agents.setContextHints(index::contextHint));
+    // One agent's model may write the services' summaries, once per set of tools.
+    summaryWriter.ifPresent(
+        name ->
+            host.service(ServiceIndex.class)
+                .ifPresent(
+                    index ->
+                        summaries =
+                            SummaryWriter.start(
+                                index, host.registry(), agents.agent(name).client())));
     host.provide(Agents.class, agents);
   }
 
   @Override
   public void close() {
-    if (agents != null) {
-      agents.close();
+    try {
+      if (summaries != null) {
+        summaries.close();
+      }
+    } finally {
+      if (agents != null) {
+        agents.close();
+      }
     }
   }
 }
