@@ -314,7 +314,9 @@ final class TurnsRoute {
 
             @Override
             public void onSkip(String reason) {
-              events.send("skip", MAPPER.createObjectNode().put("reason", reason));
+              events.send(
+                  "skip",
+                  MAPPER.createObjectNode().put("reason", agents.redactor().redact(reason)));
             }
           };
       RunListener listener =
@@ -361,7 +363,7 @@ final class TurnsRoute {
       turn.reactions().forEach(reactions::add);
       document.put("skipped", turn.skipped());
       if (turn.skipped() && !turn.skipReason().isEmpty()) {
-        document.put("skip_reason", turn.skipReason());
+        document.put("skip_reason", agents.redactor().redact(turn.skipReason()));
       }
       document.put("stop", result.stop().name().toLowerCase(Locale.ROOT));
       ArrayNode toolCalls = document.putArray("tool_calls");
@@ -369,7 +371,8 @@ final class TurnsRoute {
         calls.forEach(toolCalls::add);
       }
       ArrayNode status = document.putArray("status");
-      conversation.drainStatus().forEach(status::add);
+      // What subagents report is model text the secret scanner has not seen yet.
+      conversation.drainStatus().forEach(line -> status.add(agents.redactor().redact(line)));
       result
           .usage()
           .ifPresent(

@@ -43,11 +43,16 @@ public final class ServiceSummaries {
       ServiceKind kind, String id, List<KnownService.Capability> capabilities) {
     Set<String> phrases = new LinkedHashSet<>();
     List<String> undescribed = new ArrayList<>();
+    // Only the first few described tools are read: a server of hundreds of tools, whose summary is
+    // derived again as each registers, costs no more than one of three.
     for (KnownService.Capability capability : capabilities) {
+      if (phrases.size() == DESCRIBED_TOOLS) {
+        break;
+      }
       String phrase = firstSentence(capability.description());
       if (phrase.isEmpty()) {
         undescribed.add(capability.name());
-      } else if (phrases.size() < DESCRIBED_TOOLS) {
+      } else {
         phrases.add(phrase);
       }
     }
