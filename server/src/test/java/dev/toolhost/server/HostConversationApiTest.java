@@ -10,6 +10,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -255,6 +256,59 @@ class HostConversationApiTest {
         assertThat(json(each.response()).at("/error/message").asString()).contains(each.says());
       }
       assertThat(server.requestCount()).as("no bad turn reached the model").isZero();
+    }
+  }
+
+  @Test
+  void aSessionRunsOneTurnAtATimeAndAModelFailureIsAnsweredAsSuch() throws Exception {
+    CountDownLatch release = new CountDownLatch(1);
+    CountDownLatch slowStarted = new CountDownLatch(1);
+    server.respondWith(
+        request -> {
+          slowStarted.countDown();
+          try {
+            release.await(20, TimeUnit.SECONDS);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          return ScriptedReply.answer("Done at last.");
+        });
+    try (Host host = host()) {
+      URI turns = host.start().resolve("v1/agents/helper/turns");
+      server.enqueue(ScriptedReply.answer("Hello."));
+      String session = json(post(turns, "{\"message\": \"Hi\"}")).get("session_id").asString();
+      String next = "{\"message\": \"Slow one\", \"session_id\": \"" + session + "\"}";
+
+      CompletableFuture<HttpResponse<String>> slow =
+          CompletableFuture.supplyAsync(
+              () -> {
+                try {
+                  return post(turns, next);
+                } catch (Exception e) {
+                  throw new IllegalStateException(e);
+                }
+              });
+      assertThat(slowStarted.await(10, TimeUnit.SECONDS)).isTrue();
+      HttpResponse<String> busy = post(turns, next);
+      release.countDown();
+
+      assertThat(busy.statusCode()).as(busy.body()).isEqualTo(409);
+      assertThat(json(busy).at("/error/message").asString())
+          .isEqualTo(
+              "Session '" + session + "' is running a turn; send the next when it has answered.");
+      assertThat(json(slow.get(20, TimeUnit.SECONDS)).get("messages").get(0).asString())
+          .isEqualTo("Done at last.");
+
+      server.enqueue(ScriptedReply.status(404, "{\"error\":{\"message\":\"no such model\"}}"));
+      HttpResponse<String> failed = post(turns, next);
+      server.enqueue(ScriptedReply.status(404, "{\"error\":{\"message\":\"no such model\"}}"));
+      List<Event> failedEvents = events(post(turns, next, "Accept", "text/event-stream").body());
+
+      assertThat(failed.statusCode()).isEqualTo(502);
+      assertThat(json(failed).at("/error/code").asString()).isEqualTo("model_error");
+      assertThat(json(failed).at("/error/message").asString()).contains("helper-model");
+      assertThat(failedEvents.stream().map(Event::name)).containsExactly("session", "error");
+      assertThat(failedEvents.getLast().data().get("code").asString()).isEqualTo("model_error");
     }
   }
 
