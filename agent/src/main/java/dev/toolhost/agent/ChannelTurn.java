@@ -10,8 +10,10 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Pattern;
 import tools.jackson.databind.JsonNode;
@@ -298,11 +300,21 @@ public final class ChannelTurn implements AutoCloseable {
     };
   }
 
+  // Each tool's spec and compiled schema, made once: a turn binds them to its own executors.
+  private static final Map<String, ExecutableTool> TEMPLATES = new ConcurrentHashMap<>();
+
   private ExecutableTool tool(
       String name, String description, ObjectNode parameters, ToolExecutor executor) {
-    ToolSpec spec = new ToolSpec(name, description, parameters, SOURCE);
-    return ExecutableTool.of(
-        spec,
+    ExecutableTool template =
+        TEMPLATES.computeIfAbsent(
+            name,
+            key ->
+                ExecutableTool.of(
+                    new ToolSpec(name, description, parameters, SOURCE),
+                    (call, arguments) -> {
+                      throw new IllegalStateException("a template is never called");
+                    }));
+    return template.withExecutor(
         (call, arguments) -> {
           if (!open.get()) {
             return ToolResult.failure(

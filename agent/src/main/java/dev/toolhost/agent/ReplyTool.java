@@ -38,6 +38,31 @@ public final class ReplyTool implements AutoCloseable {
 
   private static final Pattern MARKER = Pattern.compile("\\[REDACTED:([^\\]]+)\\]");
 
+  // The spec and its compiled schema, made once: each reply tool binds them to its channel.
+  private static final ExecutableTool TEMPLATE = template();
+
+  private static ExecutableTool template() {
+    ObjectNode parameters = JsonNodeFactory.instance.objectNode().put("type", "object");
+    parameters
+        .putObject("properties")
+        .putObject("content")
+        .put("type", "string")
+        .put("description", "The message to send to the user now.");
+    parameters.putArray("required").add("content");
+    parameters.put("additionalProperties", false);
+    ToolSpec spec =
+        new ToolSpec(
+            NAME,
+            "Sends a message to the user now, before the turn ends (progress, a question).",
+            parameters,
+            SOURCE);
+    return ExecutableTool.of(
+        spec,
+        (call, arguments) -> {
+          throw new IllegalStateException("the template is never called");
+        });
+  }
+
   private final AtomicBoolean open = new AtomicBoolean(true);
   private final ExecutableTool tool;
 
@@ -53,23 +78,8 @@ public final class ReplyTool implements AutoCloseable {
   public ReplyTool(Consumer<String> channel, Redactor redactor) {
     Objects.requireNonNull(channel, "channel");
     Objects.requireNonNull(redactor, "redactor");
-    ObjectNode parameters = JsonNodeFactory.instance.objectNode().put("type", "object");
-    parameters
-        .putObject("properties")
-        .putObject("content")
-        .put("type", "string")
-        .put("description", "The message to send to the user now.");
-    parameters.putArray("required").add("content");
-    parameters.put("additionalProperties", false);
-    ToolSpec spec =
-        new ToolSpec(
-            NAME,
-            "Sends a message to the user now, before the turn ends (progress, a question).",
-            parameters,
-            SOURCE);
     this.tool =
-        ExecutableTool.of(
-            spec,
+        TEMPLATE.withExecutor(
             (call, arguments) -> {
               if (!open.get()) {
                 return ToolResult.failure(
