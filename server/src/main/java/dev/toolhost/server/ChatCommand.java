@@ -11,6 +11,7 @@ import dev.toolhost.agent.ModelEndpoint;
 import dev.toolhost.agent.ModelException;
 import dev.toolhost.agent.RunListener;
 import dev.toolhost.agent.RunResult;
+import dev.toolhost.core.Redactor;
 import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.spi.ConfigProblems;
@@ -142,6 +143,8 @@ final class ChatCommand implements Callable<Integer> {
     try (CommandHost opened =
         CommandHost.open(config, file -> file, bus, List.of(new AgentsExtension(definitions)))) {
       Agents agents = opened.host().service(Agents.class).orElseThrow();
+      // The model's tool-call arguments are shown redacted: a model may put a secret in them.
+      Redactor redactor = opened.host().service(Redactor.class).orElse(Redactor.NONE);
       Agent agent;
       try {
         agent = agents.agent(name);
@@ -191,7 +194,7 @@ final class ChatCommand implements Callable<Integer> {
         if (line.isBlank()) {
           continue;
         }
-        failed |= !turn(agents, agent, conversation, line, out, err, lock, turn);
+        failed |= !turn(agents, redactor, agent, conversation, line, out, err, lock, turn);
       }
       return failed ? CommandLine.ExitCode.SOFTWARE : CommandLine.ExitCode.OK;
     }
@@ -199,6 +202,7 @@ final class ChatCommand implements Callable<Integer> {
 
   private boolean turn(
       Agents agents,
+      Redactor redactor,
       Agent agent,
       Conversation conversation,
       String message,
@@ -222,7 +226,7 @@ final class ChatCommand implements Callable<Integer> {
           public void onToolCall(ToolCall call) {
             synchronized (lock) {
               out.println();
-              out.println("  -> " + call.toolName() + " " + call.arguments());
+              out.println("  -> " + call.toolName() + " " + redactor.redact(call.arguments()));
               out.flush();
             }
           }

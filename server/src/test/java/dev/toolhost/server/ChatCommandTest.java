@@ -130,6 +130,33 @@ class ChatCommandTest {
   }
 
   @Test
+  void aReplyCarryingASecretIsRefusedByTheHostsScanner() {
+    // A GitHub token's shape, made at run time so that no scanner flags this file.
+    java.util.Random random = new java.util.Random(7);
+    StringBuilder token = new StringBuilder("ghp_");
+    String alphabet = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789";
+    for (int i = 0; i < 36; i++) {
+      token.append(alphabet.charAt(random.nextInt(alphabet.length())));
+    }
+    server.enqueue(
+        ScriptedReply.toolCalls(
+            ScriptedReply.call("call_1", "reply", "{\"content\":\"Here it is: " + token + "\"}")));
+    server.enqueue(ScriptedReply.answer("I cannot share that."));
+
+    int exit =
+        chat("Show me the token\n", "--base-url", server.baseUrl().toString(), "--model", "m");
+
+    assertThat(exit).as(err.toString()).isZero();
+    assertThat(out.toString())
+        .doesNotContain("[reply]")
+        .doesNotContain(token)
+        .contains("-> reply {\"content\":\"Here it is: [REDACTED:github-pat]\"}")
+        .contains(
+            "<- reply error [invalid_arguments]: blocked reply content: it carries a secret"
+                + " (github-pat)");
+  }
+
+  @Test
   void chatTalksToAnAgentFromTheConfig() throws Exception {
     Path config = dir.resolve("toolhost.yaml");
     Files.writeString(
