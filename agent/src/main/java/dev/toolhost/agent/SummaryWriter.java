@@ -18,12 +18,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A summary writer has an agent's model write the service index's summaries: for each MCP server,
- * tool service and worker group whose summary is still the derived one ({@link ServiceSummaries}),
- * it asks the model once for one sentence saying what the service is for, from its tools' names and
- * descriptions, and puts it in the index. A summary is written once per set of tools and cached by
- * it, so a server that reconnects with the same tools gets it back without asking again; a summary
- * someone else put there is never replaced, nor is one whose tools changed while it was written.
+ * A summary writer has an agent's model write the service index's summaries: for each service (MCP
+ * server, tool service, worker group, an agent known by its skills) whose summary is still the
+ * derived one ({@link ServiceSummaries}), it asks the model once for one sentence saying what the
+ * service is for, from its tools' names and descriptions, and puts it in the index. A summary is
+ * written once per set of tools and cached by it, so a server that reconnects with the same tools
+ * gets it back without asking again; a summary someone else put there is never replaced, nor is one
+ * whose tools changed while it was written.
  *
  * <p>It works on one virtual thread of its own, after the registry has been quiet for {@link
  * #QUIET}, so that a server's tools arrive together; a host's start never waits for it. A model
@@ -97,7 +98,9 @@ final class SummaryWriter implements ToolRegistry.Listener, AutoCloseable {
   /** Writes the summary of every service that still has the derived one. */
   void pass() throws InterruptedException {
     for (KnownService service : index.all()) {
-      if (service.kind() == ServiceKind.AGENT || !ServiceSummaries.isDerived(service)) {
+      // A configured agent's summary is its operator's description, never a derived one; an agent
+      // a directory derived from its skills is written like any other service.
+      if (!ServiceSummaries.isDerived(service)) {
         continue;
       }
       String key = fingerprint(service);
@@ -127,7 +130,8 @@ final class SummaryWriter implements ToolRegistry.Listener, AutoCloseable {
 
   private Optional<String> write(KnownService service) throws InterruptedException {
     StringBuilder prompt =
-        new StringBuilder(ServiceSummaries.label(service.kind(), service.id())).append("\nTools:");
+        new StringBuilder(ServiceSummaries.label(service.kind(), service.id()))
+            .append(service.kind() == ServiceKind.AGENT ? "\nSkills:" : "\nTools:");
     for (KnownService.Capability capability : service.capabilities()) {
       prompt.append("\n- ").append(capability.name());
       if (!capability.description().isBlank()) {

@@ -107,6 +107,30 @@ class SummaryWriterTest {
   }
 
   @Test
+  void anAgentKnownByItsSkillsGetsAWrittenSummaryToo() throws Exception {
+    server.enqueue(ScriptedReply.answer("Plans trips: flights, hotels and day-by-day schedules."));
+    index.put(
+        new KnownService(
+            "travel",
+            ServiceKind.AGENT,
+            "Agent travel: Books flights; Finds hotels.",
+            List.of(
+                new KnownService.Capability("book_flight", "Books flights."),
+                new KnownService.Capability("find_hotel", "Finds hotels."))));
+
+    writer = SummaryWriter.start(index, registry, client);
+
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                summary(ServiceKind.AGENT, "travel")
+                    .equals("Plans trips: flights, hotels and day-by-day schedules."));
+    assertThat(server.takeRequest().json().at("/messages/1/content").asString())
+        .startsWith("Agent travel\nSkills:\n- book_flight: Books flights.");
+  }
+
+  @Test
   void aModelThatFailsLeavesTheDerivedSummary() throws Exception {
     server.enqueue(ScriptedReply.status(400, "{\"error\":{\"message\":\"bad request\"}}"));
     register("bill", "Bills a customer.", "remote:billing");
