@@ -257,7 +257,12 @@ final class TurnsRoute {
    * the rest are dropped and the turn goes on, so that its history stays whole.
    */
   private static class Events {
-    static final Events NONE = new Events(OutputStream.nullOutputStream());
+    /** No client listening (a JSON turn): nothing is written, and no turn waits on another. */
+    static final Events NONE =
+        new Events(OutputStream.nullOutputStream()) {
+          @Override
+          void send(String event, ObjectNode data) {}
+        };
 
     private final OutputStream out;
     private boolean broken;
