@@ -287,7 +287,9 @@ public final class Agents implements AutoCloseable {
           // WorkingMemoryTools.SOURCE: the memory module is not a dependency of this one.
           "builtin:memory",
           ServiceIndex.SOURCE,
-          Subagents.SOURCE);
+          Subagents.SOURCE,
+          Whiteboard.SOURCE,
+          Wisps.SOURCE);
 
   /**
    * The profile's rule narrowed to the host's own sources and the tools it names: never more than

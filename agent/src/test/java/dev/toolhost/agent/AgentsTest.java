@@ -344,7 +344,8 @@ class AgentsTest {
     assertThat(starting.allows("get_tool_guide", "builtin:guides")).isFalse();
     assertThat(starting.allows("anything_else", "builtin:secret")).isFalse();
     assertThat(Agents.startingProfile(ToolProfiles.SUBAGENT).allowedSources())
-        .containsExactlyInAnyOrder("builtin:guides", "builtin:memory", "builtin:search");
+        .containsExactlyInAnyOrder(
+            "builtin:guides", "builtin:memory", "builtin:search", Whiteboard.SOURCE, Wisps.SOURCE);
   }
 
   @Test

@@ -106,6 +106,22 @@ class HostShutdownTest {
                   .build(),
               HttpResponse.BodyHandlers.ofString());
       assertThat(saved.body()).contains("\"is_error\":false");
+      for (String[] invoke :
+          new String[][] {
+            {"save_skill", "{\"name\": \"s\", \"description\": \"d\", \"content\": \"c\"}"},
+            {"whiteboard_write", "{\"key\": \"k\", \"text\": \"t\"}"}
+          }) {
+        HttpResponse<String> kit =
+            client.send(
+                HttpRequest.newBuilder(base.resolve("/v1/tools/" + invoke[0] + "/invoke"))
+                    .header("Content-Type", "application/json")
+                    .POST(
+                        HttpRequest.BodyPublishers.ofString(
+                            "{\"arguments\": " + invoke[1] + ", \"session_id\": \"s1\"}"))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(kit.body()).as(invoke[0]).contains("\"is_error\":false");
+      }
 
       host.close();
       model.close();
