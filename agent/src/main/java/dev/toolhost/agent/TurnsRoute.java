@@ -146,9 +146,7 @@ final class TurnsRoute {
         release(running);
       }
     }
-    return Route.Answer.streamed(
-        200,
-        EVENT_STREAM + "; charset=utf-8",
+    return Route.Answer.eventStream(
         out -> {
           try {
             Events sink = new Events(out);

@@ -8,7 +8,6 @@ import dev.toolhost.core.spi.Route;
 import dev.toolhost.search.ServiceIndex;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
@@ -92,28 +91,27 @@ final class ApiHandler extends Handler.Abstract {
     response.setStatus(reply.status());
     response.getHeaders().put(HttpHeader.CONTENT_TYPE, reply.contentType());
     reply.headers().forEach((name, value) -> response.getHeaders().put(name, value));
-    if (reply.streamed().isPresent()) {
-      stream(request, response, callback, reply.streamed().get());
+    if (reply.stream().isPresent()) {
+      stream(request, response, callback, reply.stream().get());
       return true;
     }
     response.write(true, ByteBuffer.wrap(reply.body()), callback);
     return true;
   }
 
-  // A streamed answer (server-sent events): sent as it is written, each flush a chunk, never
-  // cached by a proxy on the way.
+  // A streamed answer (an extension's server-sent events) is written here, on this virtual thread,
+  // through a blocking stream that flushes as the writer flushes.
   private static void stream(
       Request request, Response response, Callback callback, Route.BodyWriter writer) {
     response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-cache");
-    response.getHeaders().put("X-Accel-Buffering", "no");
-    try (OutputStream out = Content.Sink.asOutputStream(response)) {
+    try (java.io.OutputStream out = Content.Sink.asOutputStream(response)) {
       writer.write(out);
-    } catch (IOException e) {
-      LOG.debug("Streaming the answer to {} failed", request.getHttpURI().getPath(), e);
-      callback.failed(e);
-      return;
-    } catch (RuntimeException e) {
-      LOG.error("Streaming the answer to {} failed", request.getHttpURI().getPath(), e);
+    } catch (Exception e) {
+      LOG.warn(
+          "The streamed answer to {} {} ended early",
+          request.getMethod(),
+          request.getHttpURI().getPath(),
+          e);
       callback.failed(e);
       return;
     }
@@ -192,7 +190,7 @@ final class ApiHandler extends Handler.Abstract {
         .forEach(
             field ->
                 headers
-                    .computeIfAbsent(field.getLowerCaseName(), name -> new java.util.ArrayList<>())
+                    .computeIfAbsent(field.getName(), name -> new java.util.ArrayList<>())
                     .add(field.getValue()));
     Route.Request routed =
         new Route.Request(
@@ -215,7 +213,7 @@ final class ApiHandler extends Handler.Abstract {
           500, "internal_error", "The host failed to answer this request; the failure was logged.");
     }
     return new Reply(
-        answer.status(), answer.contentType(), answer.body(), Map.of(), answer.streamed());
+        answer.status(), answer.contentType(), answer.body(), Map.of(), answer.stream());
   }
 
   private Reply listTools(Request request) {
@@ -404,7 +402,7 @@ final class ApiHandler extends Handler.Abstract {
       String contentType,
       byte[] body,
       Map<String, String> headers,
-      Optional<Route.BodyWriter> streamed) {
+      Optional<Route.BodyWriter> stream) {
     Reply(int status, String contentType, byte[] body, Map<String, String> headers) {
       this(status, contentType, body, headers, Optional.empty());
     }

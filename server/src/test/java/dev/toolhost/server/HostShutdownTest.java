@@ -64,6 +64,9 @@ class HostShutdownTest {
               + "long_term_memory: {state_dir: '"
               + workspaces.resolve("memories")
               + "'}\n"
+              + "a2a:\n"
+              + "  agents: {remote: {url: 'http://127.0.0.2:9'}}\n"
+              + "  server: {public_url: 'https://toolhost.example.com'}\n"
               + "agents:\n"
               + "  assistant:\n"
               + "    base_url: "

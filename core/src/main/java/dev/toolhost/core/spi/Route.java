@@ -1,15 +1,11 @@
 package dev.toolhost.core.spi;
 
-import java.io.IOException;
-import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 
 /**
  * A route is one HTTP endpoint an extension adds to its host: a method, a path, and the handler
@@ -21,8 +17,7 @@ import java.util.stream.Collectors;
  * reads it with {@link #variable}. An exact route wins over a template that matches the same path.
  *
  * <p>Requests and answers are plain records rather than a web server's types, so that an extension
- * depends on core alone. An answer is a whole body, or a streamed one ({@link Answer#streamed}):
- * server-sent events, written and flushed as they happen.
+ * depends on core alone.
  *
  * @param method the HTTP method, such as {@code GET}
  * @param path the exact path, such as {@code /v1/weather}, or a template with one variable segment,
@@ -97,7 +92,7 @@ public record Route(String method, String path, Handler handler) {
    * @param path the decoded path
    * @param query the query parameters, each with its values in order
    * @param body the body, empty when there is none (at most the host's size limit)
-   * @param headers the request's headers, each name in lower case with its values in order
+   * @param headers the request's headers, names in lower case, each with its values in order
    */
   public record Request(
       String method,
@@ -110,17 +105,14 @@ public record Route(String method, String path, Handler handler) {
       Objects.requireNonNull(path, "path");
       query = Map.copyOf(query);
       Objects.requireNonNull(body, "body");
-      headers =
-          headers.entrySet().stream()
-              .collect(
-                  Collectors.toUnmodifiableMap(
-                      entry -> entry.getKey().toLowerCase(Locale.ROOT),
-                      entry -> List.copyOf(entry.getValue()),
-                      (a, b) -> {
-                        List<String> both = new java.util.ArrayList<>(a);
-                        both.addAll(b);
-                        return List.copyOf(both);
-                      }));
+      Map<String, List<String>> lower = new java.util.LinkedHashMap<>();
+      headers.forEach(
+          (name, values) ->
+              lower
+                  .computeIfAbsent(
+                      name.toLowerCase(java.util.Locale.ROOT), n -> new java.util.ArrayList<>())
+                  .addAll(values));
+      headers = Map.copyOf(lower);
     }
 
     /** A request without headers. */
@@ -128,15 +120,15 @@ public record Route(String method, String path, Handler handler) {
       this(method, path, query, body, Map.of());
     }
 
-    /** The first value of a header, its name in any case, if sent. */
-    public Optional<String> header(String name) {
-      List<String> values = headers.get(name.toLowerCase(Locale.ROOT));
-      return values == null || values.isEmpty() ? Optional.empty() : Optional.of(values.get(0));
-    }
-
     /** The first value of a query parameter, if given. */
     public Optional<String> parameter(String name) {
       List<String> values = query.get(name);
+      return values == null || values.isEmpty() ? Optional.empty() : Optional.of(values.get(0));
+    }
+
+    /** The first value of a header, by its name in any case, if sent. */
+    public Optional<String> header(String name) {
+      List<String> values = headers.get(name.toLowerCase(java.util.Locale.ROOT));
       return values == null || values.isEmpty() ? Optional.empty() : Optional.of(values.get(0));
     }
 
@@ -147,46 +139,45 @@ public record Route(String method, String path, Handler handler) {
   }
 
   /**
-   * One answer: a status, a content type and a body, whole or streamed.
+   * One answer: a status, a content type and a body, written whole; or, for a streamed answer
+   * (server-sent events), a writer that writes the body as it comes.
    *
    * @param status the HTTP status
    * @param contentType the body's media type
-   * @param body the body (empty when it is streamed)
-   * @param streamed what writes the body as it comes, when it is streamed
+   * @param body the body (empty for a streamed answer)
+   * @param stream the writer of a streamed body, which the host runs after sending the status and
+   *     headers, on the request's thread, flushing what it writes as it goes
    */
-  public record Answer(int status, String contentType, byte[] body, Optional<BodyWriter> streamed) {
+  public record Answer(int status, String contentType, byte[] body, Optional<BodyWriter> stream) {
     public Answer {
       Objects.requireNonNull(contentType, "contentType");
       Objects.requireNonNull(body, "body");
-      Objects.requireNonNull(streamed, "streamed");
+      Objects.requireNonNull(stream, "stream");
     }
 
-    /** An answer with a whole body. */
+    /** An answer written whole. */
     public Answer(int status, String contentType, byte[] body) {
       this(status, contentType, body, Optional.empty());
-    }
-
-    /**
-     * An answer whose body the writer writes while the host sends it, such as server-sent events:
-     * each flush reaches the client. The status and content type are sent before the writer runs.
-     */
-    public static Answer streamed(int status, String contentType, BodyWriter writer) {
-      return new Answer(status, contentType, new byte[0], Optional.of(writer));
     }
 
     /** A 200 answer of JSON text. */
     public static Answer json(String json) {
       return new Answer(200, "application/json", json.getBytes(StandardCharsets.UTF_8));
     }
+
+    /** A 200 answer of server-sent events, written by the given writer. */
+    public static Answer eventStream(BodyWriter writer) {
+      return new Answer(200, "text/event-stream", new byte[0], Optional.of(writer));
+    }
   }
 
-  /** A body writer writes a streamed answer's body, on the request's thread. */
+  /** Writes a streamed answer's body; each {@code flush} sends what was written so far. */
   @FunctionalInterface
   public interface BodyWriter {
     /**
-     * Writes the body; what is flushed is sent. An {@link IOException} (the client went away, say)
-     * ends the answer; the host logs it at debug level.
+     * Writes the body. An exception ends the answer where it is (its status was already sent); it
+     * goes to the host's log.
      */
-    void write(OutputStream out) throws IOException;
+    void write(java.io.OutputStream out) throws Exception;
   }
 }

@@ -1,12 +1,8 @@
 package dev.toolhost.core.spi;
 
-import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.io.ByteArrayOutputStream;
-import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** Exact paths and templates with one variable segment. */
@@ -62,29 +58,26 @@ class RouteTest {
     Route.Request request =
         new Route.Request(
             "POST",
-            "/v1/x",
-            Map.of(),
+            "/a2a/x",
+            java.util.Map.of(),
             new byte[0],
-            Map.of("Accept", List.of("text/event-stream"), "X-Two", List.of("a", "b")));
-
-    assertThat(request.header("accept")).contains("text/event-stream");
-    assertThat(request.header("ACCEPT")).contains("text/event-stream");
-    assertThat(request.headers().get("x-two")).containsExactly("a", "b");
-    assertThat(request.header("missing")).isEmpty();
-    assertThat(new Route.Request("GET", "/v1/x", Map.of(), new byte[0]).headers()).isEmpty();
+            java.util.Map.of("A2A-Version", java.util.List.of("1.0")));
+    assertThat(request.header("a2a-version")).contains("1.0");
+    assertThat(request.header("A2A-VERSION")).contains("1.0");
+    assertThat(request.header("Accept")).isEmpty();
+    assertThat(new Route.Request("GET", "/", java.util.Map.of(), new byte[0]).headers()).isEmpty();
   }
 
   @Test
-  void aStreamedAnswerHasNoWholeBodyAndWritesWhenAsked() throws Exception {
+  void aStreamedAnswerCarriesItsWriterAndNoBody() throws Exception {
     Route.Answer answer =
-        Route.Answer.streamed(
-            200, "text/event-stream", out -> out.write("data: 1\n\n".getBytes(UTF_8)));
-    ByteArrayOutputStream written = new ByteArrayOutputStream();
-
-    answer.streamed().orElseThrow().write(written);
-
+        Route.Answer.eventStream(
+            out -> out.write("data: x\n\n".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+    assertThat(answer.contentType()).isEqualTo("text/event-stream");
     assertThat(answer.body()).isEmpty();
-    assertThat(written.toString(UTF_8)).isEqualTo("data: 1\n\n");
-    assertThat(Route.Answer.json("{}").streamed()).isEmpty();
+    java.io.ByteArrayOutputStream written = new java.io.ByteArrayOutputStream();
+    answer.stream().orElseThrow().write(written);
+    assertThat(written.toString(java.nio.charset.StandardCharsets.UTF_8)).isEqualTo("data: x\n\n");
+    assertThat(Route.Answer.json("{}").stream()).isEmpty();
   }
 }
