@@ -3,6 +3,7 @@ package dev.toolhost.a2a;
 import dev.toolhost.search.KnownService;
 import dev.toolhost.search.ServiceIndex;
 import dev.toolhost.search.ServiceKind;
+import dev.toolhost.search.ServiceSummaries;
 import dev.toolhost.web.OutboundException;
 import java.net.URI;
 import java.time.Clock;
@@ -190,7 +191,12 @@ public final class AgentDirectory {
       skills.add(new KnownService.Capability(skill.id(), text.toString()));
       skill.tags().stream().filter(t -> !tags.contains(t)).forEach(tags::add);
     }
-    String summary = card.description().isBlank() ? "A2A agent " + card.name() : card.description();
+    // The card's own description; without one, a summary derived from its skills (which a summary
+    // writer may replace with a written one), not a bare name.
+    String summary =
+        card.description().isBlank()
+            ? ServiceSummaries.derive(ServiceKind.AGENT, name, skills)
+            : card.description();
     index.get().put(new KnownService(name, ServiceKind.AGENT, summary, skills, tags));
   }
 }

@@ -120,6 +120,16 @@ class A2aToolsTest {
   }
 
   @Test
+  void anAgentWhoseCardHasNoDescriptionIsSummarisedFromItsSkills() throws Exception {
+    agent.description = "";
+
+    call("get_agent_details", "{\"agent_name\": \"billing\"}");
+
+    assertThat(index.find(ServiceKind.AGENT, "billing").orElseThrow().summary())
+        .isEqualTo("Agent billing: Invoice lookup: Finds an invoice and says whether it is paid.");
+  }
+
+  @Test
   void aTaskThatEndsInTimeAnswersItsTextOverVersion10WithTheCredential() throws Exception {
     agent.pollsToFinish = 2;
     String answer =

@@ -38,6 +38,7 @@ final class SpecV10Agent implements AutoCloseable {
   private final Server server = new Server();
   private final URI base;
   volatile int pollsToFinish = 1;
+  volatile String description = "Answers questions about invoices and refunds.";
 
   SpecV10Agent() throws Exception {
     ServerConnector connector = new ServerConnector(server);
@@ -73,7 +74,7 @@ final class SpecV10Agent implements AutoCloseable {
 
   private String card() {
     return """
-        {"name": "Billing", "description": "Answers questions about invoices and refunds.",
+        {"name": "Billing", "description": "%s",
          "supportedInterfaces": [{"url": "%s/rpc", "protocolBinding": "JSONRPC",
                                   "protocolVersion": "1.0"}],
          "version": "2.1.0", "capabilities": {"streaming": false},
@@ -82,7 +83,7 @@ final class SpecV10Agent implements AutoCloseable {
                      "description": "Finds an invoice and says whether it is paid.",
                      "tags": ["billing", "invoices"],
                      "examples": ["Is invoice 42 paid?"]}]}"""
-        .formatted(base);
+        .formatted(description, base);
   }
 
   private String rpc(JsonNode request, Request http) {

@@ -27,6 +27,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
@@ -144,6 +145,30 @@ public final class Agent {
       String message,
       RunListener listener,
       List<ExecutableTool> turnTools) {
+    return run(conversation, message, listener, turnTools, () -> false);
+  }
+
+  /**
+   * Runs one turn with a channel's tools bound to it ({@code reply}, {@code skip}, {@code react},
+   * {@code route}, {@code cancel}): they are added for this turn and removed when it ends, and when
+   * the model calls {@code skip} the turn ends after that step's calls with {@link
+   * RunResult.Stop#SKIPPED} and no text. The turn's replies, reactions and skip are read from the
+   * channel turn afterwards; closing it is the caller's.
+   *
+   * @throws IllegalArgumentException when the tool set already shows a tool of a channel tool's
+   *     name
+   */
+  public RunResult run(
+      Conversation conversation, String message, RunListener listener, ChannelTurn turn) {
+    return run(conversation, message, listener, turn.tools(), turn::skipped);
+  }
+
+  private RunResult run(
+      Conversation conversation,
+      String message,
+      RunListener listener,
+      List<ExecutableTool> turnTools,
+      BooleanSupplier ended) {
     ToolSet tools = conversation.tools();
     List<String> bound = new ArrayList<>();
     Runnable leave = conversation.enterRun();
@@ -152,7 +177,7 @@ public final class Agent {
         tools.add(tool);
         bound.add(tool.name());
       }
-      return runWithDeadline(conversation, message, listener);
+      return runWithDeadline(conversation, message, listener, ended);
     } finally {
       bound.forEach(tools::remove);
       leave.run();
@@ -162,13 +187,13 @@ public final class Agent {
   // The run's span is a child of the caller's context; the body, its model requests and its tool
   // calls run under it.
   private RunResult runWithDeadline(
-      Conversation conversation, String message, RunListener listener) {
+      Conversation conversation, String message, RunListener listener, BooleanSupplier ended) {
     Span span = telemetry.startRun(definition, conversation.sessionId());
     RunResult result;
     try {
       // The run is part of the agent chain its tool calls see: an agent it calls knows who called.
       Context context = AgentChain.with(Context.current().with(span), definition.name());
-      result = runWithDeadline(conversation, message, listener, context);
+      result = runWithDeadline(conversation, message, listener, ended, context);
     } catch (RuntimeException | Error e) {
       AgentTelemetry.fail(span, e);
       throw e;
@@ -178,10 +203,14 @@ public final class Agent {
   }
 
   private RunResult runWithDeadline(
-      Conversation conversation, String message, RunListener listener, Context context) {
+      Conversation conversation,
+      String message,
+      RunListener listener,
+      BooleanSupplier ended,
+      Context context) {
     Instant deadline = Instant.now().plus(definition.limits().timeout());
     AtomicReference<RunResult.Stop> stop = new AtomicReference<>(RunResult.Stop.CANCELLED);
-    Turn turn = new Turn(conversation, message, listener, deadline, stop, context);
+    Turn turn = new Turn(conversation, message, listener, ended, deadline, stop, context);
     CompletableFuture<RunResult> result = new CompletableFuture<>();
     Thread body =
         RUNS.newThread(
@@ -249,6 +278,8 @@ public final class Agent {
     private final Conversation conversation;
     private final String message;
     private final RunListener listener;
+    // Whether a channel tool ended the turn (skip).
+    private final BooleanSupplier ended;
     private final Instant deadline;
     private final AtomicReference<RunResult.Stop> stop;
     // The run's span: model requests and tool calls are its children, side by side.
@@ -266,12 +297,14 @@ public final class Agent {
         Conversation conversation,
         String message,
         RunListener listener,
+        BooleanSupplier ended,
         Instant deadline,
         AtomicReference<RunResult.Stop> stop,
         Context context) {
       this.conversation = conversation;
       this.message = message;
       this.listener = listener;
+      this.ended = ended;
       this.deadline = deadline;
       this.stop = stop;
       this.context = context;
@@ -281,6 +314,7 @@ public final class Agent {
       for (String notice : conversation.takeNotices()) {
         added.add(new ChatMessage.UserMessage(notice));
       }
+      takeFollowUps();
       added.add(new ChatMessage.UserMessage(message));
       system = systemPrompt();
       try {
@@ -300,6 +334,11 @@ public final class Agent {
             added.add(new ChatMessage.ToolMessage(call.id(), result.text()));
           }
           running.clear();
+          if (ended.getAsBoolean()) {
+            return new RunResult("", RunResult.Stop.SKIPPED, steps, toolCalls, usage);
+          }
+          // A follow-up routed here while the calls ran is heard before the next request.
+          takeFollowUps();
         }
         return new RunResult(lastText, RunResult.Stop.MAX_STEPS, steps, toolCalls, usage);
       } catch (InterruptedException | CancellationException e) {
@@ -309,6 +348,12 @@ public final class Agent {
       } finally {
         running.values().forEach(task -> task.cancel(true));
         conversation.append(added);
+      }
+    }
+
+    private void takeFollowUps() {
+      for (String followUp : conversation.takeFollowUps()) {
+        added.add(new ChatMessage.UserMessage(followUp));
       }
     }
 

@@ -139,7 +139,8 @@ final class AgentTelemetry {
 
   /** Ends a run's span with how the run stopped. */
   void endRun(Span span, RunResult result) {
-    if (result.stop() != RunResult.Stop.COMPLETED) {
+    // A skipped turn ended as the model chose: not an error.
+    if (result.stop() != RunResult.Stop.COMPLETED && result.stop() != RunResult.Stop.SKIPPED) {
       String why = result.stop().name().toLowerCase(Locale.ROOT);
       span.setAttribute(ERROR_TYPE, why);
       span.setStatus(StatusCode.ERROR, "the run stopped: " + why);

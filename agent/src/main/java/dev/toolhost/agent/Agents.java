@@ -78,6 +78,7 @@ public final class Agents implements AutoCloseable {
   private final List<ModelClient> clients = new ArrayList<>();
   private final List<String> registered = new ArrayList<>();
   private final Subagents subagents;
+  private final Redactor redactor;
   // Over the registry when some agent finds its tools by searching; follows the registry's changes.
   private final Optional<ToolSearch> search;
   private volatile Function<String, Optional<String>> hints = message -> Optional.empty();
@@ -127,6 +128,7 @@ public final class Agents implements AutoCloseable {
       throw new IllegalArgumentException("The agent chain's maximum depth must be at least 1.");
     }
     this.maxDepth = maxDepth;
+    this.redactor = Objects.requireNonNull(redactor, "redactor");
     for (AgentDefinition definition : definitions) {
       profiles.get(definition.profile());
       if (agents.containsKey(definition.name())) {
@@ -234,6 +236,11 @@ public final class Agents implements AutoCloseable {
   /** The subagents spawned by this host's conversations. */
   public Subagents subagents() {
     return subagents;
+  }
+
+  /** The redactor the agents' model clients use: the host's secret scanner, when it runs one. */
+  Redactor redactor() {
+    return redactor;
   }
 
   /** A new conversation with the named agent, in a new session, over the agent's tool set. */
@@ -426,6 +433,8 @@ public final class Agents implements AutoCloseable {
     RunResult result = agent.run(conversation, message, RunListener.NONE);
     return switch (result.stop()) {
       case COMPLETED -> ToolResult.success(result.text());
+      // Only a turn with channel tools can skip; an agent called as a tool has none.
+      case SKIPPED -> ToolResult.success("Agent '" + name + "' chose not to answer.");
       case MAX_STEPS ->
           ToolResult.failure(
               ErrorCode.EXECUTION_FAILED,

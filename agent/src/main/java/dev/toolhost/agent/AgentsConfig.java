@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
@@ -29,8 +30,10 @@ import tools.jackson.databind.node.ObjectNode;
  * agent's problems, in order, with the wording of the messages above. Immutable.
  *
  * @param agents the agents in file order
+ * @param summaryWriter the agent that writes the service summaries ({@code writes_summaries:
+ *     true}), if one does
  */
-public record AgentsConfig(List<AgentDefinition> agents) {
+public record AgentsConfig(List<AgentDefinition> agents, Optional<String> summaryWriter) {
 
   static final Set<String> KEYS =
       new TreeSet<>(
@@ -46,10 +49,17 @@ public record AgentsConfig(List<AgentDefinition> agents) {
               "max_steps",
               "max_tool_calls",
               "timeout",
-              "tool_search"));
+              "tool_search",
+              "writes_summaries"));
 
   public AgentsConfig {
     agents = List.copyOf(agents);
+    Objects.requireNonNull(summaryWriter, "summaryWriter");
+  }
+
+  /** The agents, none of which writes the service summaries. */
+  public AgentsConfig(List<AgentDefinition> agents) {
+    this(agents, Optional.empty());
   }
 
   /**
@@ -76,16 +86,25 @@ public record AgentsConfig(List<AgentDefinition> agents) {
       return new AgentsConfig(List.of());
     }
     List<AgentDefinition> agents = new ArrayList<>();
+    List<String> writers = new ArrayList<>();
     for (Map.Entry<String, JsonNode> entry : section.properties()) {
-      new Reader(entry.getKey(), at.appendProperty(entry.getKey()), problems)
+      new Reader(entry.getKey(), at.appendProperty(entry.getKey()), problems, writers)
           .read(entry.getValue(), profiles)
           .ifPresent(agents::add);
     }
-    return new AgentsConfig(agents);
+    if (writers.size() > 1) {
+      problems.atKey(
+          at.appendProperty(writers.get(1)).appendProperty("writes_summaries").toString(),
+          "only one agent writes the service summaries, but "
+              + String.join(" and ", writers)
+              + " both set 'writes_summaries: true'");
+    }
+    return new AgentsConfig(agents, writers.stream().findFirst());
   }
 
   /** Reads one agent's entry: its name, where it is, and the reading's problems. */
-  private record Reader(String name, JsonPointer at, ConfigProblems problems) {
+  private record Reader(
+      String name, JsonPointer at, ConfigProblems problems, List<String> writers) {
 
     Optional<AgentDefinition> read(JsonNode raw, Collection<String> profiles) {
       if (raw == null || raw.isNull()) {
@@ -179,6 +198,18 @@ public record AgentsConfig(List<AgentDefinition> agents) {
                       + name
                       + ".parameters': expected a JSON Schema mapping, got "
                       + ConfigProblems.describe(value));
+            }
+          }
+          case "writes_summaries" -> {
+            if (!value.isBoolean()) {
+              problems.atValue(
+                  pointer(key),
+                  "wrong type for 'agents."
+                      + name
+                      + ".writes_summaries': expected true or false, got "
+                      + ConfigProblems.describe(value));
+            } else if (value.asBoolean()) {
+              writers.add(name);
             }
           }
           case "max_steps" -> maxSteps = count(key, value, 1).orElse(maxSteps);

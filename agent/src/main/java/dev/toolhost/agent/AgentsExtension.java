@@ -26,7 +26,9 @@ import tools.jackson.databind.node.ObjectNode;
  * tools, the whiteboard ({@link Whiteboard}, when the host has working memory), {@code spawn_wisps}
  * ({@link Wisps}) and the agents' guide; each turn's system prompt names the services most relevant
  * to the request (from the {@link ServiceIndex} service, when the host has one). The models' keys
- * are read from the host's environment. It shares the agents as an {@link Agents} service.
+ * are read from the host's environment. It shares the agents as an {@link Agents} service, and
+ * serves the conversation API, {@code POST /v1/agents/{name}/turns} ({@link TurnsRoute}), whose
+ * turns have the channel tools.
  *
  * <p>Found by {@link java.util.ServiceLoader}, it reads its section from the host's config; made
  * with a list of definitions, it uses those.
@@ -38,8 +40,10 @@ public final class AgentsExtension implements HostExtension {
 
   private final Optional<List<AgentDefinition>> given;
   private List<AgentDefinition> definitions = List.of();
+  private Optional<String> summaryWriter = Optional.empty();
+  private SummaryWriter summaries;
   private Map<String, String> environment = Map.of();
-  private Agents agents;
+  private volatile Agents agents;
   private final List<ExecutableTool> kit = new ArrayList<>();
   private ToolRegistry registry;
 
@@ -85,6 +89,10 @@ public final class AgentsExtension implements HostExtension {
     property(properties, "max_tool_calls", "the most tool calls one run makes");
     property(properties, "timeout", "how long one run may take, such as 2m");
     property(properties, "tool_search", "how many tools one tool search adds to a turn");
+    property(
+        properties,
+        "writes_summaries",
+        "whether this agent's model writes the service search summaries (one agent at most)");
     ObjectNode schema = nodes.objectNode();
     schema.put("type", "object");
     schema.put("description", "a mapping of agent names to agents");
@@ -103,15 +111,20 @@ public final class AgentsExtension implements HostExtension {
 
   @Override
   public void start(HostContext host) {
-    definitions =
-        given.orElseGet(
-            () ->
-                host.configured()
-                    ? ConfigSections.read(this, host, AgentsConfig::read).agents()
-                    : List.of());
+    AgentsConfig config =
+        given
+            .map(AgentsConfig::new)
+            .orElseGet(
+                () ->
+                    host.configured()
+                        ? ConfigSections.read(this, host, AgentsConfig::read)
+                        : new AgentsConfig(List.of()));
+    definitions = config.agents();
+    summaryWriter = config.summaryWriter();
     environment = host.environment();
     if (!definitions.isEmpty()) {
       host.guide(Agents.GUIDE);
+      host.route(new TurnsRoute(() -> Optional.ofNullable(agents)).route());
       // Synthesising an outside agent's answer reads the board but writes nothing, and spawns
       // nothing; a subagent shares its parent's board but runs no batches of its own.
       host.denyTools("a2a_synthesis", "whiteboard_write", "whiteboard_clear", "spawn_wisps");
@@ -141,6 +154,15 @@ public final class AgentsExtension implements HostExtension {
     }
     // Each turn, the agents' system prompts name the services most relevant to the request.
     host.service(ServiceIndex.class).ifPresent(index -> agents.setContextHints(index::contextHint));
+    // One agent's model may write the services' summaries, once per set of tools.
+    summaryWriter.ifPresent(
+        name ->
+            host.service(ServiceIndex.class)
+                .ifPresent(
+                    index ->
+                        summaries =
+                            SummaryWriter.start(
+                                index, host.registry(), agents.agent(name).client())));
     host.provide(Agents.class, agents);
     // The whiteboard (where the host has working memory) and wisps: agent tools, gone with them.
     List<ExecutableTool> tools = new ArrayList<>();
@@ -163,12 +185,18 @@ public final class AgentsExtension implements HostExtension {
 
   @Override
   public void close() {
-    if (registry != null) {
-      kit.forEach(tool -> registry.unregister(tool.name()));
-      kit.clear();
-    }
-    if (agents != null) {
-      agents.close();
+    try {
+      if (summaries != null) {
+        summaries.close();
+      }
+    } finally {
+      if (registry != null) {
+        kit.forEach(tool -> registry.unregister(tool.name()));
+        kit.clear();
+      }
+      if (agents != null) {
+        agents.close();
+      }
     }
   }
 }

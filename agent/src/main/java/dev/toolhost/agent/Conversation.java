@@ -27,6 +27,7 @@ public final class Conversation {
   private final ToolSet tools;
   private final List<ChatMessage> history = new ArrayList<>();
   private final List<String> notices = new ArrayList<>();
+  private final List<String> followUps = new ArrayList<>();
   private final BlockingQueue<String> status = new ArrayBlockingQueue<>(STATUS_BUFFER);
   private volatile Consumer<String> noticeListener = notice -> {};
   private volatile Supplier<Runnable> runScope = () -> () -> {};
@@ -86,6 +87,21 @@ public final class Conversation {
     List<String> updates = new ArrayList<>();
     status.drainTo(updates);
     return updates;
+  }
+
+  /**
+   * Leaves a follow-up message for the model (a {@code route} from the conversation that started
+   * this one): a run going on takes it as a user message before its next model request; otherwise
+   * the next run starts with it.
+   */
+  public synchronized void followUp(String message) {
+    followUps.add(Objects.requireNonNull(message, "message"));
+  }
+
+  synchronized List<String> takeFollowUps() {
+    List<String> taken = List.copyOf(followUps);
+    followUps.clear();
+    return taken;
   }
 
   synchronized List<String> takeNotices() {

@@ -33,6 +33,8 @@ public record RunResult(
     /** The run's deadline passed; the stream and the running tools were stopped. */
     TIMEOUT,
     /** The caller cancelled; the stream and the running tools were stopped. */
-    CANCELLED
+    CANCELLED,
+    /** The model called {@code skip}: the turn ended on purpose, with no message for the user. */
+    SKIPPED
   }
 }

@@ -37,10 +37,13 @@ import java.util.stream.Collectors;
  * past the overall limit, of any session) that finished longest ago is forgotten, and {@code
  * cancel_subagent} answers for its id as for an id it never knew. Pruning happens as a run
  * finishes, on its own thread; there is no background thread. A run holds its parent conversation
- * only while it runs, to report status and deliver its result; once it has finished it keeps
- * nothing but its id, its parent's session id, its task, its state and its last status, so a parent
- * conversation is not kept alive by the subagents it spawned. Thread-safe; {@link #close()} cancels
- * every running subagent and waits for it to stop.
+ * only while it runs, to report status and deliver its result; once it has stopped it keeps its id,
+ * its parent's session id, its task, its state and its last status, and, when it finished well, its
+ * own conversation and agent, so that it is idle: a follow-up routed to it ({@link ChannelTurn}'s
+ * {@code route}) runs it again over its own history. A parent conversation is never kept alive by
+ * the subagents it spawned. A follow-up routed to a running subagent joins its run before its next
+ * model request (or, when its run ends first, starts its next run). Thread-safe; {@link #close()}
+ * cancels every running subagent and waits for it to stop.
  */
 public final class Subagents implements AutoCloseable {
 
@@ -165,7 +168,7 @@ public final class Subagents implements AutoCloseable {
       conversation.tools().add(statusTool(run));
       // A virtual thread keeps its task after it ends: the task holds the run only, which lets go
       // of the agent and both conversations when it finishes.
-      run.thread = THREADS.newThread(() -> execute(run));
+      run.thread = THREADS.newThread(() -> execute(run, task));
       runs.put(id, run);
       run.thread.start();
       return "Started subagent "
@@ -278,6 +281,65 @@ public final class Subagents implements AutoCloseable {
     }
   }
 
+  /** Where a follow-up went. */
+  enum Routing {
+    /** To a running subagent, before its next model request. */
+    INJECTED,
+    /** To an idle subagent, which runs again with it. */
+    RESUMED,
+    /** Nowhere: the subagent failed or was cancelled and cannot take input. */
+    NOT_ROUTED
+  }
+
+  /**
+   * Sends a follow-up to a subagent of the given parent conversation.
+   *
+   * @return where it went; empty when the parent has no subagent of that id (or it was forgotten)
+   */
+  Optional<Routing> route(Conversation parent, String id, String message) {
+    Run run = runs.get(id);
+    if (run == null || !run.parentSession.equals(parent.sessionId())) {
+      return Optional.empty();
+    }
+    synchronized (run) {
+      if (run.state == State.RUNNING) {
+        run.conversation.followUp(message);
+        return Optional.of(Routing.INJECTED);
+      }
+      if (run.state != State.FINISHED || run.conversation == null) {
+        return Optional.of(Routing.NOT_ROUTED);
+      }
+      run.state = State.RUNNING;
+      run.parent = parent;
+      run.thread = THREADS.newThread(() -> execute(run, message));
+      run.thread.start();
+      return Optional.of(Routing.RESUMED);
+    }
+  }
+
+  /**
+   * Stops a subagent of the given parent session at once: a running one is interrupted (its notice
+   * says it was cancelled), an idle one is cancelled and lets go of its conversation.
+   *
+   * @return its state before; empty when the session has no subagent of that id
+   */
+  Optional<State> cancel(String parentSession, String id) {
+    Run run = runs.get(id);
+    if (run == null || !run.parentSession.equals(parentSession)) {
+      return Optional.empty();
+    }
+    synchronized (run) {
+      State before = run.state;
+      if (before == State.RUNNING) {
+        run.cancel();
+      } else if (before == State.FINISHED) {
+        run.state = State.CANCELLED;
+        run.release(State.CANCELLED);
+      }
+      return Optional.of(before);
+    }
+  }
+
   /**
    * The session that spawned the subagent running in the given session, if one runs there: for the
    * whiteboard, which a subagent shares with its parent only while it runs.
@@ -297,11 +359,34 @@ public final class Subagents implements AutoCloseable {
     return Optional.ofNullable(runs.get(id));
   }
 
-  private void execute(Run run) {
+  private void execute(Run run, String message) {
+    String next = message;
+    while (true) {
+      Outcome outcome = runOnce(run, next);
+      Conversation parent;
+      synchronized (run) {
+        // A follow-up routed while the run was ending: run again with it rather than lose it.
+        List<String> left =
+            outcome.state == State.FINISHED ? run.conversation.takeFollowUps() : List.of();
+        if (!left.isEmpty()) {
+          next = String.join("\n\n", left);
+          continue;
+        }
+        parent = finishLocked(run, outcome.state);
+      }
+      // Outside the lock: whoever hears the notice may route to this subagent at once.
+      parent.deliver(outcome.notice);
+      return;
+    }
+  }
+
+  private record Outcome(State state, String notice) {}
+
+  private Outcome runOnce(Run run, String message) {
     State state = State.FAILED;
     String notice = "[subagent " + run.id + " failed]";
     try {
-      RunResult result = run.agent.run(run.conversation, run.task, RunListener.NONE);
+      RunResult result = run.agent.run(run.conversation, message, RunListener.NONE);
       switch (result.stop()) {
         case COMPLETED -> {
           state = State.FINISHED;
@@ -325,17 +410,16 @@ public final class Subagents implements AutoCloseable {
     } catch (RuntimeException e) {
       state = State.FAILED;
       notice = "[subagent " + run.id + " failed] " + e.getMessage();
-    } finally {
-      finish(run, state, notice);
     }
+    return new Outcome(state, notice);
   }
 
   /**
-   * Ends a run: sets its state, forgets the oldest finished runs of its session beyond the limit,
-   * lets go of the conversations, then delivers the notice, so whoever hears the notice finds the
-   * list already pruned and the run already holding nothing.
+   * Ends a run, its lock held: sets its state, forgets the oldest finished runs of its session
+   * beyond the limit and lets go of what it no longer needs; returns the parent to deliver the
+   * notice to, so whoever hears the notice finds the list already pruned.
    */
-  private void finish(Run run, State state, String notice) {
+  private Conversation finishLocked(Run run, State state) {
     synchronized (finishing) {
       run.state = state;
       run.finished = ++finishes;
@@ -349,8 +433,8 @@ public final class Subagents implements AutoCloseable {
       }
     }
     Conversation parent = run.parent;
-    run.release();
-    parent.deliver(notice);
+    run.release(state);
+    return parent;
   }
 
   /** A finished run as pruning sees it: its id, its parent's session, and when it finished. */
@@ -430,10 +514,13 @@ public final class Subagents implements AutoCloseable {
       }
     }
 
-    private void release() {
+    /** Lets go of the parent; of its own conversation and agent too, unless it is idle. */
+    private void release(State state) {
       parent = null;
-      agent = null;
-      conversation = null;
+      if (state != State.FINISHED) {
+        agent = null;
+        conversation = null;
+      }
     }
   }
 }

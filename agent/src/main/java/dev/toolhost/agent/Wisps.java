@@ -280,6 +280,8 @@ public final class Wisps {
                 Status.FAILED,
                 "No answer after " + result.steps() + " steps." + lastWords(result.text()));
         case CANCELLED -> new Outcome(Status.FAILED, "Cancelled.");
+        // Only a turn with channel tools can skip; a wisp has none.
+        case SKIPPED -> new Outcome(Status.FAILED, "It chose not to answer.");
       };
     } catch (RuntimeException e) {
       return new Outcome(Status.FAILED, message(e));

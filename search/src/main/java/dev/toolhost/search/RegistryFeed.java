@@ -13,11 +13,13 @@ import java.util.Optional;
  * mcp:{server}}, {@code service:{id}} and {@code remote:{group}}.
  *
  * <p>A registered tool becomes a capability (its name and description) of the entry its source
- * names, creating the entry with a plain summary ("MCP server weather") when none exists; a summary
- * or tags that a feeder put there (an MCP bridge's written summary, say) are kept. An unregistered
- * tool leaves its entry; an entry left with no tools is removed, since nothing can be routed to it.
- * Tools of any other source are ignored, and so are the MCP bridge's own management tools ({@link
- * #MCP_MANAGEMENT_SOURCE}): they reach every server, so they are no server to route work to.
+ * names, creating the entry when none exists. Its summary is derived from its tools' descriptions
+ * ({@link ServiceSummaries}) and follows them as tools come and go; a summary or tags that a feeder
+ * put there (an MCP bridge's written summary, a model's) are kept. An agent's entry is summarised
+ * by its one tool's description, the agent's own. An unregistered tool leaves its entry; an entry
+ * left with no tools is removed, since nothing can be routed to it. Tools of any other source are
+ * ignored, and so are the MCP bridge's own management tools ({@link #MCP_MANAGEMENT_SOURCE}): they
+ * reach every server, so they are no server to route work to.
  *
  * <p>On {@link #attach} it takes in the tools already registered, then follows changes until {@link
  * #close}. Thread-safe: a registration racing the attach is taken in once.
@@ -76,7 +78,9 @@ public final class RegistryFeed implements ToolRegistry.Listener, AutoCloseable 
                     owner.id(),
                     current ->
                         current
-                            .map(service -> service.withoutCapability(spec.name()))
+                            .map(
+                                service ->
+                                    resummarised(service, service.withoutCapability(spec.name())))
                             .filter(service -> !service.capabilities().isEmpty())));
   }
 
@@ -134,19 +138,23 @@ public final class RegistryFeed implements ToolRegistry.Listener, AutoCloseable 
                     owner.id(),
                     owner.kind(),
                     // An agent's tool describes the agent itself.
-                    owner.kind() == ServiceKind.AGENT ? spec.description() : defaultSummary(owner),
+                    owner.kind() == ServiceKind.AGENT
+                        ? spec.description()
+                        : ServiceSummaries.label(owner.kind(), owner.id()),
                     List.of(),
                     List.of()));
-    return service.withCapability(new KnownService.Capability(spec.name(), spec.description()));
+    return resummarised(
+        service,
+        service.withCapability(new KnownService.Capability(spec.name(), spec.description())));
   }
 
-  private static String defaultSummary(Owner owner) {
-    return switch (owner.kind()) {
-      case MCP_SERVER -> "MCP server " + owner.id();
-      case TOOL_SERVICE -> "Tool service " + owner.id();
-      case WORKER_GROUP -> "Remote worker group " + owner.id();
-      case AGENT -> "Agent " + owner.id();
-    };
+  // The changed entry with its summary derived again, when the one before was derived too.
+  private static KnownService resummarised(KnownService before, KnownService after) {
+    if (after.kind() == ServiceKind.AGENT || !ServiceSummaries.isDerived(before)) {
+      return after;
+    }
+    return after.withSummary(
+        ServiceSummaries.derive(after.kind(), after.id(), after.capabilities()));
   }
 
   /** The entry a tool source names. */

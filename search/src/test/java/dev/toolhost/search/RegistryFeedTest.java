@@ -37,9 +37,10 @@ class RegistryFeedTest {
       assertThat(services.all())
           .extracting(s -> s.kind().wireName() + " " + s.id() + ": " + s.summary())
           .containsExactly(
-              "mcp weather: MCP server weather",
-              "remote billing: Remote worker group billing",
-              "service custom-rag: Tool service custom-rag");
+              "mcp weather: MCP server weather: Weather forecast for a city; Severe weather"
+                  + " alerts.",
+              "remote billing: Remote worker group billing: Bills a customer.",
+              "service custom-rag: Tool service custom-rag: Answers from the document store.");
       assertThat(services.find(ServiceKind.MCP_SERVER, "weather").orElseThrow().capabilities())
           .extracting(KnownService.Capability::name)
           .containsExactly("get_forecast", "get_alerts");
@@ -47,6 +48,49 @@ class RegistryFeedTest {
           .extracting(m -> m.service().id())
           .containsExactly("weather");
     }
+  }
+
+  @Test
+  void aDerivedSummaryFollowsTheToolsAsTheyComeAndGo() {
+    try (RegistryFeed feed = RegistryFeed.attach(registry, services)) {
+      register("get_forecast", "Weather forecast for a city. Takes a city name.", "mcp:weather");
+      register("get_alerts", "severe weather alerts for a US state", "mcp:weather");
+      register("get_radar", "Radar images.", "mcp:weather");
+      register("get_tides", "Tide tables for a harbour.", "mcp:weather");
+      register("ping", "", "mcp:weather");
+      String five = services.find(ServiceKind.MCP_SERVER, "weather").orElseThrow().summary();
+      registry.unregister("get_radar");
+      registry.unregister("get_tides");
+      registry.unregister("ping");
+      registry.unregister("get_forecast");
+
+      assertThat(five)
+          .isEqualTo(
+              "MCP server weather: Weather forecast for a city; Severe weather alerts for a US"
+                  + " state; Radar images; and 2 more tools.");
+      assertThat(services.find(ServiceKind.MCP_SERVER, "weather").orElseThrow().summary())
+          .isEqualTo("MCP server weather: Severe weather alerts for a US state.");
+      assertThat(services.search("tide tables", 5)).isEmpty();
+    }
+  }
+
+  @Test
+  void aSummaryOfToolsWithoutDescriptionsNamesThem() {
+    assertThat(
+            ServiceSummaries.derive(
+                ServiceKind.TOOL_SERVICE,
+                "rag",
+                List.of(
+                    new KnownService.Capability("rag_query", " "),
+                    new KnownService.Capability("rag_index", ""))))
+        .isEqualTo("Tool service rag: tools rag_query, rag_index.");
+    assertThat(
+            ServiceSummaries.firstSentence(
+                "Returns every open issue of the repository with its labels, assignees, milestone,"
+                    + " comments and linked pull requests, newest first."))
+        .isEqualTo(
+            "Returns every open issue of the repository with its labels, assignees, milestone,"
+                + " comments...");
   }
 
   @Test

@@ -5,11 +5,13 @@ import dev.toolhost.agent.AgentDefinition;
 import dev.toolhost.agent.Agents;
 import dev.toolhost.agent.AgentsConfig;
 import dev.toolhost.agent.AgentsExtension;
+import dev.toolhost.agent.ChannelTurn;
 import dev.toolhost.agent.Conversation;
 import dev.toolhost.agent.ModelEndpoint;
 import dev.toolhost.agent.ModelException;
 import dev.toolhost.agent.RunListener;
 import dev.toolhost.agent.RunResult;
+import dev.toolhost.core.Redactor;
 import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.spi.ConfigProblems;
@@ -37,7 +39,8 @@ import picocli.CommandLine.Spec;
 /**
  * The chat command is a terminal conversation with an agent: the model's text streams as it comes,
  * each tool call and its result are shown as they happen, and Ctrl-C cancels the turn, not the
- * program.
+ * program. Each turn the model has the channel tools ({@link ChannelTurn}): its {@code reply}
+ * messages, its reactions to the user's line and a {@code skip} are shown as they happen.
  *
  * <p>The agent comes from the config's {@code agents:} section ({@code --agent}, or the first), or,
  * with {@code --model} (and {@code --base-url}, {@code --api-key-env}), from the command line with
@@ -140,6 +143,8 @@ final class ChatCommand implements Callable<Integer> {
     try (CommandHost opened =
         CommandHost.open(config, file -> file, bus, List.of(new AgentsExtension(definitions)))) {
       Agents agents = opened.host().service(Agents.class).orElseThrow();
+      // The model's tool-call arguments are shown redacted: a model may put a secret in them.
+      Redactor redactor = opened.host().service(Redactor.class).orElse(Redactor.NONE);
       Agent agent;
       try {
         agent = agents.agent(name);
@@ -189,13 +194,15 @@ final class ChatCommand implements Callable<Integer> {
         if (line.isBlank()) {
           continue;
         }
-        failed |= !turn(agent, conversation, line, out, err, lock, turn);
+        failed |= !turn(agents, redactor, agent, conversation, line, out, err, lock, turn);
       }
       return failed ? CommandLine.ExitCode.SOFTWARE : CommandLine.ExitCode.OK;
     }
   }
 
   private boolean turn(
+      Agents agents,
+      Redactor redactor,
       Agent agent,
       Conversation conversation,
       String message,
@@ -219,7 +226,7 @@ final class ChatCommand implements Callable<Integer> {
           public void onToolCall(ToolCall call) {
             synchronized (lock) {
               out.println();
-              out.println("  -> " + call.toolName() + " " + call.arguments());
+              out.println("  -> " + call.toolName() + " " + redactor.redact(call.arguments()));
               out.flush();
             }
           }
@@ -242,13 +249,38 @@ final class ChatCommand implements Callable<Integer> {
             }
           }
         };
+    ChannelTurn.Listener channel =
+        new ChannelTurn.Listener() {
+          @Override
+          public void onReply(String content) {
+            print("  [reply] " + content);
+          }
+
+          @Override
+          public void onReaction(String emoji) {
+            print("  [reaction] " + emoji);
+          }
+
+          @Override
+          public void onSkip(String reason) {
+            print("  [skip]" + (reason.isEmpty() ? "" : " " + reason));
+          }
+
+          private void print(String line) {
+            synchronized (lock) {
+              out.println();
+              out.println(line);
+              out.flush();
+            }
+          }
+        };
     AtomicReference<Object> outcome = new AtomicReference<>();
     Thread thread =
         Thread.ofVirtual()
             .unstarted(
                 () -> {
-                  try {
-                    outcome.set(agent.run(conversation, message, listener));
+                  try (ChannelTurn channelTurn = ChannelTurn.open(agents, conversation, channel)) {
+                    outcome.set(agent.run(conversation, message, listener, channelTurn));
                   } catch (RuntimeException e) {
                     outcome.set(e);
                   }
@@ -286,7 +318,10 @@ final class ChatCommand implements Callable<Integer> {
     }
     out.flush();
     return switch (outcome.get()) {
-      case RunResult result when result.stop() == RunResult.Stop.COMPLETED -> true;
+      case RunResult result
+          when result.stop() == RunResult.Stop.COMPLETED
+              || result.stop() == RunResult.Stop.SKIPPED ->
+          true;
       case RunResult result -> {
         err.println("(turn " + result.stop().name().toLowerCase(java.util.Locale.ROOT) + ")");
         err.flush();

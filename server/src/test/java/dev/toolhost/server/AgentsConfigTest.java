@@ -14,7 +14,7 @@ class AgentsConfigTest {
 
   private static final String KEYS =
       "api_key_env, base_url, description, enabled, instructions, max_steps, max_tool_calls,"
-          + " model, parameters, profile, timeout, tool_search";
+          + " model, parameters, profile, timeout, tool_search, writes_summaries";
 
   private static HostConfig parse(String yaml) {
     return HostConfig.parse(yaml, "agents.yaml");
@@ -54,6 +54,31 @@ class AgentsConfigTest {
             agents.yaml line 13, column 3: 'agents.idle' is empty (expected a mapping with keys: %s)\
             """
                 .formatted(KEYS, KEYS));
+  }
+
+  @Test
+  void oneAgentAtMostWritesTheServiceSummaries() {
+    assertThatThrownBy(
+            () ->
+                parse(
+                    """
+                    agents:
+                      first:
+                        model: small
+                        writes_summaries: true
+                      second:
+                        model: small
+                        writes_summaries: true
+                      third:
+                        model: small
+                        writes_summaries: yes please
+                    """))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage(
+            "agents.yaml line 10, column 23: wrong type for 'agents.third.writes_summaries':"
+                + " expected true or false, got 'yes please'\n"
+                + "agents.yaml line 7, column 5: only one agent writes the service summaries, but"
+                + " first and second both set 'writes_summaries: true'");
   }
 
   @Test

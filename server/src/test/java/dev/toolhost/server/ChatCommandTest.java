@@ -97,6 +97,66 @@ class ChatCommandTest {
   }
 
   @Test
+  void eachTurnHasTheChannelToolsAndShowsRepliesReactionsAndSkips() {
+    server.enqueue(
+        ScriptedReply.toolCalls(
+            ScriptedReply.call("call_1", "reply", "{\"content\":\"Looking now.\"}"),
+            ScriptedReply.call("call_2", "react", "{\"emoji\":\"👀\"}")));
+    server.enqueue(ScriptedReply.answer("Found it."));
+    server.enqueue(
+        ScriptedReply.toolCalls(
+            ScriptedReply.call("call_3", "react", "{\"emoji\":\"👍\"}"),
+            ScriptedReply.call("call_4", "skip", "{\"reason\":\"a thanks needs no answer\"}")));
+
+    int exit =
+        chat(
+            "Find the report\nThanks!\n",
+            "--base-url",
+            server.baseUrl().toString(),
+            "--model",
+            "m");
+
+    assertThat(exit).as(err.toString()).isZero();
+    assertThat(out.toString())
+        .contains("  [reply] Looking now.")
+        .contains("  [reaction] 👀")
+        .contains("Found it.")
+        .contains("  [reaction] 👍")
+        .contains("  [skip] a thanks needs no answer");
+    // The skip ended the second turn: three requests in all, not four.
+    assertThat(server.requestCount()).isEqualTo(3);
+    assertThat(server.takeRequest().json().get("tools").toString())
+        .contains("\"reply\"", "\"skip\"", "\"react\"", "\"route\"", "\"cancel\"");
+  }
+
+  @Test
+  void aReplyCarryingASecretIsRefusedByTheHostsScanner() {
+    // A GitHub token's shape, made at run time so that no scanner flags this file.
+    java.util.Random random = new java.util.Random(7);
+    StringBuilder token = new StringBuilder("ghp_");
+    String alphabet = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789";
+    for (int i = 0; i < 36; i++) {
+      token.append(alphabet.charAt(random.nextInt(alphabet.length())));
+    }
+    server.enqueue(
+        ScriptedReply.toolCalls(
+            ScriptedReply.call("call_1", "reply", "{\"content\":\"Here it is: " + token + "\"}")));
+    server.enqueue(ScriptedReply.answer("I cannot share that."));
+
+    int exit =
+        chat("Show me the token\n", "--base-url", server.baseUrl().toString(), "--model", "m");
+
+    assertThat(exit).as(err.toString()).isZero();
+    assertThat(out.toString())
+        .doesNotContain("[reply]")
+        .doesNotContain(token)
+        .contains("-> reply {\"content\":\"Here it is: [REDACTED:github-pat]\"}")
+        .contains(
+            "<- reply error [invalid_arguments]: blocked reply content: it carries a secret"
+                + " (github-pat)");
+  }
+
+  @Test
   void chatTalksToAnAgentFromTheConfig() throws Exception {
     Path config = dir.resolve("toolhost.yaml");
     Files.writeString(

@@ -208,7 +208,8 @@ class HostMemoryTest {
     assertThat(results).hasSize(1);
     assertThat(results.get(0).get("id").asString()).isEqualTo("billing");
     assertThat(results.get(0).get("type").asString()).isEqualTo("service");
-    assertThat(results.get(0).get("summary").asString()).isEqualTo("Tool service billing");
+    assertThat(results.get(0).get("summary").asString())
+        .isEqualTo("Tool service billing: Creates an invoice for a customer.");
     assertThat(results.get(0).get("relevance_score").asDouble()).isEqualTo(1.0);
     assertThat(results.get(0).get("top_tools").get(0).asString()).isEqualTo("create_invoice");
     assertThat(none.body()).isEqualTo("{\"results\":[]}");

@@ -72,7 +72,9 @@ class HostShutdownTest {
               + "    base_url: "
               + model.baseUrl()
               + "\n"
-              + "    model: scripted\n";
+              + "    model: scripted\n"
+              // Its model writes the services' summaries, on a thread of the host's.
+              + "    writes_summaries: true\n";
       Host host =
           Host.builder(HostConfig.parse(yaml, "shutdown.yaml"))
               .environment(Map.of("OPENAI_API_KEY", "sk-test", "OPENROUTER_API_KEY", "or-test"))
