@@ -267,7 +267,7 @@ final class BrowserTool {
             "Tab "
                 + tab.number
                 + " is current: "
-                + describe(tab)
+                + describe(session, tab)
                 + ". Take a snapshot to act on it.");
       }
       case "tab_close" -> {
@@ -286,7 +286,7 @@ final class BrowserTool {
                     : " Tab "
                         + session.current.number
                         + " is current: "
-                        + describe(session.current)
+                        + describe(session, session.current)
                         + "."));
       }
       default ->
@@ -341,7 +341,7 @@ final class BrowserTool {
     }
     return ToolResult.success(
         "Opened "
-            + describe(tab)
+            + describe(session, tab)
             + " in tab "
             + tab.number
             + "."
@@ -406,6 +406,32 @@ final class BrowserTool {
     return title + " at " + tab.url();
   }
 
+  /** The tab's title and URL as its page has them now. */
+  private static String describe(Browsers.Session session, Chromium.Tab tab) {
+    try {
+      JsonNode now =
+          session
+              .browser
+              .send(
+                  "Runtime.evaluate",
+                  Cdp.params()
+                      .put("expression", "[document.title, location.href]")
+                      .put("returnByValue", true),
+                  Optional.of(tab.session),
+                  Chromium.COMMAND)
+              .path("result")
+              .path("value");
+      tab.seen(now.path(0).asString(""), now.path(1).asString(tab.url()));
+    } catch (Exception e) {
+      // A page that does not answer keeps what was last known of it.
+      LOG.debug("The tab's title was not read: {}", e.toString());
+      if (e instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    return describe(tab);
+  }
+
   /** The session's current tab; a new one when it has none. */
   private Chromium.Tab tab(Browsers.Session session) throws Exception {
     List<Chromium.Tab> tabs = session.browser.tabs();
@@ -426,7 +452,7 @@ final class BrowserTool {
             Optional.of(tab.session),
             Chromium.COMMAND);
     String header =
-        "Tab " + tab.number + ": " + describe(tab) + "\n" + refusals(tab).strip() + "\n";
+        "Tab " + tab.number + ": " + describe(session, tab) + "\n" + refusals(tab).strip() + "\n";
     Snapshot snapshot =
         Snapshot.of(++session.snapshots, tree, header.replace("\n\n", "\n"), config);
     session.snapshot = Optional.of(snapshot);
@@ -559,7 +585,7 @@ final class BrowserTool {
             + " ("
             + target.label()
             + "). The tab shows "
-            + describe(tab)
+            + describe(session, tab)
             + "."
             + (loaded ? "" : " It did not finish loading in time, so loading was stopped.")
             + refusals(tab)
@@ -685,7 +711,7 @@ final class BrowserTool {
         "Pressed "
             + key
             + ". The tab shows "
-            + describe(tab)
+            + describe(session, tab)
             + "."
             + (loaded ? "" : " It did not finish loading in time, so loading was stopped.")
             + refusals(tab));
@@ -783,7 +809,7 @@ final class BrowserTool {
             .put("bytes", png.length);
     return ToolResult.success(
         "Screenshot of "
-            + describe(tab)
+            + describe(session, tab)
             + (fullPage ? " (whole page)" : "")
             + ": "
             + width
@@ -902,7 +928,7 @@ final class BrowserTool {
           .append(tab.number)
           .append(tab == current ? " (current)" : "")
           .append(": ")
-          .append(describe(tab))
+          .append(describe(session, tab))
           .append('\n');
     }
     return out.toString();

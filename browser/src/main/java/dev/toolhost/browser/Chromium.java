@@ -82,6 +82,12 @@ final class Chromium implements AutoCloseable {
       return title;
     }
 
+    /** Records the title and URL the page reported. */
+    void seen(String title, String url) {
+      this.title = title;
+      this.url = url;
+    }
+
     /** How many times the main frame navigated: a snapshot's refs hold only within one. */
     long navigations() {
       synchronized (lock) {
@@ -436,9 +442,6 @@ final class Chromium implements AutoCloseable {
                       .add(Cdp.params().put("urlPattern", "*").put("requestStage", "Request"))),
           s,
           COMMAND);
-      if (type.equals("page") || type.equals("iframe")) {
-        cdp.send("Page.enable", s, COMMAND);
-      }
       cdp.send(
           "Target.setAutoAttach",
           Cdp.params()
@@ -454,7 +457,12 @@ final class Chromium implements AutoCloseable {
           tabs.put(targetId, tab);
         }
       }
+      // Interception is on; the page may run. Page events need the page running (a pop-up's
+      // renderer answers nothing before), so they are turned on after.
       cdp.send("Runtime.runIfWaitingForDebugger", s, COMMAND);
+      if (type.equals("page") || type.equals("iframe")) {
+        cdp.send("Page.enable", s, COMMAND);
+      }
       if (tab != null) {
         CompletableFuture<Tab> waiting;
         synchronized (this) {
