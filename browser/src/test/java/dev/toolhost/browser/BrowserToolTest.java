@@ -65,8 +65,7 @@ class BrowserToolTest {
             s, "action", "type", "ref", ref(first, "textbox \"Name\""), "text", "Ada Lovelace"));
     ok(web.call(s, "action", "click", "ref", ref(first, "checkbox \"I agree\"")));
     ToolResult second = ok(web.call(s, "action", "snapshot"));
-    assertThat(second.text())
-        .contains("textbox \"Name\" value=\"Ada Lovelace\"", "checked=true");
+    assertThat(second.text()).contains("textbox \"Name\" value=\"Ada Lovelace\"", "checked=true");
     assertThat(ok(web.call(s, "action", "click", "ref", ref(second, "button \"Send\""))).text())
         .contains("'Result'");
     assertThat(ok(web.call(s, "action", "content")).text())
