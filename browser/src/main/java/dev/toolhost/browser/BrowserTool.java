@@ -807,17 +807,21 @@ final class BrowserTool {
             .put("width", width)
             .put("height", height)
             .put("bytes", png.length);
-    return ToolResult.success(
-        "Screenshot of "
-            + describe(session, tab)
-            + (fullPage ? " (whole page)" : "")
-            + ": "
-            + width
-            + "x"
-            + height
-            + " PNG saved to "
-            + file,
-        structured);
+    ToolResult.Success shot =
+        ToolResult.success(
+            "Screenshot of "
+                + describe(session, tab)
+                + (fullPage ? " (whole page)" : "")
+                + ": "
+                + width
+                + "x"
+                + height
+                + " PNG saved to "
+                + file,
+            structured);
+    // MCP clients get the PNG itself; others the path the text gives.
+    return shot.withImages(
+        List.of(new ToolResult.Image("image/png", Base64.getEncoder().encodeToString(png))));
   }
 
   private static int readInt(byte[] b, int at) {
@@ -969,9 +973,8 @@ final class BrowserTool {
     }
     Optional<JsonNode> structured =
         success.structured().map(s -> JSON.readTree(session.redacted(JSON.writeValueAsString(s))));
-    return structured.isPresent()
-        ? ToolResult.success(session.redacted(success.content()), structured.get())
-        : ToolResult.success(session.redacted(success.content()));
+    return new ToolResult.Success(
+        session.redacted(success.content()), structured, success.images());
   }
 
   /** Lower case for comparisons that must not depend on the locale. */

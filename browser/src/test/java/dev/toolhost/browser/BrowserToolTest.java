@@ -69,7 +69,7 @@ class BrowserToolTest {
     assertThat(ok(web.call(s, "action", "click", "ref", ref(second, "button \"Send\""))).text())
         .contains("'Result'");
     assertThat(ok(web.call(s, "action", "content")).text())
-        .contains("# Result", "name=Ada Lovelace", "agree=on");
+        .contains("# Thanks", "name=Ada Lovelace", "agree=on");
   }
 
   @Test
@@ -207,6 +207,14 @@ class BrowserToolTest {
     Path file = Path.of(meta.path("path").asString());
     assertThat(file.getParent()).isEqualTo(web.screenshots.toAbsolutePath().normalize());
     byte[] png = Files.readAllBytes(file);
+    // The same PNG goes to MCP clients as image content.
+    assertThat(((ToolResult.Success) shot).images())
+        .singleElement()
+        .satisfies(
+            image -> {
+              assertThat(image.mimeType()).isEqualTo("image/png");
+              assertThat(java.util.Base64.getDecoder().decode(image.data())).isEqualTo(png);
+            });
     assertThat(png).startsWith(0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n');
     assertThat(meta.path("width").asInt()).isPositive();
     int viewport = meta.path("height").asInt();
