@@ -170,6 +170,16 @@ class BrowserToolTest {
   }
 
   @Test
+  void aPageScriptsWebSocketIsRefusedAndNeverReachesARefusedAddress() throws Exception {
+    String s = session();
+    web.internal.requests.clear();
+    ok(web.call(s, "action", "navigate", "url", web.pages.url("/socket")));
+    Thread.sleep(1000);
+    assertThat(ok(web.call(s, "action", "content")).text()).doesNotContain("open");
+    assertThat(web.internal.requests).isEmpty();
+  }
+
+  @Test
   void urlsTheWebChecksRefuseAreRefusedBeforeAnyBrowserStarts() {
     String s = session();
     int before = web.launches.get();

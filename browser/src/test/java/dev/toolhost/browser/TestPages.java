@@ -125,6 +125,16 @@ final class TestPages implements AutoCloseable {
           }
           html(exchange, page.toString());
         }
+        case "/socket" ->
+            html(
+                exchange,
+                "<title>Socket</title><p id='state'>waiting</p><script>"
+                    + "const ws = new WebSocket('"
+                    + refused.replace("http:", "ws:")
+                    + "/ws');"
+                    + "ws.onopen = () => { document.getElementById('state').textContent = 'open'; };"
+                    + "ws.onerror = () => { document.getElementById('state').textContent = 'failed'; };"
+                    + "</script>");
         case "/popup" ->
             html(exchange, "<title>Popup</title><a href='/js' target='_blank'>Open built page</a>");
         default -> {
