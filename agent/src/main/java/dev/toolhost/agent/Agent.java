@@ -377,6 +377,7 @@ public final class Agent {
           ToolCall.of(aliases.toolName(modelCall.name()), modelCall.arguments())
               .withCallId(modelCall.id())
               .withSessionId(conversation.sessionId())
+              .withAgent(definition.name())
               .withModel(definition.endpoint().model());
       Instant toolDeadline =
           Instant.now().plus(conversation.tools().defaultTimeout(call.toolName()));

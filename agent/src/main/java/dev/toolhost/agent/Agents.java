@@ -81,6 +81,37 @@ public final class Agents implements AutoCloseable {
   // Over the registry when some agent finds its tools by searching; follows the registry's changes.
   private final Optional<ToolSearch> search;
   private volatile Function<String, Optional<String>> hints = message -> Optional.empty();
+  // The most recent conversations by session, for what reaches a session later (an A2A late
+  // answer); held weakly, so that a conversation its owner dropped is still collected.
+  private final Map<String, WeakSession> sessions =
+      java.util.Collections.synchronizedMap(
+          new LinkedHashMap<>(16, 0.75f, true) {
+            private static final long serialVersionUID = 1L;
+
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<String, WeakSession> eldest) {
+              return size() > SESSIONS_KEPT;
+            }
+          });
+
+  /** How many sessions {@link #session} remembers; the least recently made go first. */
+  public static final int SESSIONS_KEPT = 1024;
+
+  private record WeakSession(
+      String agentName, java.lang.ref.WeakReference<Conversation> conversation) {}
+
+  /**
+   * A session is a conversation this host made and the agent it is with.
+   *
+   * @param agentName the agent
+   * @param conversation the conversation
+   */
+  public record Session(String agentName, Conversation conversation) {
+    public Session {
+      Objects.requireNonNull(agentName, "agentName");
+      Objects.requireNonNull(conversation, "conversation");
+    }
+  }
 
   private Agents(
       List<AgentDefinition> definitions,
@@ -216,7 +247,21 @@ public final class Agents implements AutoCloseable {
     Conversation conversation =
         Conversation.of(sessionId, toolSet(definition, definition.profile()));
     subagents.track(agentName, conversation);
+    sessions.put(
+        sessionId, new WeakSession(agentName, new java.lang.ref.WeakReference<>(conversation)));
     return conversation;
+  }
+
+  /**
+   * The conversation of a session made by {@link #conversation(String, String)}, with its agent,
+   * while it is among the {@link #SESSIONS_KEPT} most recent and its owner still holds it.
+   */
+  public Optional<Session> session(String sessionId) {
+    WeakSession held = sessions.get(sessionId);
+    Conversation conversation = held == null ? null : held.conversation().get();
+    return conversation == null
+        ? Optional.empty()
+        : Optional.of(new Session(held.agentName(), conversation));
   }
 
   /**
@@ -280,7 +325,9 @@ public final class Agents implements AutoCloseable {
           // WorkingMemoryTools.SOURCE: the memory module is not a dependency of this one.
           "builtin:memory",
           ServiceIndex.SOURCE,
-          Subagents.SOURCE);
+          Subagents.SOURCE,
+          Whiteboard.SOURCE,
+          Wisps.SOURCE);
 
   /**
    * The profile's rule narrowed to the host's own sources and the tools it names: never more than

@@ -1,14 +1,18 @@
 package dev.toolhost.agent;
 
+import dev.toolhost.core.ExecutableTool;
 import dev.toolhost.core.Redactor;
 import dev.toolhost.core.ToolProfiles;
+import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.spi.ConfigException;
 import dev.toolhost.core.spi.ConfigSections;
 import dev.toolhost.core.spi.HostContext;
 import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.core.spi.ReadyHost;
 import dev.toolhost.core.spi.SectionReading;
+import dev.toolhost.memory.WorkingMemory;
 import dev.toolhost.search.ServiceIndex;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -19,9 +23,10 @@ import tools.jackson.databind.node.ObjectNode;
 /**
  * The agents extension is a host's configured agents (the {@code agents:} section): once the host
  * is ready, every agent is a tool on its registry (source {@code agent:{name}}), with the subagent
- * tools and the agents' guide; each turn's system prompt names the services most relevant to the
- * request (from the {@link ServiceIndex} service, when the host has one). The models' keys are read
- * from the host's environment. It shares the agents as an {@link Agents} service.
+ * tools, the whiteboard ({@link Whiteboard}, when the host has working memory), {@code spawn_wisps}
+ * ({@link Wisps}) and the agents' guide; each turn's system prompt names the services most relevant
+ * to the request (from the {@link ServiceIndex} service, when the host has one). The models' keys
+ * are read from the host's environment. It shares the agents as an {@link Agents} service.
  *
  * <p>Found by {@link java.util.ServiceLoader}, it reads its section from the host's config; made
  * with a list of definitions, it uses those.
@@ -35,6 +40,8 @@ public final class AgentsExtension implements HostExtension {
   private List<AgentDefinition> definitions = List.of();
   private Map<String, String> environment = Map.of();
   private Agents agents;
+  private final List<ExecutableTool> kit = new ArrayList<>();
+  private ToolRegistry registry;
 
   /** The extension reading the host's {@code agents:} section. */
   public AgentsExtension() {
@@ -105,6 +112,10 @@ public final class AgentsExtension implements HostExtension {
     environment = host.environment();
     if (!definitions.isEmpty()) {
       host.guide(Agents.GUIDE);
+      // Synthesising an outside agent's answer reads the board but writes nothing, and spawns
+      // nothing; a subagent shares its parent's board but runs no batches of its own.
+      host.denyTools("a2a_synthesis", "whiteboard_write", "whiteboard_clear", "spawn_wisps");
+      host.denyTools("subagent", "spawn_wisps");
     }
   }
 
@@ -131,10 +142,31 @@ public final class AgentsExtension implements HostExtension {
     // Each turn, the agents' system prompts name the services most relevant to the request.
     host.service(ServiceIndex.class).ifPresent(index -> agents.setContextHints(index::contextHint));
     host.provide(Agents.class, agents);
+    // The whiteboard (where the host has working memory) and wisps: agent tools, gone with them.
+    List<ExecutableTool> tools = new ArrayList<>();
+    host.service(WorkingMemory.class)
+        .ifPresent(
+            memory ->
+                tools.addAll(new Whiteboard(memory, agents.subagents()::parentSessionOf).tools()));
+    tools.add(new Wisps(agents, host.registry(), Wisps.Limits.DEFAULT).tool());
+    registry = host.registry();
+    for (ExecutableTool tool : tools) {
+      try {
+        registry.register(tool);
+      } catch (IllegalArgumentException e) {
+        // A tool of the host's own (an MCP server's, say) holds the name.
+        throw new ConfigException("agents: " + e.getMessage());
+      }
+      kit.add(tool);
+    }
   }
 
   @Override
   public void close() {
+    if (registry != null) {
+      kit.forEach(tool -> registry.unregister(tool.name()));
+      kit.clear();
+    }
     if (agents != null) {
       agents.close();
     }

@@ -278,6 +278,20 @@ public final class Subagents implements AutoCloseable {
     }
   }
 
+  /**
+   * The session that spawned the subagent running in the given session, if one runs there: for the
+   * whiteboard, which a subagent shares with its parent only while it runs.
+   */
+  Optional<String> parentSessionOf(String sessionId) {
+    for (Run run : runs.values()) {
+      Conversation own = run.conversation;
+      if (run.state == State.RUNNING && own != null && own.sessionId().equals(sessionId)) {
+        return Optional.of(run.parentSession);
+      }
+    }
+    return Optional.empty();
+  }
+
   /** The run of the given id, while it is known. */
   Optional<Run> run(String id) {
     return Optional.ofNullable(runs.get(id));

@@ -120,6 +120,7 @@ class AgentLoopTest {
     assertThat(tool.get("content").asString()).isEqualTo("Sunny in Paris");
     ToolCall call = weather.calls.getFirst();
     assertThat(call.model()).contains("gpt-loop");
+    assertThat(call.agent()).contains("assistant");
     assertThat(call.sessionId()).contains("session-1");
     assertThat(call.callId()).isEqualTo("call_1");
     assertThat(conversation.history()).hasSize(4);

@@ -122,6 +122,26 @@ class AgentsTest {
   }
 
   @Test
+  void aSessionMadeHereIsFoundWithItsAgentUntilTheMostRecentOnesCrowdItOut() {
+    agents(AgentDefinition.of("assistant", endpoint("primary-model")));
+    Conversation first = agents.conversation("assistant", "session-0");
+    assertThat(agents.session("session-0"))
+        .hasValueSatisfying(
+            session -> {
+              assertThat(session.agentName()).isEqualTo("assistant");
+              assertThat(session.conversation()).isSameAs(first);
+            });
+    assertThat(agents.session("never-made")).isEmpty();
+    List<Conversation> held = new ArrayList<>();
+    for (int i = 1; i <= Agents.SESSIONS_KEPT; i++) {
+      held.add(agents.conversation("assistant", "session-" + i));
+    }
+    assertThat(agents.session("session-0")).isEmpty();
+    assertThat(agents.session("session-" + Agents.SESSIONS_KEPT)).isPresent();
+    assertThat(held).hasSize(Agents.SESSIONS_KEPT);
+  }
+
+  @Test
   void aSpecialistAnswersAsATool() {
     agents(
         AgentDefinition.of("assistant", endpoint("primary-model")),
@@ -344,7 +364,8 @@ class AgentsTest {
     assertThat(starting.allows("get_tool_guide", "builtin:guides")).isFalse();
     assertThat(starting.allows("anything_else", "builtin:secret")).isFalse();
     assertThat(Agents.startingProfile(ToolProfiles.SUBAGENT).allowedSources())
-        .containsExactlyInAnyOrder("builtin:guides", "builtin:memory", "builtin:search");
+        .containsExactlyInAnyOrder(
+            "builtin:guides", "builtin:memory", "builtin:search", Whiteboard.SOURCE, Wisps.SOURCE);
   }
 
   @Test

@@ -79,6 +79,7 @@ final class AddTool {
         Optional.empty(),
         Optional.empty(),
         Optional.empty(),
+        Optional.empty(),
         Instant.now().plus(Duration.ofDays(1)));
   }
 
@@ -98,6 +99,7 @@ final class AddTool {
         call.arguments(),
         call.sessionId(),
         call.user(),
+        call.agent(),
         call.model(),
         call.deadline());
   }

@@ -17,7 +17,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * An invoke request is a tool call as it travels on the bus to a worker: {@code {tool_call_id,
- * tool_name, arguments, session_id, user, deadline}} (see {@code docs/wire-protocol.md}).
+ * tool_name, arguments, session_id, user, agent, deadline}} (see {@code docs/wire-protocol.md}).
  *
  * @param call the call
  */
@@ -61,6 +61,9 @@ public record InvokeRequest(ToolCall call) {
       if (call.user().isPresent()) {
         body.writeStringProperty("user", call.user().get());
       }
+      if (call.agent().isPresent()) {
+        body.writeStringProperty("agent", call.agent().get());
+      }
       body.writeStringProperty("deadline", isoInstant(call.deadline()));
       body.writeEndObject();
     }
@@ -80,6 +83,7 @@ public record InvokeRequest(ToolCall call) {
     String deadlineText = null;
     String sessionId = null;
     String user = null;
+    String agent = null;
     String arguments = "{}";
     try (JsonParser parser = JSON.createParser(text)) {
       if (parser.nextToken() != JsonToken.START_OBJECT) {
@@ -94,6 +98,7 @@ public record InvokeRequest(ToolCall call) {
           case "deadline" -> deadlineText = string(parser, value);
           case "session_id" -> sessionId = string(parser, value);
           case "user" -> user = string(parser, value);
+          case "agent" -> agent = string(parser, value);
           case "arguments" -> arguments = argumentsText(parser, value, text);
           default -> parser.skipChildren();
         }
@@ -127,6 +132,7 @@ public record InvokeRequest(ToolCall call) {
             arguments,
             Optional.ofNullable(sessionId),
             Optional.ofNullable(user),
+            Optional.ofNullable(agent),
             Optional.empty(),
             deadline));
   }

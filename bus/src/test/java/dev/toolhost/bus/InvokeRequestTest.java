@@ -19,6 +19,7 @@ class InvokeRequestTest {
         ToolCall.of("add", "{\"a\":2,\"b\":3}")
             .withSessionId("session-1")
             .withUser("ada")
+            .withAgent("researcher")
             .withTimeout(Duration.ofSeconds(30));
     ToolCall read = InvokeRequest.parse(new InvokeRequest(call).toJson()).call();
     assertThat(read.callId()).isEqualTo(call.callId());
@@ -26,6 +27,7 @@ class InvokeRequestTest {
     assertThat(read.arguments()).isEqualTo("{\"a\":2,\"b\":3}");
     assertThat(read.sessionId()).contains("session-1");
     assertThat(read.user()).contains("ada");
+    assertThat(read.agent()).contains("researcher");
     assertThat(read.deadline()).isEqualTo(call.deadline());
   }
 

@@ -8,7 +8,7 @@ import java.util.UUID;
 
 /**
  * A tool call is one request to run a tool: a call id, the tool's name, the arguments as JSON text,
- * the session and user it runs for, and the instant by which it must finish.
+ * the session, user and agent it runs for, and the instant by which it must finish.
  *
  * <p>The arguments are kept as the text the caller sent (a model, the wire): the dispatch path
  * parses and validates them, so that text that is not JSON becomes an {@code invalid_arguments}
@@ -19,6 +19,8 @@ import java.util.UUID;
  * @param arguments the arguments object as JSON text
  * @param sessionId the conversation this call belongs to, when there is one
  * @param user the user this call acts for, when known
+ * @param agent the configured agent whose run made this call, when an agent's did (capabilities
+ *     that keep state per agent, such as long-term memory, scope it by this name)
  * @param model the model that made this call, when a model did (steps such as result chunking size
  *     their work to it)
  * @param deadline the instant after which the caller no longer waits
@@ -29,6 +31,7 @@ public record ToolCall(
     String arguments,
     Optional<String> sessionId,
     Optional<String> user,
+    Optional<String> agent,
     Optional<String> model,
     Instant deadline) {
 
@@ -44,6 +47,7 @@ public record ToolCall(
     Objects.requireNonNull(arguments, "arguments");
     Objects.requireNonNull(sessionId, "sessionId");
     Objects.requireNonNull(user, "user");
+    Objects.requireNonNull(agent, "agent");
     Objects.requireNonNull(model, "model");
     Objects.requireNonNull(deadline, "deadline");
   }
@@ -57,12 +61,13 @@ public record ToolCall(
         Optional.empty(),
         Optional.empty(),
         Optional.empty(),
+        Optional.empty(),
         Instant.now().plus(DEFAULT_TIMEOUT));
   }
 
   /** This call with another deadline. */
   public ToolCall withDeadline(Instant deadline) {
-    return new ToolCall(callId, toolName, arguments, sessionId, user, model, deadline);
+    return new ToolCall(callId, toolName, arguments, sessionId, user, agent, model, deadline);
   }
 
   /** This call with a deadline the given time from now. */
@@ -72,26 +77,35 @@ public record ToolCall(
 
   /** This call with another call id. */
   public ToolCall withCallId(String callId) {
-    return new ToolCall(callId, toolName, arguments, sessionId, user, model, deadline);
+    return new ToolCall(callId, toolName, arguments, sessionId, user, agent, model, deadline);
   }
 
   /** This call in the given session. */
   public ToolCall withSessionId(String sessionId) {
-    return new ToolCall(callId, toolName, arguments, Optional.of(sessionId), user, model, deadline);
+    return new ToolCall(
+        callId, toolName, arguments, Optional.of(sessionId), user, agent, model, deadline);
   }
 
   /** This call acting for the given user. */
   public ToolCall withUser(String user) {
-    return new ToolCall(callId, toolName, arguments, sessionId, Optional.of(user), model, deadline);
+    return new ToolCall(
+        callId, toolName, arguments, sessionId, Optional.of(user), agent, model, deadline);
+  }
+
+  /** This call as made by the given agent's run. */
+  public ToolCall withAgent(String agent) {
+    return new ToolCall(
+        callId, toolName, arguments, sessionId, user, Optional.of(agent), model, deadline);
   }
 
   /** This call as made by the given model. */
   public ToolCall withModel(String model) {
-    return new ToolCall(callId, toolName, arguments, sessionId, user, Optional.of(model), deadline);
+    return new ToolCall(
+        callId, toolName, arguments, sessionId, user, agent, Optional.of(model), deadline);
   }
 
   /** This call with other arguments. */
   public ToolCall withArguments(String arguments) {
-    return new ToolCall(callId, toolName, arguments, sessionId, user, model, deadline);
+    return new ToolCall(callId, toolName, arguments, sessionId, user, agent, model, deadline);
   }
 }

@@ -3,7 +3,9 @@ package dev.toolhost.core;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
 
 /**
@@ -11,7 +13,10 @@ import java.util.stream.Collectors;
  * tools {@code list_tool_guides} and {@code get_tool_guide(name)} (source {@code builtin:guides}).
  *
  * <p>Thread-safe: guides may be added while the tools are being called. Core ships one guide,
- * {@code tool-calls}, on how calls fail and what to do about it.
+ * {@code tool-calls}, on how calls fail and what to do about it. Guides saved at run time (a user's
+ * skills, {@link SavedGuides}) are listed after the published ones, marked as saved, and read with
+ * the same {@code get_tool_guide}; a saved guide named like a published one is never served, and a
+ * shelf that fails is reported in the listing without hiding the published guides.
  */
 public final class ToolGuides {
 
@@ -27,6 +32,7 @@ public final class ToolGuides {
           "guides/tool-calls.md");
 
   private final Map<String, ToolGuide> guides = new TreeMap<>();
+  private final List<SavedGuides> shelves = new CopyOnWriteArrayList<>();
 
   /** Guides holding {@link #TOOL_CALLS}. */
   public ToolGuides() {
@@ -43,6 +49,16 @@ public final class ToolGuides {
     if (guides.putIfAbsent(guide.name(), guide) != null) {
       throw new IllegalArgumentException("Tool guide '" + guide.name() + "' is already published.");
     }
+  }
+
+  /** Serves the guides saved on the shelf too, after those published, marked as saved. */
+  public void shelve(SavedGuides shelf) {
+    shelves.add(Objects.requireNonNull(shelf, "shelf"));
+  }
+
+  /** Whether a guide of that name is published: a saved guide may not take its name. */
+  public synchronized boolean published(String name) {
+    return guides.containsKey(name);
   }
 
   /** Every guide, by name. */
@@ -65,10 +81,27 @@ public final class ToolGuides {
       idempotent = true,
       openWorld = false,
       inline = true)
-  public String listToolGuides() {
-    return all().stream()
-        .map(guide -> "- " + guide.name() + ": " + guide.summary())
-        .collect(Collectors.joining("\n", "Available tool guides:\n", ""));
+  public String listToolGuides(ToolCall call) {
+    StringBuilder text =
+        new StringBuilder(
+            all().stream()
+                .map(guide -> "- " + guide.name() + ": " + guide.summary())
+                .collect(Collectors.joining("\n", "Available tool guides:\n", "")));
+    for (SavedGuides shelf : shelves) {
+      List<ToolGuide> saved;
+      try {
+        saved = shelf.list(call);
+      } catch (RuntimeException e) {
+        text.append("\n(saved guides cannot be listed now: ").append(e.getMessage()).append(')');
+        continue;
+      }
+      for (ToolGuide guide : saved) {
+        if (!published(guide.name())) {
+          text.append("\n- ").append(guide.name()).append(" (saved): ").append(guide.summary());
+        }
+      }
+    }
+    return text.toString();
   }
 
   @Tool(
@@ -79,10 +112,14 @@ public final class ToolGuides {
       idempotent = true,
       openWorld = false,
       inline = true)
-  public String getToolGuide(@Param(description = "The guide's name, as listed.") String name) {
+  public String getToolGuide(
+      ToolCall call, @Param(description = "The guide's name, as listed.") String name) {
     ToolGuide guide;
     synchronized (this) {
       guide = guides.get(name);
+    }
+    if (guide == null) {
+      guide = saved(call, name).orElse(null);
     }
     if (guide == null) {
       throw ToolException.invalidArguments(
@@ -90,8 +127,32 @@ public final class ToolGuides {
               + name
               + "'. Available guides: "
               + all().stream().map(ToolGuide::name).collect(Collectors.joining(", "))
+              + savedNames(call)
               + ".");
     }
     return guide.document();
+  }
+
+  /** The names of the saved guides, as an addition to the list of guides; empty if none. */
+  private String savedNames(ToolCall call) {
+    List<String> names = new java.util.ArrayList<>();
+    for (SavedGuides shelf : shelves) {
+      try {
+        shelf.list(call).forEach(guide -> names.add(guide.name() + " (saved)"));
+      } catch (RuntimeException e) {
+        // The published guides are the answer; a shelf that cannot list adds nothing.
+      }
+    }
+    return names.isEmpty() ? "" : ", " + String.join(", ", names);
+  }
+
+  private Optional<ToolGuide> saved(ToolCall call, String name) {
+    for (SavedGuides shelf : shelves) {
+      Optional<ToolGuide> found = shelf.find(call, name);
+      if (found.isPresent()) {
+        return found;
+      }
+    }
+    return Optional.empty();
   }
 }

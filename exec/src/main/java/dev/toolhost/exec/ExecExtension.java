@@ -1,6 +1,7 @@
 package dev.toolhost.exec;
 
 import dev.toolhost.core.ExecutableTool;
+import dev.toolhost.core.Redactor;
 import dev.toolhost.core.ToolGuide;
 import dev.toolhost.core.ToolProfiles;
 import dev.toolhost.core.spi.ConfigException;
@@ -113,6 +114,20 @@ public final class ExecExtension implements HostExtension {
                 secrets.add(value);
               }
             });
+    // The host's secret scanner knows more secrets than their names say: the variables the
+    // secrets section lists (secrets.secret_env), and values its rules recognise. A variable the
+    // config passes through whose value it would redact is a secret too, and does not pass.
+    Optional<Redactor> redactor = host.service(Redactor.class);
+    for (String name : config.get().passEnv()) {
+      String value = host.environment().get(name);
+      if (value != null
+          && redactor.isPresent()
+          && !redactor.get().redact(value).equals(value)
+          && !secrets.contains(value)) {
+        LOG.warn("exec.pass_env names {}, whose value is a secret: it is not passed", name);
+        secrets.add(value);
+      }
+    }
     sandbox = new Sandbox(config.get(), host.environment(), secrets);
     try {
       List<ExecutableTool> tools = ExecTools.create(sandbox);

@@ -162,12 +162,12 @@ public final class LongTermMemory implements AutoCloseable {
   }
 
   /**
-   * Saves a memory for the user; its vector now if the embedder answers, else later.
+   * Saves a memory for the owner; its vector now if the embedder answers, else later.
    *
-   * @throws IllegalArgumentException naming an association whose target is not the user's memory
+   * @throws IllegalArgumentException naming an association whose target the owner does not see
    */
   public Saved save(
-      String user,
+      Owner owner,
       MemoryType type,
       String content,
       double importance,
@@ -176,7 +176,7 @@ public final class LongTermMemory implements AutoCloseable {
     Set<String> targets =
         associations.stream().map(Association::target).collect(Collectors.toSet());
     Set<String> found =
-        store.get(user, targets).stream().map(Memory::id).collect(Collectors.toSet());
+        store.get(owner, targets).stream().map(Memory::id).collect(Collectors.toSet());
     for (String target : targets) {
       if (!found.contains(target)) {
         throw new IllegalArgumentException("no memory has the id '" + target + "'");
@@ -186,7 +186,8 @@ public final class LongTermMemory implements AutoCloseable {
     Memory memory =
         new Memory(
             UUID.randomUUID().toString(),
-            user,
+            owner.user(),
+            owner.agent(),
             type,
             content,
             importance,
@@ -221,23 +222,23 @@ public final class LongTermMemory implements AutoCloseable {
     return new Saved(memory.id(), notice);
   }
 
-  /** Deletes the user's memory; whether the user had it. */
-  public boolean delete(String user, String id) {
-    return store.delete(user, id);
+  /** Deletes a memory the owner sees; whether there was one. */
+  public boolean delete(Owner owner, String id) {
+    return store.delete(owner, id);
   }
 
-  /** Recalls the user's memories, recording the access of those it returns. */
+  /** Recalls the memories the owner sees, recording the access of those it returns. */
   public Recall recall(
-      String user, String query, int maxResults, Optional<MemoryType> type, Mode mode) {
+      Owner owner, String query, int maxResults, Optional<MemoryType> type, Mode mode) {
     Instant now = clock.instant();
     Recall recall =
         switch (mode) {
-          case HYBRID -> hybrid(user, query, maxResults, type, now);
-          case RECENT, TYPED -> byDate(user, maxResults, type, now);
-          case IMPORTANT -> byImportance(user, maxResults, type, now);
+          case HYBRID -> hybrid(owner, query, maxResults, type, now);
+          case RECENT, TYPED -> byDate(owner, maxResults, type, now);
+          case IMPORTANT -> byImportance(owner, maxResults, type, now);
         };
     if (!recall.memories().isEmpty()) {
-      store.accessed(user, recall.memories().stream().map(r -> r.memory().id()).toList(), now);
+      store.accessed(owner, recall.memories().stream().map(r -> r.memory().id()).toList(), now);
     }
     return recall;
   }
@@ -320,16 +321,16 @@ public final class LongTermMemory implements AutoCloseable {
   // ---- hybrid ----
 
   private Recall hybrid(
-      String user, String query, int maxResults, Optional<MemoryType> type, Instant now) {
+      Owner owner, String query, int maxResults, Optional<MemoryType> type, Instant now) {
     int depth = Math.max(50, maxResults * 5);
     List<String> notices = new ArrayList<>();
-    List<String> text = store.fullText(user, query, depth, type);
+    List<String> text = store.fullText(owner, query, depth, type);
     List<String> nearest = List.of();
     try {
       float[] vector = embed(List.of(query)).getFirst();
-      nearest = store.nearest(user, new MemoryStore.Vector(model, vector), depth, type);
+      nearest = store.nearest(owner, new MemoryStore.Vector(model, vector), depth, type);
       // Counted only while some memory may wait: counting reads the whole index.
-      long waiting = mayWait ? store.unembeddedCount(user, model) : 0;
+      long waiting = mayWait ? store.unembeddedCount(owner, model) : 0;
       if (waiting > 0) {
         notices.add(
             waiting
@@ -347,15 +348,15 @@ public final class LongTermMemory implements AutoCloseable {
     fuse(fused, text);
     List<String> seeds = ranked(fused).stream().limit(SEEDS).toList();
     Map<String, Memory> known = new HashMap<>();
-    store.get(user, seeds).forEach(m -> known.put(m.id(), m));
-    fuse(fused, walk(user, seeds, known, type, now));
+    store.get(owner, seeds).forEach(m -> known.put(m.id(), m));
+    fuse(fused, walk(owner, seeds, known, type, now));
     // Only the best are read (stored text is what a recall costs most); newer memories that
     // update one of them come with it, and before it.
     List<String> order = ranked(fused);
     List<String> top = order.subList(0, Math.min(order.size(), maxResults));
-    load(user, top, known);
+    load(owner, top, known);
     Map<String, List<Memory>> updatedBy = new HashMap<>();
-    for (Memory newer : store.linkingTo(user, top)) {
+    for (Memory newer : store.linkingTo(owner, top)) {
       if (type.isPresent() && newer.type() != type.get()) {
         continue;
       }
@@ -411,7 +412,7 @@ public final class LongTermMemory implements AutoCloseable {
 
   /** The ranking of the walk of associations from the seeds: two steps, both ways. */
   private List<String> walk(
-      String user,
+      Owner owner,
       List<String> seeds,
       Map<String, Memory> known,
       Optional<MemoryType> type,
@@ -429,7 +430,7 @@ public final class LongTermMemory implements AutoCloseable {
           links.addAll(memory.associations());
         }
       }
-      for (Memory linking : store.linkingTo(user, frontier)) {
+      for (Memory linking : store.linkingTo(owner, frontier)) {
         known.putIfAbsent(linking.id(), linking);
         for (Association a : linking.associations()) {
           if (frontier.contains(a.target())) {
@@ -437,7 +438,7 @@ public final class LongTermMemory implements AutoCloseable {
           }
         }
       }
-      load(user, links.stream().map(Association::target).toList(), known);
+      load(owner, links.stream().map(Association::target).toList(), known);
       Set<String> next = new LinkedHashSet<>();
       for (Association link : links) {
         Memory neighbour = known.get(link.target());
@@ -463,9 +464,9 @@ public final class LongTermMemory implements AutoCloseable {
         .toList();
   }
 
-  private void load(String user, Collection<String> ids, Map<String, Memory> known) {
+  private void load(Owner owner, Collection<String> ids, Map<String, Memory> known) {
     List<String> missing = ids.stream().filter(id -> !known.containsKey(id)).distinct().toList();
-    store.get(user, missing).forEach(m -> known.put(m.id(), m));
+    store.get(owner, missing).forEach(m -> known.put(m.id(), m));
   }
 
   private static void fuse(Map<String, Double> fused, List<String> ranking) {
@@ -486,16 +487,16 @@ public final class LongTermMemory implements AutoCloseable {
 
   // ---- the other modes ----
 
-  private Recall byDate(String user, int maxResults, Optional<MemoryType> type, Instant now) {
-    List<Memory> recent = store.recent(user, maxResults, type);
+  private Recall byDate(Owner owner, int maxResults, Optional<MemoryType> type, Instant now) {
+    List<Memory> recent = store.recent(owner, maxResults, type);
     return new Recall(
         recent.stream().map(m -> new Recalled(m, effectiveImportance(m, now))).toList(),
         recent.size(),
         Optional.empty());
   }
 
-  private Recall byImportance(String user, int maxResults, Optional<MemoryType> type, Instant now) {
-    List<Memory> all = store.all(user, type);
+  private Recall byImportance(Owner owner, int maxResults, Optional<MemoryType> type, Instant now) {
+    List<Memory> all = store.all(owner, type);
     Map<String, Double> importance = new LinkedHashMap<>();
     all.forEach(m -> importance.put(m.id(), effectiveImportance(m, now)));
     List<Recalled> ranked =

@@ -43,10 +43,15 @@ import tools.jackson.databind.JsonNode;
  *     timeout: 30s
  *   embed_retry: 30s               # how often memories without a vector are embedded again
  *   default_user: default          # whose memories a call without a user reads and writes
+ *   per_agent: true                # an agent's memories are its own (false: the user's, shared)
  *   limits:
  *     max_content_bytes: 51200     # the largest memory
  *     default_results: 10          # memory_recall's max_results when the model gives none
  *     max_results: 50              # the most memory_recall answers
+ *   skills:
+ *     scope: user                  # user (each user's own) or shared (every user's the same)
+ *     max_content_bytes: 16384     # the largest skill
+ *     max_skills: 200              # the most skills one owner keeps
  * }</pre>
  *
  * @param store which store
@@ -55,7 +60,11 @@ import tools.jackson.databind.JsonNode;
  * @param embedder what embeds memories
  * @param embedRetry how often the background pass looks for memories without a vector
  * @param defaultUser the user of calls that name none
+ * @param perAgent whether a memory an agent's run saves is that agent's, seen by no other agent of
+ *     the user (each agent still sees the user's own memories); when false, agents save and see the
+ *     user's memories together (see {@link Owner})
  * @param limits the tools' limits
+ * @param skills whose skills a call sees, and their limits
  */
 public record LongTermMemoryConfig(
     Store store,
@@ -64,7 +73,9 @@ public record LongTermMemoryConfig(
     EmbedderChoice embedder,
     Duration embedRetry,
     String defaultUser,
-    Limits limits) {
+    boolean perAgent,
+    Limits limits,
+    SkillsConfig skills) {
 
   public LongTermMemoryConfig {
     Objects.requireNonNull(store, "store");
@@ -74,6 +85,7 @@ public record LongTermMemoryConfig(
     Objects.requireNonNull(embedRetry, "embedRetry");
     Objects.requireNonNull(defaultUser, "defaultUser");
     Objects.requireNonNull(limits, "limits");
+    Objects.requireNonNull(skills, "skills");
     if (store == Store.POSTGRES && postgres.isEmpty()) {
       throw new IllegalArgumentException("The postgres store needs its connection.");
     }
@@ -168,6 +180,26 @@ public record LongTermMemoryConfig(
     }
   }
 
+  /**
+   * How skills are kept.
+   *
+   * @param shared whether every user sees the same skills (else each user has their own)
+   * @param maxContentBytes the largest skill, in UTF-8 bytes (16,384)
+   * @param maxSkills the most skills one owner keeps (200)
+   */
+  public record SkillsConfig(boolean shared, int maxContentBytes, int maxSkills) {
+    public SkillsConfig {
+      if (maxContentBytes < 1 || maxSkills < 1) {
+        throw new IllegalArgumentException("Skill limits must be positive.");
+      }
+    }
+
+    /** Each user's own skills, 16 KB each, 200 of them. */
+    public static SkillsConfig defaults() {
+      return new SkillsConfig(false, 16_384, 200);
+    }
+  }
+
   /** Lucene in the given directory, the bundled model, the default limits and user. */
   public static LongTermMemoryConfig embedded(Path stateDirectory) {
     return new LongTermMemoryConfig(
@@ -177,7 +209,9 @@ public record LongTermMemoryConfig(
         EmbedderChoice.bundled(),
         Duration.ofSeconds(30),
         "default",
-        Limits.defaults());
+        true,
+        Limits.defaults(),
+        SkillsConfig.defaults());
   }
 
   /** This config storing in PostgreSQL. */
@@ -189,19 +223,49 @@ public record LongTermMemoryConfig(
         embedder,
         embedRetry,
         defaultUser,
-        limits);
+        perAgent,
+        limits,
+        skills);
+  }
+
+  /** This config keeping memories per agent, or not. */
+  public LongTermMemoryConfig withPerAgent(boolean keptPerAgent) {
+    return new LongTermMemoryConfig(
+        store,
+        stateDirectory,
+        postgres,
+        embedder,
+        embedRetry,
+        defaultUser,
+        keptPerAgent,
+        limits,
+        skills);
   }
 
   /** This config with the given embedder. */
   public LongTermMemoryConfig withEmbedder(EmbedderChoice choice) {
     return new LongTermMemoryConfig(
-        store, stateDirectory, postgres, choice, embedRetry, defaultUser, limits);
+        store, stateDirectory, postgres, choice, embedRetry, defaultUser, perAgent, limits, skills);
   }
 
   /** This config retrying embeddings at the given interval. */
   public LongTermMemoryConfig withEmbedRetry(Duration interval) {
     return new LongTermMemoryConfig(
-        store, stateDirectory, postgres, embedder, interval, defaultUser, limits);
+        store, stateDirectory, postgres, embedder, interval, defaultUser, perAgent, limits, skills);
+  }
+
+  /** This config keeping skills so. */
+  public LongTermMemoryConfig withSkills(SkillsConfig given) {
+    return new LongTermMemoryConfig(
+        store,
+        stateDirectory,
+        postgres,
+        embedder,
+        embedRetry,
+        defaultUser,
+        perAgent,
+        limits,
+        given);
   }
 
   /** The longest vector Lucene's default codec indexes. */
@@ -324,7 +388,42 @@ public record LongTermMemoryConfig(
       }
       limits = new Limits(content, Math.min(given, max), max);
     }
-    return new LongTermMemoryConfig(store, state, postgres, embedder, retry, user, limits);
+    SkillsConfig skills = SkillsConfig.defaults();
+    if (raw.skills() != null) {
+      RawSkills k = raw.skills();
+      boolean shared = false;
+      if (k.scope() != null) {
+        switch (k.scope().strip().toLowerCase(Locale.ROOT)) {
+          case "user" -> shared = false;
+          case "shared" -> shared = true;
+          default ->
+              problems.atValue(
+                  AT + "/skills/scope",
+                  "'long_term_memory.skills.scope' is '"
+                      + k.scope()
+                      + "' (expected user or shared)");
+        }
+      }
+      int content =
+          skillRange(
+              k.maxContentBytes(),
+              skills.maxContentBytes(),
+              1 << 20,
+              "max_content_bytes",
+              problems);
+      int count = skillRange(k.maxSkills(), skills.maxSkills(), 100_000, "max_skills", problems);
+      skills = new SkillsConfig(shared, content, count);
+    }
+    return new LongTermMemoryConfig(
+        store,
+        state,
+        postgres,
+        embedder,
+        retry,
+        user,
+        raw.perAgent() != Boolean.FALSE,
+        limits,
+        skills);
   }
 
   private static EmbedderChoice embedder(RawEmbedder raw, ConfigProblems problems) {
@@ -420,6 +519,20 @@ public record LongTermMemoryConfig(
     return raw;
   }
 
+  private static int skillRange(
+      Integer raw, int fallback, int max, String key, ConfigProblems problems) {
+    if (raw == null) {
+      return fallback;
+    }
+    if (raw < 1 || raw > max) {
+      problems.atValue(
+          AT + "/skills/" + key,
+          "'long_term_memory.skills." + key + "' is " + raw + " (expected 1 to " + max + ")");
+      return fallback;
+    }
+    return raw;
+  }
+
   private static Duration duration(
       String raw, Duration fallback, String path, ConfigProblems problems) {
     if (raw == null) {
@@ -466,7 +579,11 @@ public record LongTermMemoryConfig(
       RawEmbedder embedder,
       @DurationText String embedRetry,
       String defaultUser,
-      RawLimits limits) {}
+      @JsonPropertyDescription(
+              "whether an agent's memories are its own (true) or shared by the user's agents")
+          Boolean perAgent,
+      RawLimits limits,
+      RawSkills skills) {}
 
   record RawPostgres(String url, String user, String passwordEnv, String tablePrefix) {}
 
@@ -480,4 +597,9 @@ public record LongTermMemoryConfig(
       @DurationText String timeout) {}
 
   record RawLimits(Integer maxContentBytes, Integer defaultResults, Integer maxResults) {}
+
+  record RawSkills(
+      @JsonPropertyDescription("user or shared") String scope,
+      Integer maxContentBytes,
+      Integer maxSkills) {}
 }

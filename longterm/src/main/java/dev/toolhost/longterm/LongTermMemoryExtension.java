@@ -18,8 +18,9 @@ import tools.jackson.databind.JsonNode;
 /**
  * The long-term memory extension gives a host memories that last across conversations (the {@code
  * long_term_memory:} section): {@code memory_save}, {@code memory_recall} and {@code
- * memory_delete}, source {@code builtin:long_term_memory}, with their guide; the {@link
- * LongTermMemory} is shared with later extensions as a service.
+ * memory_delete}, and the skills ({@link Skills}: {@code save_skill}, {@code list_skills}, {@code
+ * get_skill}, {@code delete_skill}, source {@code builtin:skills}, served among the tool guides),
+ * with their guide; the {@link LongTermMemory} is shared with later extensions as a service.
  *
  * <p>Off until configured: a host whose config has no {@code long_term_memory:} section registers
  * no memory tool and opens nothing. Its profile rules, after Spacebot's (the channel and workers
@@ -27,8 +28,9 @@ import tools.jackson.databind.JsonNode;
  * may delete a memory, so {@code memory_delete} is only for a user profile that allows it and does
  * not extend a built-in one (a deny always wins over what a profile extends); and {@code
  * a2a_synthesis}, which reads another agent's answer, may recall but not save, so that an outside
- * agent cannot plant a memory. Found by {@link java.util.ServiceLoader}; made with a config and an
- * embedder, it uses those.
+ * agent cannot plant a memory. Skills follow the same rules: {@code delete_skill} only where a user
+ * profile grants it, and no {@code save_skill} in {@code a2a_synthesis}. Found by {@link
+ * java.util.ServiceLoader}; made with a config and an embedder, it uses those.
  */
 public final class LongTermMemoryExtension implements HostExtension {
 
@@ -38,10 +40,10 @@ public final class LongTermMemoryExtension implements HostExtension {
   /** The tools each built-in profile may not have. */
   static final Map<String, List<String>> PROFILE_RULES =
       Map.of(
-          "main", List.of("memory_delete"),
-          "subagent", List.of("memory_delete"),
-          "scheduled", List.of("memory_delete"),
-          "a2a_synthesis", List.of("memory_delete", "memory_save"));
+          "main", List.of("memory_delete", "delete_skill"),
+          "subagent", List.of("memory_delete", "delete_skill"),
+          "scheduled", List.of("memory_delete", "delete_skill"),
+          "a2a_synthesis", List.of("memory_delete", "memory_save", "delete_skill", "save_skill"));
 
   private static final Logger LOG = LoggerFactory.getLogger(LongTermMemoryExtension.class);
 
@@ -130,6 +132,9 @@ public final class LongTermMemoryExtension implements HostExtension {
       host.provide(LongTermMemory.class, memory);
       host.registry().registerAll(new LongTermMemoryTools(memory, config).tools());
       host.guide(LongTermMemoryTools.GUIDE);
+      Skills skills = new Skills(store, config, host.guides(), Clock.systemUTC());
+      host.registry().registerAll(skills.tools());
+      host.guides().ifPresent(guides -> guides.shelve(skills));
     } catch (RuntimeException e) {
       close();
       throw e;

@@ -23,8 +23,9 @@ import tools.jackson.databind.node.ObjectNode;
  * Long-term memory tools let a model remember across conversations: {@code memory_save}, {@code
  * memory_recall} and {@code memory_delete}, source {@code builtin:long_term_memory}.
  *
- * <p>Every call acts for the call's user, or the configured default user when the call names none;
- * no call sees or changes another user's memories, and a memory of another user is answered as one
+ * <p>Every call acts for the call's user, or the configured default user when the call names none,
+ * and, when memories are kept per agent, for the agent whose run made it ({@link Owner}); no call
+ * sees or changes another user's memories, or another agent's, and such a memory is answered as one
  * that does not exist.
  */
 public final class LongTermMemoryTools {
@@ -152,7 +153,7 @@ public final class LongTermMemoryTools {
     LongTermMemory.Saved saved;
     try {
       saved =
-          memory.save(user(call), type, content.strip(), weight, source.map(String::strip), links);
+          memory.save(owner(call), type, content.strip(), weight, source.map(String::strip), links);
     } catch (IllegalArgumentException e) {
       throw ToolException.invalidArguments(
           "cannot associate: " + e.getMessage() + ". Find the memory with memory_recall first.");
@@ -210,7 +211,7 @@ public final class LongTermMemoryTools {
       throw ToolException.invalidArguments(
           "query is empty: say what to recall, or use mode recent or important.");
     }
-    LongTermMemory.Recall recall = memory.recall(user(call), query.strip(), max, type, chosen);
+    LongTermMemory.Recall recall = memory.recall(owner(call), query.strip(), max, type, chosen);
     ObjectNode answer = JSON.createObjectNode();
     ArrayNode memories = answer.putArray("memories");
     for (LongTermMemory.Recalled recalled : recall.memories()) {
@@ -242,15 +243,17 @@ public final class LongTermMemoryTools {
   public ToolResult memoryDelete(
       ToolCall call,
       @Param(description = "The memory's id, as memory_recall gives it.") String id) {
-    if (!memory.delete(user(call), id.strip())) {
+    if (!memory.delete(owner(call), id.strip())) {
       throw ToolException.invalidArguments("no memory has the id '" + id.strip() + "'.");
     }
     ObjectNode answer = JSON.createObjectNode().put("deleted", id.strip());
     return ToolResult.success(answer.toString(), answer);
   }
 
-  private String user(ToolCall call) {
-    return call.user().filter(u -> !u.isBlank()).orElse(config.defaultUser());
+  private Owner owner(ToolCall call) {
+    String user = call.user().filter(u -> !u.isBlank()).orElse(config.defaultUser());
+    Optional<String> agent = call.agent().filter(a -> config.perAgent() && !a.isBlank());
+    return new Owner(user, agent);
   }
 
   private static Optional<MemoryType> type(Optional<String> memoryType) {

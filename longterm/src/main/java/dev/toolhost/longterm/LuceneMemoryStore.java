@@ -55,6 +55,7 @@ import org.apache.lucene.search.SearcherManager;
 import org.apache.lucene.search.Sort;
 import org.apache.lucene.search.SortField;
 import org.apache.lucene.search.TermQuery;
+import org.apache.lucene.search.TermRangeQuery;
 import org.apache.lucene.search.TopDocs;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
@@ -88,6 +89,7 @@ public final class LuceneMemoryStore implements MemoryStore {
 
   private static final String ID = "id";
   private static final String USER = "user";
+  private static final String AGENT = "agent";
   private static final String TYPE = "type";
   private static final String CONTENT = "content";
   private static final String IMPORTANCE = "importance";
@@ -99,6 +101,17 @@ public final class LuceneMemoryStore implements MemoryStore {
   private static final String LINKS_TO = "links_to";
   private static final String EMBEDDED_WITH = "embedded_with";
   private static final String MODEL_KEY = "toolhost.model";
+
+  // A skill is a document of its own kind, with none of a memory's fields: no memory query (each
+  // filters by user, or excludes the kind) ever finds one.
+  private static final String KIND = "kind";
+  private static final String SKILL = "skill";
+  private static final String SKILL_KEY = "skill_key";
+  private static final String SKILL_OWNER = "skill_owner";
+  private static final String SKILL_NAME = "skill_name";
+  private static final String SKILL_DESCRIPTION = "skill_description";
+  private static final String SKILL_CONTENT = "skill_content";
+  private static final String SKILL_SAVED = "skill_saved";
 
   /** The journal of changes not yet in Lucene's last commit, in the index's directory. */
   static final String JOURNAL = "toolhost-journal.jsonl";
@@ -252,43 +265,44 @@ public final class LuceneMemoryStore implements MemoryStore {
   }
 
   @Override
-  public List<Memory> get(String user, Collection<String> ids) {
+  public List<Memory> get(Owner owner, Collection<String> ids) {
     if (ids.isEmpty()) {
       return List.of();
     }
     BooleanQuery.Builder anyId = new BooleanQuery.Builder();
     Set.copyOf(ids).forEach(id -> anyId.add(new TermQuery(new Term(ID, id)), Occur.SHOULD));
     return search(
-        userQuery(user, Optional.empty()).add(anyId.build(), Occur.FILTER).build(), ids.size());
+        ownerQuery(owner, Optional.empty()).add(anyId.build(), Occur.FILTER).build(), ids.size());
   }
 
   @Override
-  public boolean delete(String user, String id) {
-    if (get(user, List.of(id)).isEmpty()) {
+  public boolean delete(Owner owner, String id) {
+    if (get(owner, List.of(id)).isEmpty()) {
       return false;
     }
     write(
-        Optional.of(JSON.createObjectNode().put("op", "delete").put("user", user).put("id", id)),
+        Optional.of(
+            JSON.createObjectNode().put("op", "delete").put("user", owner.user()).put("id", id)),
         () -> writer.deleteDocuments(new Term(ID, id)));
     return true;
   }
 
   @Override
-  public List<String> fullText(String user, String query, int limit, Optional<MemoryType> type) {
+  public List<String> fullText(Owner owner, String query, int limit, Optional<MemoryType> type) {
     Set<String> terms = terms(query);
     if (terms.isEmpty()) {
       return List.of();
     }
     BooleanQuery.Builder words = new BooleanQuery.Builder();
     terms.forEach(term -> words.add(new TermQuery(new Term(CONTENT, term)), Occur.SHOULD));
-    Query full = userQuery(user, type).add(words.build(), Occur.MUST).build();
+    Query full = ownerQuery(owner, type).add(words.build(), Occur.MUST).build();
     return ids(full, limit);
   }
 
   @Override
-  public List<String> nearest(String user, Vector query, int limit, Optional<MemoryType> type) {
+  public List<String> nearest(Owner owner, Vector query, int limit, Optional<MemoryType> type) {
     Query filter =
-        userQuery(user, type)
+        ownerQuery(owner, type)
             .add(new TermQuery(new Term(EMBEDDED_WITH, query.model())), Occur.FILTER)
             .build();
     return ids(
@@ -298,7 +312,7 @@ public final class LuceneMemoryStore implements MemoryStore {
   }
 
   @Override
-  public List<Memory> linkingTo(String user, Collection<String> ids) {
+  public List<Memory> linkingTo(Owner owner, Collection<String> ids) {
     if (ids.isEmpty()) {
       return List.of();
     }
@@ -306,17 +320,17 @@ public final class LuceneMemoryStore implements MemoryStore {
     Set.copyOf(ids)
         .forEach(id -> anyTarget.add(new TermQuery(new Term(LINKS_TO, id)), Occur.SHOULD));
     return search(
-        userQuery(user, Optional.empty()).add(anyTarget.build(), Occur.FILTER).build(),
+        ownerQuery(owner, Optional.empty()).add(anyTarget.build(), Occur.FILTER).build(),
         Integer.MAX_VALUE);
   }
 
   @Override
-  public List<Memory> recent(String user, int limit, Optional<MemoryType> type) {
+  public List<Memory> recent(Owner owner, int limit, Optional<MemoryType> type) {
     return withSearcher(
         searcher -> {
           TopDocs top =
               searcher.search(
-                  userQuery(user, type).build(),
+                  ownerQuery(owner, type).build(),
                   limit,
                   new Sort(new SortField(CREATED, SortField.Type.LONG, true)));
           return memories(searcher, top);
@@ -324,18 +338,18 @@ public final class LuceneMemoryStore implements MemoryStore {
   }
 
   @Override
-  public List<Memory> all(String user, Optional<MemoryType> type) {
-    return search(userQuery(user, type).build(), Integer.MAX_VALUE);
+  public List<Memory> all(Owner owner, Optional<MemoryType> type) {
+    return search(ownerQuery(owner, type).build(), Integer.MAX_VALUE);
   }
 
   @Override
-  public void accessed(String user, Collection<String> ids, Instant at) {
+  public void accessed(Owner owner, Collection<String> ids, Instant at) {
     // Kept aside and overlaid on reads, and written with the next commit: a doc-values update per
     // recall would make every following read open new files.
     for (String id : ids) {
       pendingAccess.merge(
           id,
-          new Access(user, at, 1),
+          new Access(owner.user(), at, 1),
           (a, b) ->
               new Access(
                   a.user(), a.at().isAfter(b.at()) ? a.at() : b.at(), a.count() + b.count()));
@@ -354,6 +368,7 @@ public final class LuceneMemoryStore implements MemoryStore {
     return new Memory(
         memory.id(),
         memory.user(),
+        memory.agent(),
         memory.type(),
         memory.content(),
         memory.importance(),
@@ -395,9 +410,9 @@ public final class LuceneMemoryStore implements MemoryStore {
   }
 
   @Override
-  public long unembeddedCount(String user, String model) {
+  public long unembeddedCount(Owner owner, String model) {
     return withSearcher(
-        searcher -> (long) searcher.count(unembeddedQuery(Optional.of(user), model)));
+        searcher -> (long) searcher.count(unembeddedQuery(Optional.of(owner), model)));
   }
 
   @Override
@@ -436,6 +451,98 @@ public final class LuceneMemoryStore implements MemoryStore {
   public void indexModel(String model) {
     write(Optional.empty(), () -> writer.setLiveCommitData(Map.of(MODEL_KEY, model).entrySet()));
     commit();
+  }
+
+  @Override
+  public void saveSkill(Skill skill) {
+    ObjectNode entry = JSON.createObjectNode().put("op", "skill_save");
+    entry
+        .putObject("skill")
+        .put("owner", skill.owner())
+        .put("name", skill.name())
+        .put("description", skill.description())
+        .put("content", skill.content())
+        .put("saved", skill.savedAt().toEpochMilli());
+    write(Optional.of(entry), () -> addSkill(skill));
+  }
+
+  private void addSkill(Skill skill) throws IOException {
+    Document doc = new Document();
+    doc.add(new StringField(KIND, SKILL, Field.Store.NO));
+    doc.add(new StringField(SKILL_KEY, skillKey(skill.owner(), skill.name()), Field.Store.NO));
+    doc.add(new StringField(SKILL_OWNER, skill.owner(), Field.Store.NO));
+    doc.add(new StoredField(SKILL_NAME, skill.name()));
+    doc.add(new StoredField(SKILL_DESCRIPTION, skill.description()));
+    doc.add(new StoredField(SKILL_CONTENT, skill.content()));
+    doc.add(new StoredField(SKILL_SAVED, skill.savedAt().toEpochMilli()));
+    // Replaces the owner's skill of that name; idempotent for the journal's replay.
+    writer.updateDocument(new Term(SKILL_KEY, skillKey(skill.owner(), skill.name())), doc);
+  }
+
+  @Override
+  public Optional<Skill> skill(String owner, String name) {
+    return skillsMatching(new TermQuery(new Term(SKILL_KEY, skillKey(owner, name))), owner).stream()
+        .findFirst();
+  }
+
+  @Override
+  public List<Skill> skills(String owner) {
+    List<Skill> skills =
+        new ArrayList<>(skillsMatching(new TermQuery(new Term(SKILL_OWNER, owner)), owner));
+    skills.sort(java.util.Comparator.comparing(Skill::name));
+    return skills;
+  }
+
+  @Override
+  public boolean deleteSkill(String owner, String name) {
+    if (skill(owner, name).isEmpty()) {
+      return false;
+    }
+    write(
+        Optional.of(
+            JSON.createObjectNode()
+                .put("op", "skill_delete")
+                .put("owner", owner)
+                .put("name", name)),
+        () -> writer.deleteDocuments(new Term(SKILL_KEY, skillKey(owner, name))));
+    return true;
+  }
+
+  private List<Skill> skillsMatching(Query query, String owner) {
+    return withSearcher(
+        searcher -> {
+          int n = searcher.count(query);
+          if (n == 0) {
+            return List.of();
+          }
+          List<Skill> skills = new ArrayList<>();
+          var stored = searcher.storedFields();
+          for (ScoreDoc hit : searcher.search(query, n).scoreDocs) {
+            Document doc = stored.document(hit.doc);
+            skills.add(
+                new Skill(
+                    owner,
+                    doc.get(SKILL_NAME),
+                    doc.get(SKILL_DESCRIPTION),
+                    doc.get(SKILL_CONTENT),
+                    Instant.ofEpochMilli(doc.getField(SKILL_SAVED).numericValue().longValue())));
+          }
+          return skills;
+        });
+  }
+
+  /** One term for owner and name: a name cannot hold a newline, so no two pairs share a key. */
+  private static String skillKey(String owner, String name) {
+    return owner + "\n" + name;
+  }
+
+  private static Skill skillFromJson(JsonNode json) {
+    return new Skill(
+        json.path("owner").asString(),
+        json.path("name").asString(),
+        json.path("description").asString(),
+        json.path("content").asString(),
+        Instant.ofEpochMilli(json.path("saved").asLong()));
   }
 
   @Override
@@ -490,6 +597,7 @@ public final class LuceneMemoryStore implements MemoryStore {
     Document doc = new Document();
     doc.add(new StringField(ID, memory.id(), Field.Store.YES));
     doc.add(new StringField(USER, memory.user(), Field.Store.YES));
+    memory.agent().ifPresent(agent -> doc.add(new StringField(AGENT, agent, Field.Store.YES)));
     doc.add(new StringField(TYPE, memory.type().wireName(), Field.Store.YES));
     doc.add(new TextField(CONTENT, memory.content(), Field.Store.YES));
     doc.add(new StoredField(IMPORTANCE, memory.importance()));
@@ -535,6 +643,7 @@ public final class LuceneMemoryStore implements MemoryStore {
     return new Memory(
         doc.get(ID),
         doc.get(USER),
+        Optional.ofNullable(doc.get(AGENT)),
         MemoryType.of(doc.get(TYPE)).orElseThrow(),
         doc.get(CONTENT),
         doc.getField(IMPORTANCE).numericValue().doubleValue(),
@@ -564,18 +673,42 @@ public final class LuceneMemoryStore implements MemoryStore {
 
   // ---- queries ----
 
-  private static BooleanQuery.Builder userQuery(String user, Optional<MemoryType> type) {
+  private static BooleanQuery.Builder ownerQuery(Owner owner, Optional<MemoryType> type) {
     BooleanQuery.Builder query = new BooleanQuery.Builder();
-    query.add(new TermQuery(new Term(USER, user)), Occur.FILTER);
+    query.add(new TermQuery(new Term(USER, owner.user())), Occur.FILTER);
+    query.add(agentQuery(owner), Occur.FILTER);
     type.ifPresent(t -> query.add(new TermQuery(new Term(TYPE, t.wireName())), Occur.FILTER));
     return query;
   }
 
-  private static Query unembeddedQuery(Optional<String> user, String model) {
+  /**
+   * The memories the owner's agent may see: kept by no agent (a memory saved before memories had
+   * agents has no agent field, and is the user's), or by the owner's agent.
+   */
+  private static Query agentQuery(Owner owner) {
+    BooleanQuery.Builder noAgent = new BooleanQuery.Builder();
+    noAgent.add(MatchAllDocsQuery.INSTANCE, Occur.FILTER);
+    noAgent.add(TermRangeQuery.newStringRange(AGENT, null, null, true, true), Occur.MUST_NOT);
+    if (owner.agent().isEmpty()) {
+      return noAgent.build();
+    }
+    return new BooleanQuery.Builder()
+        .add(noAgent.build(), Occur.SHOULD)
+        .add(new TermQuery(new Term(AGENT, owner.agent().get())), Occur.SHOULD)
+        .setMinimumNumberShouldMatch(1)
+        .build();
+  }
+
+  private static Query unembeddedQuery(Optional<Owner> owner, String model) {
     BooleanQuery.Builder query = new BooleanQuery.Builder();
     query.add(MatchAllDocsQuery.INSTANCE, Occur.FILTER);
-    user.ifPresent(u -> query.add(new TermQuery(new Term(USER, u)), Occur.FILTER));
+    owner.ifPresent(
+        o -> {
+          query.add(new TermQuery(new Term(USER, o.user())), Occur.FILTER);
+          query.add(agentQuery(o), Occur.FILTER);
+        });
     query.add(new TermQuery(new Term(EMBEDDED_WITH, model)), Occur.MUST_NOT);
+    query.add(new TermQuery(new Term(KIND, SKILL)), Occur.MUST_NOT);
     return query.build();
   }
 
@@ -741,6 +874,12 @@ public final class LuceneMemoryStore implements MemoryStore {
       switch (entry.path("op").asString()) {
         case "save" -> add(fromJson(entry.path("memory")), vector);
         case "delete" -> writer.deleteDocuments(new Term(ID, entry.path("id").asString()));
+        case "skill_save" -> addSkill(skillFromJson(entry.path("skill")));
+        case "skill_delete" ->
+            writer.deleteDocuments(
+                new Term(
+                    SKILL_KEY,
+                    skillKey(entry.path("owner").asString(), entry.path("name").asString())));
         case "embedded" -> {
           stale = true;
           replaceVector(entry.path("id").asString(), vector);
@@ -768,6 +907,7 @@ public final class LuceneMemoryStore implements MemoryStore {
             .put("created", memory.createdAt().toEpochMilli())
             .put("accessed", memory.accessedAt().toEpochMilli())
             .put("access_count", memory.accessCount());
+    memory.agent().ifPresent(agent -> json.put("agent", agent));
     memory.source().ifPresent(source -> json.put("source", source));
     var links = json.putArray("associations");
     for (Association a : memory.associations()) {
@@ -792,6 +932,7 @@ public final class LuceneMemoryStore implements MemoryStore {
     return new Memory(
         json.path("id").asString(),
         json.path("user").asString(),
+        json.has("agent") ? Optional.of(json.path("agent").asString()) : Optional.empty(),
         MemoryType.of(json.path("type").asString()).orElseThrow(),
         json.path("content").asString(),
         json.path("importance").asDouble(),

@@ -12,6 +12,8 @@ import java.util.Optional;
  *
  * @param id the memory's id (a UUID)
  * @param user the user it belongs to; no other user's recall sees it
+ * @param agent the agent that keeps it, when memories are kept per agent and an agent saved it; no
+ *     other agent's recall sees it (see {@link Owner})
  * @param type what kind of thing it records
  * @param content the text, at most the configured size
  * @param importance how much it matters, 0 to 1, as saved (recall adjusts it by use and age: see
@@ -25,6 +27,7 @@ import java.util.Optional;
 public record Memory(
     String id,
     String user,
+    Optional<String> agent,
     MemoryType type,
     String content,
     double importance,
@@ -37,6 +40,7 @@ public record Memory(
   public Memory {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(user, "user");
+    Objects.requireNonNull(agent, "agent");
     Objects.requireNonNull(type, "type");
     Objects.requireNonNull(content, "content");
     Objects.requireNonNull(source, "source");
@@ -45,9 +49,24 @@ public record Memory(
     associations = List.copyOf(associations);
   }
 
+  /** Who keeps this memory. */
+  public Owner owner() {
+    return new Owner(user, agent);
+  }
+
   /** This memory recalled once more, at the given instant. */
   public Memory accessed(Instant at) {
     return new Memory(
-        id, user, type, content, importance, source, createdAt, at, accessCount + 1, associations);
+        id,
+        user,
+        agent,
+        type,
+        content,
+        importance,
+        source,
+        createdAt,
+        at,
+        accessCount + 1,
+        associations);
   }
 }

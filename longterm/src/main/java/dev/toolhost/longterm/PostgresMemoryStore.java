@@ -25,15 +25,22 @@ import java.util.Set;
  * <p>Ranking vectors in the host reads every vector of the user, which is fine for the thousands of
  * memories one person's assistant gathers and slow for hundreds of thousands; the pgvector
  * extension would rank them in the database, but this machine's PostgreSQL (Debian 12) ships none,
- * so it is not used yet. The tables ({@code {prefix}} and {@code {prefix}_meta}) are created on
- * first use, under an advisory lock so that hosts starting together do not race. One connection,
- * used by one call at a time, and opened again after a failure.
+ * so it is not used yet. The tables ({@code {prefix}}, {@code {prefix}_meta} and the skills' {@code
+ * {prefix}_skill}) are created on first use, under an advisory lock so that hosts starting together
+ * do not race. One connection, used by one call at a time, and opened again after a failure.
  */
 public final class PostgresMemoryStore implements MemoryStore {
 
   private static final String COLUMNS =
       "id, user_id, memory_type, content, importance, source, created_at, accessed_at,"
-          + " access_count, associations";
+          + " access_count, associations, agent_id";
+
+  /**
+   * The rows an {@link Owner} sees, with two parameters (see {@link #bind}): its user's, kept by no
+   * agent or by its agent ({@code agent_id = NULL} is never true, so an owner with no agent sees
+   * only the rows with none).
+   */
+  private static final String OWNER = "user_id = ? AND (agent_id IS NULL OR agent_id = ?)";
 
   private final LongTermMemoryConfig.Postgres config;
   private final String table;
@@ -65,6 +72,9 @@ public final class PostgresMemoryStore implements MemoryStore {
                     + " NOT NULL DEFAULT 0, associations text NOT NULL DEFAULT '', links_to"
                     + " text[] NOT NULL DEFAULT '{}', embedded_with text, embedding real[], tsv"
                     + " tsvector GENERATED ALWAYS AS (to_tsvector('english', content)) STORED)");
+            // A table made before memories had agents gains the column; its rows are the users'.
+            statement.execute(
+                "ALTER TABLE " + store.table + " ADD COLUMN IF NOT EXISTS agent_id text");
             statement.execute(
                 "CREATE INDEX IF NOT EXISTS "
                     + store.table
@@ -87,6 +97,12 @@ public final class PostgresMemoryStore implements MemoryStore {
                 "CREATE TABLE IF NOT EXISTS "
                     + store.table
                     + "_meta (key text PRIMARY KEY, value text NOT NULL)");
+            statement.execute(
+                "CREATE TABLE IF NOT EXISTS "
+                    + store.table
+                    + "_skill (owner text NOT NULL, name text NOT NULL, description text NOT"
+                    + " NULL, content text NOT NULL, saved_at bigint NOT NULL, PRIMARY KEY (owner,"
+                    + " name))");
             connection.commit();
           } catch (SQLException e) {
             connection.rollback();
@@ -110,7 +126,7 @@ public final class PostgresMemoryStore implements MemoryStore {
                       + " ("
                       + COLUMNS
                       + ", links_to, embedded_with, embedding) VALUES"
-                      + " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+                      + " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
             insert.setString(1, memory.id());
             insert.setString(2, memory.user());
             insert.setString(3, memory.type().wireName());
@@ -121,13 +137,14 @@ public final class PostgresMemoryStore implements MemoryStore {
             insert.setLong(8, memory.accessedAt().toEpochMilli());
             insert.setInt(9, memory.accessCount());
             insert.setString(10, associations(memory.associations()));
+            insert.setString(11, memory.agent().orElse(null));
             insert.setArray(
-                11,
+                12,
                 connection.createArrayOf(
                     "text", memory.associations().stream().map(Association::target).toArray()));
-            insert.setString(12, vector.map(Vector::model).orElse(null));
+            insert.setString(13, vector.map(Vector::model).orElse(null));
             insert.setArray(
-                13, vector.isPresent() ? array(connection, vector.get().values()) : null);
+                14, vector.isPresent() ? array(connection, vector.get().values()) : null);
             insert.executeUpdate();
           }
           return null;
@@ -135,7 +152,7 @@ public final class PostgresMemoryStore implements MemoryStore {
   }
 
   @Override
-  public List<Memory> get(String user, Collection<String> ids) {
+  public List<Memory> get(Owner owner, Collection<String> ids) {
     if (ids.isEmpty()) {
       return List.of();
     }
@@ -143,30 +160,36 @@ public final class PostgresMemoryStore implements MemoryStore {
         connection -> {
           try (PreparedStatement select =
               connection.prepareStatement(
-                  "SELECT " + COLUMNS + " FROM " + table + " WHERE user_id = ? AND id = ANY (?)")) {
-            select.setString(1, user);
-            select.setArray(2, connection.createArrayOf("text", Set.copyOf(ids).toArray()));
+                  "SELECT "
+                      + COLUMNS
+                      + " FROM "
+                      + table
+                      + " WHERE "
+                      + OWNER
+                      + " AND id = ANY (?)")) {
+            bind(select, 1, owner);
+            select.setArray(3, connection.createArrayOf("text", Set.copyOf(ids).toArray()));
             return memories(select);
           }
         });
   }
 
   @Override
-  public boolean delete(String user, String id) {
+  public boolean delete(Owner owner, String id) {
     return run(
         connection -> {
           try (PreparedStatement delete =
               connection.prepareStatement(
-                  "DELETE FROM " + table + " WHERE user_id = ? AND id = ?")) {
-            delete.setString(1, user);
-            delete.setString(2, id);
+                  "DELETE FROM " + table + " WHERE " + OWNER + " AND id = ?")) {
+            bind(delete, 1, owner);
+            delete.setString(3, id);
             return delete.executeUpdate() > 0;
           }
         });
   }
 
   @Override
-  public List<String> fullText(String user, String query, int limit, Optional<MemoryType> type) {
+  public List<String> fullText(Owner owner, String query, int limit, Optional<MemoryType> type) {
     if (query.isBlank()) {
       return List.of();
     }
@@ -180,12 +203,14 @@ public final class PostgresMemoryStore implements MemoryStore {
                       + " ' | '), '')) AS q FROM unnest(tsvector_to_array(to_tsvector('english',"
                       + " ?))) w) SELECT id FROM "
                       + table
-                      + ", words WHERE user_id = ? AND tsv @@ q"
+                      + ", words WHERE "
+                      + OWNER
+                      + " AND tsv @@ q"
                       + (type.isPresent() ? " AND memory_type = ?" : "")
                       + " ORDER BY ts_rank_cd(tsv, q) DESC, created_at DESC LIMIT ?")) {
             int i = 1;
             select.setString(i++, query);
-            select.setString(i++, user);
+            i = bind(select, i, owner);
             if (type.isPresent()) {
               select.setString(i++, type.get().wireName());
             }
@@ -202,7 +227,7 @@ public final class PostgresMemoryStore implements MemoryStore {
   }
 
   @Override
-  public List<String> nearest(String user, Vector query, int limit, Optional<MemoryType> type) {
+  public List<String> nearest(Owner owner, Vector query, int limit, Optional<MemoryType> type) {
     float[] target = LuceneMemoryStore.normalised(query.values());
     record Scored(String id, double score) {}
     PriorityQueue<Scored> best = new PriorityQueue<>(Comparator.comparingDouble(Scored::score));
@@ -212,12 +237,14 @@ public final class PostgresMemoryStore implements MemoryStore {
               connection.prepareStatement(
                   "SELECT id, embedding FROM "
                       + table
-                      + " WHERE user_id = ? AND embedded_with = ?"
+                      + " WHERE "
+                      + OWNER
+                      + " AND embedded_with = ?"
                       + (type.isPresent() ? " AND memory_type = ?" : ""))) {
-            select.setString(1, user);
-            select.setString(2, query.model());
+            bind(select, 1, owner);
+            select.setString(3, query.model());
             if (type.isPresent()) {
-              select.setString(3, type.get().wireName());
+              select.setString(4, type.get().wireName());
             }
             select.setFetchSize(1000);
             try (ResultSet rows = select.executeQuery()) {
@@ -250,7 +277,7 @@ public final class PostgresMemoryStore implements MemoryStore {
   }
 
   @Override
-  public List<Memory> linkingTo(String user, Collection<String> ids) {
+  public List<Memory> linkingTo(Owner owner, Collection<String> ids) {
     if (ids.isEmpty()) {
       return List.of();
     }
@@ -262,16 +289,18 @@ public final class PostgresMemoryStore implements MemoryStore {
                       + COLUMNS
                       + " FROM "
                       + table
-                      + " WHERE user_id = ? AND links_to && ?")) {
-            select.setString(1, user);
-            select.setArray(2, connection.createArrayOf("text", Set.copyOf(ids).toArray()));
+                      + " WHERE "
+                      + OWNER
+                      + " AND links_to && ?")) {
+            bind(select, 1, owner);
+            select.setArray(3, connection.createArrayOf("text", Set.copyOf(ids).toArray()));
             return memories(select);
           }
         });
   }
 
   @Override
-  public List<Memory> recent(String user, int limit, Optional<MemoryType> type) {
+  public List<Memory> recent(Owner owner, int limit, Optional<MemoryType> type) {
     return run(
         connection -> {
           try (PreparedStatement select =
@@ -280,11 +309,11 @@ public final class PostgresMemoryStore implements MemoryStore {
                       + COLUMNS
                       + " FROM "
                       + table
-                      + " WHERE user_id = ?"
+                      + " WHERE "
+                      + OWNER
                       + (type.isPresent() ? " AND memory_type = ?" : "")
                       + " ORDER BY created_at DESC LIMIT ?")) {
-            int i = 1;
-            select.setString(i++, user);
+            int i = bind(select, 1, owner);
             if (type.isPresent()) {
               select.setString(i++, type.get().wireName());
             }
@@ -295,7 +324,7 @@ public final class PostgresMemoryStore implements MemoryStore {
   }
 
   @Override
-  public List<Memory> all(String user, Optional<MemoryType> type) {
+  public List<Memory> all(Owner owner, Optional<MemoryType> type) {
     return run(
         connection -> {
           try (PreparedStatement select =
@@ -304,11 +333,12 @@ public final class PostgresMemoryStore implements MemoryStore {
                       + COLUMNS
                       + " FROM "
                       + table
-                      + " WHERE user_id = ?"
+                      + " WHERE "
+                      + OWNER
                       + (type.isPresent() ? " AND memory_type = ?" : ""))) {
-            select.setString(1, user);
+            bind(select, 1, owner);
             if (type.isPresent()) {
-              select.setString(2, type.get().wireName());
+              select.setString(3, type.get().wireName());
             }
             return memories(select);
           }
@@ -316,7 +346,7 @@ public final class PostgresMemoryStore implements MemoryStore {
   }
 
   @Override
-  public void accessed(String user, Collection<String> ids, Instant at) {
+  public void accessed(Owner owner, Collection<String> ids, Instant at) {
     run(
         connection -> {
           try (PreparedStatement update =
@@ -324,10 +354,12 @@ public final class PostgresMemoryStore implements MemoryStore {
                   "UPDATE "
                       + table
                       + " SET accessed_at = ?, access_count = access_count + 1"
-                      + " WHERE user_id = ? AND id = ANY (?)")) {
+                      + " WHERE "
+                      + OWNER
+                      + " AND id = ANY (?)")) {
             update.setLong(1, at.toEpochMilli());
-            update.setString(2, user);
-            update.setArray(3, connection.createArrayOf("text", Set.copyOf(ids).toArray()));
+            bind(update, 2, owner);
+            update.setArray(4, connection.createArrayOf("text", Set.copyOf(ids).toArray()));
             update.executeUpdate();
           }
           return null;
@@ -353,16 +385,18 @@ public final class PostgresMemoryStore implements MemoryStore {
   }
 
   @Override
-  public long unembeddedCount(String user, String model) {
+  public long unembeddedCount(Owner owner, String model) {
     return run(
         connection -> {
           try (PreparedStatement select =
               connection.prepareStatement(
                   "SELECT count(*) FROM "
                       + table
-                      + " WHERE user_id = ? AND embedded_with IS DISTINCT FROM ?")) {
-            select.setString(1, user);
-            select.setString(2, model);
+                      + " WHERE "
+                      + OWNER
+                      + " AND embedded_with IS DISTINCT FROM ?")) {
+            bind(select, 1, owner);
+            select.setString(3, model);
             try (ResultSet rows = select.executeQuery()) {
               rows.next();
               return rows.getLong(1);
@@ -419,6 +453,90 @@ public final class PostgresMemoryStore implements MemoryStore {
   }
 
   @Override
+  public void saveSkill(Skill skill) {
+    run(
+        connection -> {
+          try (PreparedStatement upsert =
+              connection.prepareStatement(
+                  "INSERT INTO "
+                      + table
+                      + "_skill (owner, name, description, content, saved_at) VALUES (?, ?, ?, ?,"
+                      + " ?) ON CONFLICT (owner, name) DO UPDATE SET description ="
+                      + " excluded.description, content = excluded.content, saved_at ="
+                      + " excluded.saved_at")) {
+            upsert.setString(1, skill.owner());
+            upsert.setString(2, skill.name());
+            upsert.setString(3, skill.description());
+            upsert.setString(4, skill.content());
+            upsert.setLong(5, skill.savedAt().toEpochMilli());
+            upsert.executeUpdate();
+          }
+          return null;
+        });
+  }
+
+  @Override
+  public Optional<Skill> skill(String owner, String name) {
+    return run(
+        connection -> {
+          try (PreparedStatement select =
+              connection.prepareStatement(
+                  "SELECT owner, name, description, content, saved_at FROM "
+                      + table
+                      + "_skill WHERE owner = ? AND name = ?")) {
+            select.setString(1, owner);
+            select.setString(2, name);
+            return skills(select).stream().findFirst();
+          }
+        });
+  }
+
+  @Override
+  public List<Skill> skills(String owner) {
+    return run(
+        connection -> {
+          try (PreparedStatement select =
+              connection.prepareStatement(
+                  "SELECT owner, name, description, content, saved_at FROM "
+                      + table
+                      + "_skill WHERE owner = ? ORDER BY name COLLATE \"C\"")) {
+            select.setString(1, owner);
+            return skills(select);
+          }
+        });
+  }
+
+  @Override
+  public boolean deleteSkill(String owner, String name) {
+    return run(
+        connection -> {
+          try (PreparedStatement delete =
+              connection.prepareStatement(
+                  "DELETE FROM " + table + "_skill WHERE owner = ? AND name = ?")) {
+            delete.setString(1, owner);
+            delete.setString(2, name);
+            return delete.executeUpdate() > 0;
+          }
+        });
+  }
+
+  private static List<Skill> skills(PreparedStatement select) throws SQLException {
+    List<Skill> skills = new ArrayList<>();
+    try (ResultSet rows = select.executeQuery()) {
+      while (rows.next()) {
+        skills.add(
+            new Skill(
+                rows.getString(1),
+                rows.getString(2),
+                rows.getString(3),
+                rows.getString(4),
+                Instant.ofEpochMilli(rows.getLong(5))));
+      }
+    }
+    return skills;
+  }
+
+  @Override
   public synchronized void close() {
     if (connection != null) {
       try {
@@ -445,6 +563,13 @@ public final class PostgresMemoryStore implements MemoryStore {
     return text.toString();
   }
 
+  /** Sets the owner's two parameters of {@link #OWNER} from the given index; the next index. */
+  private static int bind(PreparedStatement statement, int index, Owner owner) throws SQLException {
+    statement.setString(index, owner.user());
+    statement.setString(index + 1, owner.agent().orElse(null));
+    return index + 2;
+  }
+
   private static List<Memory> memories(PreparedStatement select) throws SQLException {
     List<Memory> memories = new ArrayList<>();
     try (ResultSet rows = select.executeQuery()) {
@@ -462,6 +587,7 @@ public final class PostgresMemoryStore implements MemoryStore {
             new Memory(
                 rows.getString(1),
                 rows.getString(2),
+                Optional.ofNullable(rows.getString(11)),
                 MemoryType.of(rows.getString(3)).orElseThrow(),
                 rows.getString(4),
                 rows.getDouble(5),

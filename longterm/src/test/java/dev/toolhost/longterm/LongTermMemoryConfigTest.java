@@ -47,7 +47,28 @@ class LongTermMemoryConfigTest {
         .isEqualTo(Path.of("/etc/toolhost/state/long-term-memory"));
     assertThat(read.config().embedder().endpoint()).isEmpty();
     assertThat(read.config().defaultUser()).isEqualTo("default");
+    assertThat(read.config().perAgent()).isTrue();
     assertThat(read.config().limits()).isEqualTo(LongTermMemoryConfig.Limits.defaults());
+  }
+
+  @Test
+  void skillsAreEachUsersOwnUnlessSharedAndTheirLimitsAreChecked() {
+    assertThat(read("{}").config().skills())
+        .isEqualTo(LongTermMemoryConfig.SkillsConfig.defaults());
+    assertThat(
+            read("{\"skills\": {\"scope\": \"shared\", \"max_content_bytes\": 4096, \"max_skills\": 5}}")
+                .config()
+                .skills())
+        .isEqualTo(new LongTermMemoryConfig.SkillsConfig(true, 4096, 5));
+
+    Read bad = read("{\"skills\": {\"scope\": \"team\", \"max_skills\": 0}}");
+
+    assertThat(bad.messages())
+        .containsExactly(
+            "at /long_term_memory/skills/scope: 'long_term_memory.skills.scope' is 'team'"
+                + " (expected user or shared)",
+            "at /long_term_memory/skills/max_skills: 'long_term_memory.skills.max_skills' is 0"
+                + " (expected 1 to 100000)");
   }
 
   @Test
@@ -61,7 +82,7 @@ class LongTermMemoryConfigTest {
              "embedder": {"provider": "endpoint", "base_url": "https://api.openai.com/v1",
                           "model": "text-embedding-3-small", "dimension": 512,
                           "send_dimensions": true, "api_key_env": "OPENAI_API_KEY", "timeout": "10s"},
-             "embed_retry": "1m", "default_user": "me",
+             "embed_retry": "1m", "default_user": "me", "per_agent": false,
              "limits": {"max_content_bytes": 1000, "default_results": 5, "max_results": 20}}
             """);
 
@@ -73,6 +94,8 @@ class LongTermMemoryConfigTest {
     assertThat(config.embedder().endpoint().orElseThrow().timeout())
         .isEqualTo(Duration.ofSeconds(10));
     assertThat(config.embedRetry()).isEqualTo(Duration.ofMinutes(1));
+    assertThat(config.defaultUser()).isEqualTo("me");
+    assertThat(config.perAgent()).isFalse();
     assertThat(config.limits()).isEqualTo(new LongTermMemoryConfig.Limits(1000, 5, 20));
   }
 

@@ -186,4 +186,41 @@ class LongTermMemoryToolsTest {
                 .asString())
         .isEqualTo(bobs);
   }
+
+  private int recalled(ToolSet over, String query, String agent) {
+    ToolCall call = ToolCall.of("memory_recall", "{\"query\": \"" + query + "\"}");
+    return json(dispatcher.dispatch(over, agent == null ? call : call.withAgent(agent)))
+        .path("memories")
+        .size();
+  }
+
+  private void saved(ToolSet over, String content, String agent) {
+    ToolCall call = ToolCall.of("memory_save", "{\"content\": \"" + content + "\"}");
+    json(dispatcher.dispatch(over, agent == null ? call : call.withAgent(agent)));
+  }
+
+  @Test
+  void anAgentsRunKeepsItsOwnMemoriesAndSeesTheUsersOwn() {
+    saved(tools, "The planner's note on INV-2291.", "planner");
+    saved(tools, "The user's own note on INV-2291.", null);
+
+    assertThat(recalled(tools, "INV-2291", "planner")).isEqualTo(2);
+    assertThat(recalled(tools, "INV-2291", "coder")).isEqualTo(1);
+    assertThat(recalled(tools, "INV-2291", null)).isEqualTo(1);
+  }
+
+  @Test
+  void withPerAgentOffTheUsersAgentsShareTheirMemories() {
+    ToolRegistry registry = new ToolRegistry();
+    registry.registerAll(
+        new LongTermMemoryTools(
+                memory, LongTermMemoryConfig.embedded(directory).withPerAgent(false))
+            .tools());
+    ToolSet shared = ToolSet.of(registry, ToolProfiles.MAIN);
+
+    saved(shared, "The planner's note on INV-2291.", "planner");
+
+    assertThat(recalled(shared, "INV-2291", "coder")).isEqualTo(1);
+    assertThat(recalled(shared, "INV-2291", null)).isEqualTo(1);
+  }
 }

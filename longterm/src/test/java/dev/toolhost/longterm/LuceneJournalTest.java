@@ -26,7 +26,17 @@ class LuceneJournalTest {
   private static Memory memory(String id, String content) {
     Instant now = Instant.parse("2026-01-01T00:00:00Z");
     return new Memory(
-        id, "alice", MemoryType.FACT, content, 0.6, Optional.of("chat"), now, now, 0, List.of());
+        id,
+        "alice",
+        Optional.empty(),
+        MemoryType.FACT,
+        content,
+        0.6,
+        Optional.of("chat"),
+        now,
+        now,
+        0,
+        List.of());
   }
 
   @Test
@@ -37,7 +47,7 @@ class LuceneJournalTest {
     try (LuceneMemoryStore store = LuceneMemoryStore.open(live, Duration.ofHours(1))) {
       store.save(memory("kept", "The user's locker code is 4711."), Optional.empty());
       store.save(memory("gone", "A memory deleted before the crash."), Optional.empty());
-      store.delete("alice", "gone");
+      store.delete(Owner.of("alice"), "gone");
       store.embedded("kept", new MemoryStore.Vector("model/384", vector));
 
       assertThat(Files.size(live.resolve(LuceneMemoryStore.JOURNAL))).isPositive();
@@ -49,17 +59,41 @@ class LuceneJournalTest {
     }
 
     try (LuceneMemoryStore store = LuceneMemoryStore.open(crashed)) {
-      assertThat(store.get("alice", List.of("kept", "gone")))
+      assertThat(store.get(Owner.of("alice"), List.of("kept", "gone")))
           .extracting(Memory::content, Memory::source)
           .containsExactly(
               org.assertj.core.groups.Tuple.tuple(
                   "The user's locker code is 4711.", Optional.of("chat")));
-      assertThat(store.fullText("alice", "locker", 10, Optional.empty())).containsExactly("kept");
+      assertThat(store.fullText(Owner.of("alice"), "locker", 10, Optional.empty()))
+          .containsExactly("kept");
       assertThat(
               store.nearest(
-                  "alice", new MemoryStore.Vector("model/384", vector), 10, Optional.empty()))
+                  Owner.of("alice"),
+                  new MemoryStore.Vector("model/384", vector),
+                  10,
+                  Optional.empty()))
           .containsExactly("kept");
       assertThat(Files.size(crashed.resolve(LuceneMemoryStore.JOURNAL))).isZero();
+    }
+  }
+
+  @Test
+  void skillsSavedAndDeletedSurviveADeathBeforeLucenesCommit() throws IOException {
+    Instant at = Instant.parse("2026-01-01T00:00:00Z");
+    try (LuceneMemoryStore store = LuceneMemoryStore.open(live, Duration.ofHours(1))) {
+      store.saveSkill(new Skill("alice", "kept", "Kept.", "1. keep", at));
+      store.saveSkill(new Skill("alice", "gone", "Gone.", "1. go", at));
+      store.deleteSkill("alice", "gone");
+      try (Stream<Path> files = Files.list(live)) {
+        for (Path file : files.toList()) {
+          Files.copy(file, crashed.resolve(file.getFileName()));
+        }
+      }
+    }
+
+    try (LuceneMemoryStore store = LuceneMemoryStore.open(crashed)) {
+      assertThat(store.skills("alice"))
+          .containsExactly(new Skill("alice", "kept", "Kept.", "1. keep", at));
     }
   }
 
@@ -73,7 +107,7 @@ class LuceneJournalTest {
       store.save(memory("second", "Saved after it."), Optional.empty());
 
       assertThat(stillInterrupted).isTrue();
-      assertThat(store.get("alice", List.of("first", "second"))).hasSize(2);
+      assertThat(store.get(Owner.of("alice"), List.of("first", "second"))).hasSize(2);
     }
   }
 }

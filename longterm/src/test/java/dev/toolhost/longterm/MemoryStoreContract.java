@@ -1,6 +1,7 @@
 package dev.toolhost.longterm;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Clock;
@@ -26,7 +27,7 @@ abstract class MemoryStoreContract {
   /** Removes everything the store keeps, before and after each test. */
   abstract void wipe();
 
-  private static final String USER = "alice";
+  private static final Owner USER = Owner.of("alice");
 
   /** A clock the tests move: memories saved one after another get distinct, ordered times. */
   final AtomicReference<Instant> now = new AtomicReference<>(Instant.parse("2026-01-01T00:00:00Z"));
@@ -69,11 +70,11 @@ abstract class MemoryStoreContract {
     return new LongTermMemory(open(), embedder, Duration.ofMillis(200), clock);
   }
 
-  private String save(String user, MemoryType type, String content) {
+  private String save(Owner user, MemoryType type, String content) {
     return save(user, type, content, List.of());
   }
 
-  private String save(String user, MemoryType type, String content, List<Association> links) {
+  private String save(Owner user, MemoryType type, String content, List<Association> links) {
     now.set(now.get().plusSeconds(60));
     return memory.save(user, type, content, type.defaultImportance(), Optional.empty(), links).id();
   }
@@ -212,8 +213,8 @@ abstract class MemoryStoreContract {
 
   @Test
   void oneUsersRecallNeverReturnsAnotherUsersMemory() {
-    save("bob", MemoryType.PREFERENCE, "Bob prefers dark mode in every editor.");
-    save("bob", MemoryType.EVENT, "Invoice INV-2291 belongs to Bob.");
+    save(Owner.of("bob"), MemoryType.PREFERENCE, "Bob prefers dark mode in every editor.");
+    save(Owner.of("bob"), MemoryType.EVENT, "Invoice INV-2291 belongs to Bob.");
     save(USER, MemoryType.FACT, "The office coffee machine is broken again.");
     save(USER, MemoryType.PREFERENCE, "The user likes green tea.");
 
@@ -231,11 +232,11 @@ abstract class MemoryStoreContract {
                   .memories())
           .as(mode.wireName())
           .extracting(r -> r.memory().user())
-          .containsOnly(USER);
+          .containsOnly(USER.user());
     }
     String bobs =
         memory
-            .recall("bob", "INV-2291", 1, Optional.empty(), LongTermMemory.Mode.HYBRID)
+            .recall(Owner.of("bob"), "INV-2291", 1, Optional.empty(), LongTermMemory.Mode.HYBRID)
             .memories()
             .getFirst()
             .memory()
@@ -243,14 +244,62 @@ abstract class MemoryStoreContract {
     assertThat(memory.delete(USER, bobs)).isFalse();
     assertThat(
             memory
-                .recall("bob", "INV-2291", 1, Optional.empty(), LongTermMemory.Mode.HYBRID)
+                .recall(
+                    Owner.of("bob"), "INV-2291", 1, Optional.empty(), LongTermMemory.Mode.HYBRID)
                 .memories())
         .isNotEmpty();
   }
 
   @Test
+  void anAgentsMemoriesAreSeenByThatAgentAloneWhileEveryAgentSeesTheUsersOwn() {
+    Owner planner = Owner.of("alice", "planner");
+    Owner coder = Owner.of("alice", "coder");
+    String plans = save(planner, MemoryType.DECISION, "Invoice INV-2291 goes to the auditors.");
+    save(coder, MemoryType.FACT, "Invoice INV-2291 was parsed by the coder's script.");
+    save(USER, MemoryType.FACT, "Invoice INV-2291 was paid late in March.");
+
+    for (LongTermMemory.Mode mode : LongTermMemory.Mode.values()) {
+      Optional<MemoryType> type =
+          mode == LongTermMemory.Mode.TYPED ? Optional.of(MemoryType.FACT) : Optional.empty();
+      assertThat(memory.recall(planner, "INV-2291 invoice", 50, type, mode).memories())
+          .as(mode.wireName())
+          .extracting(r -> r.memory().agent())
+          .doesNotContain(Optional.of("coder"))
+          .contains(Optional.<String>empty());
+      assertThat(memory.recall(USER, "INV-2291 invoice", 50, type, mode).memories())
+          .as(mode.wireName())
+          .extracting(r -> r.memory().agent())
+          .containsOnly(Optional.<String>empty());
+    }
+    assertThat(recalledContents(planner, "INV-2291"))
+        .containsExactlyInAnyOrder(
+            "Invoice INV-2291 goes to the auditors.", "Invoice INV-2291 was paid late in March.");
+    // Another agent, and the user's own client, neither see nor delete the planner's memory.
+    assertThat(memory.delete(coder, plans)).isFalse();
+    assertThat(memory.delete(USER, plans)).isFalse();
+    assertThatThrownBy(
+            () ->
+                save(
+                    coder,
+                    MemoryType.FACT,
+                    "Linked",
+                    List.of(new Association(plans, Relation.UPDATES, 1.0))))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThat(memory.delete(planner, plans)).isTrue();
+  }
+
+  private List<String> recalledContents(Owner owner, String query) {
+    return memory
+        .recall(owner, query, 50, Optional.empty(), LongTermMemory.Mode.HYBRID)
+        .memories()
+        .stream()
+        .map(r -> r.memory().content())
+        .toList();
+  }
+
+  @Test
   void anAssociationToAnotherUsersMemoryIsRefused() {
-    String bobs = save("bob", MemoryType.FACT, "Bob's secret plan.");
+    String bobs = save(Owner.of("bob"), MemoryType.FACT, "Bob's secret plan.");
 
     org.assertj.core.api.Assertions.assertThatThrownBy(
             () ->
@@ -270,6 +319,44 @@ abstract class MemoryStoreContract {
     assertThat(memory.delete(USER, id)).isTrue();
     assertThat(memory.delete(USER, id)).isFalse();
     assertThat(hybrid("locker code 4711")).isEmpty();
+  }
+
+  @Test
+  void aSkillIsReplacedByNameListedByNameAndOutlivesARestart() {
+    String memoryId = save(USER, MemoryType.FACT, "The user deploys on Fridays.");
+    memory.close();
+    Instant saved = Instant.parse("2026-02-01T10:00:00Z");
+    try (MemoryStore store = open()) {
+      store.saveSkill(new Skill("alice", "zeta-report", "Builds the report.", "1. a", saved));
+      store.saveSkill(new Skill("alice", "alpha-deploy", "Deploys.", "1. first draft", saved));
+      store.saveSkill(
+          new Skill("alice", "alpha-deploy", "Deploys safely.", "1. build\n2. ship", saved));
+      store.saveSkill(new Skill("bob", "alpha-deploy", "Bob's way.", "1. yolo", saved));
+    }
+    try (MemoryStore store = open()) {
+      assertThat(store.skills("alice"))
+          .extracting(Skill::name)
+          .containsExactly("alpha-deploy", "zeta-report");
+      assertThat(store.skill("alice", "alpha-deploy"))
+          .contains(
+              new Skill("alice", "alpha-deploy", "Deploys safely.", "1. build\n2. ship", saved));
+      assertThat(store.skill("bob", "alpha-deploy").orElseThrow().content()).isEqualTo("1. yolo");
+      assertThat(store.skill("carol", "alpha-deploy")).isEmpty();
+      // Skills are not memories: no memory query finds one, and the memory is untouched.
+      assertThat(store.all(USER, Optional.empty()))
+          .extracting(Memory::id)
+          .containsExactly(memoryId);
+      assertThat(store.unembedded("no-such-model", 100))
+          .extracting(Memory::id)
+          .containsExactly(memoryId);
+      assertThat(store.deleteSkill("alice", "zeta-report")).isTrue();
+      assertThat(store.deleteSkill("alice", "zeta-report")).isFalse();
+    }
+    try (MemoryStore store = open()) {
+      assertThat(store.skills("alice")).extracting(Skill::name).containsExactly("alpha-deploy");
+      assertThat(store.skills("bob")).hasSize(1);
+    }
+    memory = memory(new SwitchableEmbedder());
   }
 
   @Test

@@ -35,6 +35,7 @@ class PostgresMemoryStoreTest extends MemoryStoreContract {
           new Memory(
               "m1",
               "alice",
+              Optional.empty(),
               MemoryType.FACT,
               "Invoice INV-2291 was paid late.",
               0.6,
@@ -45,11 +46,45 @@ class PostgresMemoryStoreTest extends MemoryStoreContract {
               List.of()),
           Optional.empty());
 
-      assertThat(second.fullText("alice", "INV-2291", 10, Optional.empty())).containsExactly("m1");
-      second.accessed("alice", List.of("m1"), now.plusSeconds(5));
-      assertThat(first.get("alice", List.of("m1")).getFirst().accessCount()).isEqualTo(1);
-      assertThat(second.delete("alice", "m1")).isTrue();
-      assertThat(first.get("alice", List.of("m1"))).isEmpty();
+      assertThat(second.fullText(Owner.of("alice"), "INV-2291", 10, Optional.empty()))
+          .containsExactly("m1");
+      second.accessed(Owner.of("alice"), List.of("m1"), now.plusSeconds(5));
+      assertThat(first.get(Owner.of("alice"), List.of("m1")).getFirst().accessCount()).isEqualTo(1);
+      assertThat(second.delete(Owner.of("alice"), "m1")).isTrue();
+      assertThat(first.get(Owner.of("alice"), List.of("m1"))).isEmpty();
+    }
+  }
+
+  @Test
+  void aTableMadeBeforeMemoriesHadAgentsGainsTheColumnAndItsRowsAreTheUsers() throws SQLException {
+    String table = "toolhost_memory_before_agents_test";
+    drop(table);
+    try (Connection connection = DriverManager.getConnection(URL, "postgres", "");
+        Statement statement = connection.createStatement()) {
+      // The table as the store made it before memories had agents.
+      statement.execute(
+          "CREATE TABLE "
+              + table
+              + " (id text PRIMARY KEY, user_id text NOT NULL, memory_type text NOT NULL,"
+              + " content text NOT NULL, importance double precision NOT NULL, source text,"
+              + " created_at bigint NOT NULL, accessed_at bigint NOT NULL, access_count int"
+              + " NOT NULL DEFAULT 0, associations text NOT NULL DEFAULT '', links_to"
+              + " text[] NOT NULL DEFAULT '{}', embedded_with text, embedding real[], tsv"
+              + " tsvector GENERATED ALWAYS AS (to_tsvector('english', content)) STORED)");
+      statement.execute(
+          "INSERT INTO "
+              + table
+              + " (id, user_id, memory_type, content, importance, created_at, accessed_at)"
+              + " VALUES ('old', 'alice', 'fact', 'Invoice INV-2291 was paid late.', 0.6, 0, 0)");
+    }
+    try (MemoryStore store = PostgresMemoryStore.open(connection(table))) {
+      assertThat(store.fullText(Owner.of("alice"), "INV-2291", 10, Optional.empty()))
+          .containsExactly("old");
+      assertThat(store.get(Owner.of("alice", "planner"), List.of("old")))
+          .extracting(Memory::agent)
+          .containsExactly(Optional.empty());
+    } finally {
+      drop(table);
     }
   }
 
@@ -63,6 +98,7 @@ class PostgresMemoryStoreTest extends MemoryStoreContract {
         Statement statement = connection.createStatement()) {
       statement.execute("DROP TABLE IF EXISTS " + table);
       statement.execute("DROP TABLE IF EXISTS " + table + "_meta");
+      statement.execute("DROP TABLE IF EXISTS " + table + "_skill");
     } catch (SQLException e) {
       throw new IllegalStateException(e);
     }

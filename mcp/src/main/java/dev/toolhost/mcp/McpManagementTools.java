@@ -261,6 +261,7 @@ final class McpManagementTools {
             json,
             call.sessionId(),
             call.user(),
+            call.agent(),
             call.model(),
             call.deadline());
     return dispatcher.dispatch(set, direct);

@@ -19,6 +19,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.eclipse.jetty.http.HttpException;
 import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -90,8 +91,31 @@ final class ApiHandler extends Handler.Abstract {
     response.setStatus(reply.status());
     response.getHeaders().put(HttpHeader.CONTENT_TYPE, reply.contentType());
     reply.headers().forEach((name, value) -> response.getHeaders().put(name, value));
+    if (reply.stream().isPresent()) {
+      stream(request, response, callback, reply.stream().get());
+      return true;
+    }
     response.write(true, ByteBuffer.wrap(reply.body()), callback);
     return true;
+  }
+
+  // A streamed answer (an extension's server-sent events) is written here, on this virtual thread,
+  // through a blocking stream that flushes as the writer flushes.
+  private static void stream(
+      Request request, Response response, Callback callback, Route.BodyWriter writer) {
+    response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-cache");
+    try (java.io.OutputStream out = Content.Sink.asOutputStream(response)) {
+      writer.write(out);
+    } catch (Exception e) {
+      LOG.warn(
+          "The streamed answer to {} {} ended early",
+          request.getMethod(),
+          request.getHttpURI().getPath(),
+          e);
+      callback.failed(e);
+      return;
+    }
+    callback.succeeded();
   }
 
   private Reply answer(Request request) throws UnreadableBody {
@@ -160,9 +184,21 @@ final class ApiHandler extends Handler.Abstract {
     Map<String, List<String>> query = new LinkedHashMap<>();
     Request.extractQueryParameters(request)
         .forEach(field -> query.put(field.getName(), field.getValues()));
+    Map<String, List<String>> headers = new LinkedHashMap<>();
+    request
+        .getHeaders()
+        .forEach(
+            field ->
+                headers
+                    .computeIfAbsent(field.getName(), name -> new java.util.ArrayList<>())
+                    .add(field.getValue()));
     Route.Request routed =
         new Route.Request(
-            request.getMethod(), request.getHttpURI().getDecodedPath(), query, body(request));
+            request.getMethod(),
+            request.getHttpURI().getDecodedPath(),
+            query,
+            body(request),
+            headers);
     Route.Answer answer;
     try {
       answer = route.handler().answer(routed);
@@ -176,7 +212,8 @@ final class ApiHandler extends Handler.Abstract {
       return error(
           500, "internal_error", "The host failed to answer this request; the failure was logged.");
     }
-    return new Reply(answer.status(), answer.contentType(), answer.body(), Map.of());
+    return new Reply(
+        answer.status(), answer.contentType(), answer.body(), Map.of(), answer.stream());
   }
 
   private Reply listTools(Request request) {
@@ -360,5 +397,14 @@ final class ApiHandler extends Handler.Abstract {
   }
 
   /** One answer: status, content type, body and extra headers. */
-  private record Reply(int status, String contentType, byte[] body, Map<String, String> headers) {}
+  private record Reply(
+      int status,
+      String contentType,
+      byte[] body,
+      Map<String, String> headers,
+      Optional<Route.BodyWriter> stream) {
+    Reply(int status, String contentType, byte[] body, Map<String, String> headers) {
+      this(status, contentType, body, headers, Optional.empty());
+    }
+  }
 }

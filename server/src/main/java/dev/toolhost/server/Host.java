@@ -246,6 +246,11 @@ public final class Host implements AutoCloseable {
     }
 
     @Override
+    public Optional<ToolGuides> guides() {
+      return guides;
+    }
+
+    @Override
     public void interceptor(DispatchStage stage, ToolInterceptor interceptor) {
       dispatch.interceptor(stage, interceptor);
     }

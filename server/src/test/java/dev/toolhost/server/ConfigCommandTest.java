@@ -66,7 +66,7 @@ class ConfigCommandTest {
         .contains("guides_only", "reviewer");
     // Each commented-out section is valid too, once uncommented.
     String uncommented =
-        text.replaceAll("(?m)^# ([a-z_]+:.*)$", "$1").replaceAll("(?m)^#   ", "  ");
+        text.replaceAll("(?m)^# ([a-z0-9_]+:.*)$", "$1").replaceAll("(?m)^#   ", "  ");
     assertThat(schema.validate(YAML.readTree(uncommented))).isEmpty();
     assertThat(YAML.readTree(uncommented).propertyNames())
         .contains(

@@ -101,6 +101,31 @@ class HostExecTest {
   }
 
   @Test
+  void aVariableTheSecretsSectionCallsSecretIsNotPassedThroughThoughTheExecSectionNamesIt()
+      throws Exception {
+    String url = "postgres://app:pw-" + UUID.randomUUID() + "@db.internal/app";
+    Host host =
+        closeLater(
+            Host.builder(
+                    HostConfig.parse(
+                        "http:\n  port: 0\nsecrets:\n  secret_env: [DB_URL]\n"
+                            + execSection().replace("pass_env: [", "pass_env: [DB_URL, "),
+                        "exec.yaml"))
+                .environment(Map.of("TOOLHOST_TOKEN", TOKEN, "TZ", "UTC", "DB_URL", url))
+                .build());
+    host.start();
+
+    ToolResult result =
+        host.dispatcher()
+            .dispatch(
+                host.toolSet("main"),
+                ToolCall.of("shell", "{\"command\": \"env\"}").withSessionId("db-1"));
+
+    assertThat(result.isError()).as(result.text()).isFalse();
+    assertThat(result.text()).contains("TZ=UTC").doesNotContain("DB_URL").doesNotContain("pw-");
+  }
+
+  @Test
   void theToolsServeTheMainProfileNeitherSubagentsNorScheduledTasksAndNoHostSecretReachesThem()
       throws Exception {
     Host host =

@@ -186,6 +186,7 @@ class HostLongTermMemoryTest {
         Statement statement = connection.createStatement()) {
       statement.execute("DROP TABLE IF EXISTS " + table);
       statement.execute("DROP TABLE IF EXISTS " + table + "_meta");
+      statement.execute("DROP TABLE IF EXISTS " + table + "_skill");
     }
   }
 }

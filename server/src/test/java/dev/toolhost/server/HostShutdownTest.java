@@ -74,6 +74,9 @@ class HostShutdownTest {
               + "long_term_memory: {state_dir: '"
               + workspaces.resolve("memories")
               + "'}\n"
+              + "a2a:\n"
+              + "  agents: {remote: {url: 'http://127.0.0.2:9'}}\n"
+              + "  server: {public_url: 'https://toolhost.example.com'}\n"
               + "agents:\n"
               + "  assistant:\n"
               + "    base_url: "
@@ -130,6 +133,22 @@ class HostShutdownTest {
       Path profiles = workspaces.resolve("browser-profiles");
       try (var open = java.nio.file.Files.list(profiles)) {
         assertThat(open.count()).isEqualTo(1);
+      }
+      for (String[] invoke :
+          new String[][] {
+            {"save_skill", "{\"name\": \"s\", \"description\": \"d\", \"content\": \"c\"}"},
+            {"whiteboard_write", "{\"key\": \"k\", \"text\": \"t\"}"}
+          }) {
+        HttpResponse<String> kit =
+            client.send(
+                HttpRequest.newBuilder(base.resolve("/v1/tools/" + invoke[0] + "/invoke"))
+                    .header("Content-Type", "application/json")
+                    .POST(
+                        HttpRequest.BodyPublishers.ofString(
+                            "{\"arguments\": " + invoke[1] + ", \"session_id\": \"s1\"}"))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(kit.body()).as(invoke[0]).contains("\"is_error\":false");
       }
 
       host.close();

@@ -52,6 +52,10 @@ class ToolProfileSnapshotTest {
           scheduling:
             state_dir: %s
             agent: research
+          a2a:
+            agents:
+              billing:
+                url: http://127.0.0.2:9
           """;
 
   private static MessageBus bus;

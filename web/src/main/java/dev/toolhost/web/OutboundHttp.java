@@ -12,6 +12,7 @@ import java.net.UnknownHostException;
 import java.nio.charset.Charset;
 import java.nio.charset.IllegalCharsetNameException;
 import java.nio.charset.UnsupportedCharsetException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -331,6 +332,99 @@ public final class OutboundHttp implements AutoCloseable {
         throw new OutboundException(
             e.reason(), "'" + current + "' redirected to a refused URL: " + e.getMessage());
       }
+    }
+  }
+
+  /**
+   * Sends a body with POST and reads the answer, under the same checks as {@link #get(URI, Map)}.
+   * Redirects are not followed: a POST is answered where it was sent, and a redirect comes back as
+   * it is.
+   *
+   * @param url the URL, which an operator configured or a caller checked
+   * @param headers request headers to send
+   * @param contentType the body's media type
+   * @param body the body
+   * @throws OutboundException when the URL or an address is refused, or the exchange fails
+   * @throws InterruptedException when the calling thread is interrupted
+   */
+  public Response post(URI url, Map<String, String> headers, String contentType, byte[] body)
+      throws InterruptedException {
+    URI checked = checkedUrl(url);
+    long deadline = System.nanoTime() + policy.timeout().toNanos();
+    Request request = postRequest(checked, headers, contentType, body, policy.timeout());
+    InputStreamResponseListener listener = new InputStreamResponseListener();
+    request.send(listener);
+    org.eclipse.jetty.client.Response head = head(checked, request, listener, deadline);
+    return new Response(
+        checked, head.getStatus(), head.getHeaders(), body(checked, head, listener));
+  }
+
+  /**
+   * A streamed answer: the status and headers of a POST's answer, and its body to read as it
+   * arrives (server-sent events). Close it to stop reading; closing aborts the exchange.
+   *
+   * @param uri the URL that answered
+   * @param status the HTTP status
+   * @param headers the answer's headers
+   * @param body the body as it arrives, with no cap: the caller reads it line by line and stops
+   */
+  public record Streamed(URI uri, int status, HttpFields headers, InputStream body)
+      implements AutoCloseable {
+    @Override
+    public void close() {
+      try {
+        body.close();
+      } catch (IOException e) {
+        // Closing a stream that broke: nothing more to read either way.
+      }
+    }
+  }
+
+  /**
+   * Sends a body with POST and answers as soon as the status and headers arrive, with the body to
+   * read as it streams in. The policy's timeout bounds the wait for the head and each silence
+   * between parts of the body (the client's idle timeout); the whole stream may last up to {@code
+   * maxDuration}.
+   *
+   * @throws OutboundException when the URL or an address is refused, or the exchange fails
+   * @throws InterruptedException when the calling thread is interrupted
+   */
+  public Streamed postStreaming(
+      URI url, Map<String, String> headers, String contentType, byte[] body, Duration maxDuration)
+      throws InterruptedException {
+    URI checked = checkedUrl(url);
+    long deadline = System.nanoTime() + policy.timeout().toNanos();
+    Request request = postRequest(checked, headers, contentType, body, maxDuration);
+    InputStreamResponseListener listener = new InputStreamResponseListener();
+    request.send(listener);
+    org.eclipse.jetty.client.Response head = head(checked, request, listener, deadline);
+    return new Streamed(checked, head.getStatus(), head.getHeaders(), listener.getInputStream());
+  }
+
+  private Request postRequest(
+      URI uri, Map<String, String> headers, String contentType, byte[] body, Duration total) {
+    return client
+        .newRequest(uri)
+        .method(HttpMethod.POST)
+        .timeout(total.toNanos(), TimeUnit.NANOSECONDS)
+        .headers(h -> headers.forEach(h::put))
+        .body(new org.eclipse.jetty.client.BytesRequestContent(contentType, body));
+  }
+
+  private org.eclipse.jetty.client.Response head(
+      URI uri, Request request, InputStreamResponseListener listener, long deadline)
+      throws InterruptedException {
+    long left = deadline - System.nanoTime();
+    try {
+      return listener.get(Math.max(1, left), TimeUnit.NANOSECONDS);
+    } catch (TimeoutException e) {
+      request.abort(e);
+      throw timedOut(uri);
+    } catch (ExecutionException e) {
+      throw failure(uri, e.getCause());
+    } catch (InterruptedException e) {
+      request.abort(e);
+      throw e;
     }
   }
 

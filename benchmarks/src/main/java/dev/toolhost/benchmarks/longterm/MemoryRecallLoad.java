@@ -7,6 +7,7 @@ import dev.toolhost.longterm.Memory;
 import dev.toolhost.longterm.MemoryStore;
 import dev.toolhost.longterm.MemoryType;
 import dev.toolhost.longterm.MiniLmEmbedder;
+import dev.toolhost.longterm.Owner;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -55,6 +56,7 @@ import org.apache.lucene.store.FSDirectory;
 public final class MemoryRecallLoad {
 
   private static final String USER = "bench";
+  private static final Owner OWNER = Owner.of(USER);
   private static final int DIMENSION = 384;
 
   private MemoryRecallLoad() {}
@@ -106,11 +108,11 @@ public final class MemoryRecallLoad {
           // Warm-up: a quarter of the queries (at least 50), not measured.
           for (int i = 0; i < Math.max(50, queries / 4); i++) {
             memory.recall(
-                USER, texts.get(i % queries), 10, Optional.empty(), LongTermMemory.Mode.HYBRID);
+                OWNER, texts.get(i % queries), 10, Optional.empty(), LongTermMemory.Mode.HYBRID);
           }
           for (int i = 0; i < queries; i++) {
             long start = System.nanoTime();
-            memory.recall(USER, texts.get(i), 10, Optional.empty(), LongTermMemory.Mode.HYBRID);
+            memory.recall(OWNER, texts.get(i), 10, Optional.empty(), LongTermMemory.Mode.HYBRID);
             hybrid[i] = System.nanoTime() - start;
           }
           for (int i = 0; i < queries; i++) {
@@ -194,7 +196,7 @@ public final class MemoryRecallLoad {
   }
 
   private static void save(LongTermMemory memory, String content) {
-    memory.save(USER, MemoryType.FACT, content, 0.6, Optional.empty(), List.of());
+    memory.save(OWNER, MemoryType.FACT, content, 0.6, Optional.empty(), List.of());
   }
 
   private static void bulkLoad(
@@ -211,6 +213,7 @@ public final class MemoryRecallLoad {
             new Memory(
                 UUID.randomUUID().toString(),
                 USER,
+                Optional.empty(),
                 MemoryType.values()[i % MemoryType.values().length],
                 sentence(vocabulary, random, 8, 20),
                 0.5,

@@ -2,6 +2,7 @@ package dev.toolhost.core.spi;
 
 import dev.toolhost.core.DispatchStage;
 import dev.toolhost.core.ToolGuide;
+import dev.toolhost.core.ToolGuides;
 import dev.toolhost.core.ToolInterceptor;
 import dev.toolhost.core.ToolRegistry;
 import java.util.Map;
@@ -24,6 +25,12 @@ public interface HostContext {
 
   /** Publishes a guide through the host's guide tools; ignored when the host serves no guides. */
   void guide(ToolGuide guide);
+
+  /**
+   * The host's guides, when it serves them: for an extension that adds {@link
+   * dev.toolhost.core.SavedGuides} (skills) or must know which names the published guides hold.
+   */
+  Optional<ToolGuides> guides();
 
   /** Adds an interceptor at a stage of the dispatch chain, after those already there. */
   void interceptor(DispatchStage stage, ToolInterceptor interceptor);

@@ -92,18 +92,43 @@ public record Route(String method, String path, Handler handler) {
    * @param path the decoded path
    * @param query the query parameters, each with its values in order
    * @param body the body, empty when there is none (at most the host's size limit)
+   * @param headers the request's headers, names in lower case, each with its values in order
    */
-  public record Request(String method, String path, Map<String, List<String>> query, byte[] body) {
+  public record Request(
+      String method,
+      String path,
+      Map<String, List<String>> query,
+      byte[] body,
+      Map<String, List<String>> headers) {
     public Request {
       Objects.requireNonNull(method, "method");
       Objects.requireNonNull(path, "path");
       query = Map.copyOf(query);
       Objects.requireNonNull(body, "body");
+      Map<String, List<String>> lower = new java.util.LinkedHashMap<>();
+      headers.forEach(
+          (name, values) ->
+              lower
+                  .computeIfAbsent(
+                      name.toLowerCase(java.util.Locale.ROOT), n -> new java.util.ArrayList<>())
+                  .addAll(values));
+      headers = Map.copyOf(lower);
+    }
+
+    /** A request without headers. */
+    public Request(String method, String path, Map<String, List<String>> query, byte[] body) {
+      this(method, path, query, body, Map.of());
     }
 
     /** The first value of a query parameter, if given. */
     public Optional<String> parameter(String name) {
       List<String> values = query.get(name);
+      return values == null || values.isEmpty() ? Optional.empty() : Optional.of(values.get(0));
+    }
+
+    /** The first value of a header, by its name in any case, if sent. */
+    public Optional<String> header(String name) {
+      List<String> values = headers.get(name.toLowerCase(java.util.Locale.ROOT));
       return values == null || values.isEmpty() ? Optional.empty() : Optional.of(values.get(0));
     }
 
@@ -114,21 +139,45 @@ public record Route(String method, String path, Handler handler) {
   }
 
   /**
-   * One answer: a status, a content type and a body.
+   * One answer: a status, a content type and a body, written whole; or, for a streamed answer
+   * (server-sent events), a writer that writes the body as it comes.
    *
    * @param status the HTTP status
    * @param contentType the body's media type
-   * @param body the body
+   * @param body the body (empty for a streamed answer)
+   * @param stream the writer of a streamed body, which the host runs after sending the status and
+   *     headers, on the request's thread, flushing what it writes as it goes
    */
-  public record Answer(int status, String contentType, byte[] body) {
+  public record Answer(int status, String contentType, byte[] body, Optional<BodyWriter> stream) {
     public Answer {
       Objects.requireNonNull(contentType, "contentType");
       Objects.requireNonNull(body, "body");
+      Objects.requireNonNull(stream, "stream");
+    }
+
+    /** An answer written whole. */
+    public Answer(int status, String contentType, byte[] body) {
+      this(status, contentType, body, Optional.empty());
     }
 
     /** A 200 answer of JSON text. */
     public static Answer json(String json) {
       return new Answer(200, "application/json", json.getBytes(StandardCharsets.UTF_8));
     }
+
+    /** A 200 answer of server-sent events, written by the given writer. */
+    public static Answer eventStream(BodyWriter writer) {
+      return new Answer(200, "text/event-stream", new byte[0], Optional.of(writer));
+    }
+  }
+
+  /** Writes a streamed answer's body; each {@code flush} sends what was written so far. */
+  @FunctionalInterface
+  public interface BodyWriter {
+    /**
+     * Writes the body. An exception ends the answer where it is (its status was already sent); it
+     * goes to the host's log.
+     */
+    void write(java.io.OutputStream out) throws Exception;
   }
 }

@@ -52,4 +52,32 @@ class RouteTest {
     assertThatThrownBy(() -> new Route("GET", "/v1/{a", OK))
         .isInstanceOf(IllegalArgumentException.class);
   }
+
+  @Test
+  void aRequestsHeadersAreFoundByNameInAnyCase() {
+    Route.Request request =
+        new Route.Request(
+            "POST",
+            "/a2a/x",
+            java.util.Map.of(),
+            new byte[0],
+            java.util.Map.of("A2A-Version", java.util.List.of("1.0")));
+    assertThat(request.header("a2a-version")).contains("1.0");
+    assertThat(request.header("A2A-VERSION")).contains("1.0");
+    assertThat(request.header("Accept")).isEmpty();
+    assertThat(new Route.Request("GET", "/", java.util.Map.of(), new byte[0]).headers()).isEmpty();
+  }
+
+  @Test
+  void aStreamedAnswerCarriesItsWriterAndNoBody() throws Exception {
+    Route.Answer answer =
+        Route.Answer.eventStream(
+            out -> out.write("data: x\n\n".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+    assertThat(answer.contentType()).isEqualTo("text/event-stream");
+    assertThat(answer.body()).isEmpty();
+    java.io.ByteArrayOutputStream written = new java.io.ByteArrayOutputStream();
+    answer.stream().orElseThrow().write(written);
+    assertThat(written.toString(java.nio.charset.StandardCharsets.UTF_8)).isEqualTo("data: x\n\n");
+    assertThat(Route.Answer.json("{}").stream()).isEmpty();
+  }
 }

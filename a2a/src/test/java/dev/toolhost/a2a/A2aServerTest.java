@@ -1,0 +1,297 @@
+package dev.toolhost.a2a;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * The A2A server over HTTP, spoken to as plain JSON-RPC in both versions: cards, send, stream, get,
+ * cancel, the protocol's error codes, and the bounded task store.
+ */
+@Timeout(30)
+class A2aServerTest {
+
+  private final CountDownLatch release = new CountDownLatch(1);
+  private final AtomicBoolean interrupted = new AtomicBoolean();
+  private A2aServer server;
+  private RouteServer http;
+  private final HttpClient client = HttpClient.newHttpClient();
+
+  private void start(int maxTasks) throws Exception {
+    server =
+        new A2aServer(
+            new A2aConfig.Server(
+                URI.create("https://agents.example.com/"), maxTasks, Duration.ofSeconds(5)),
+            name ->
+                name.equals("jester")
+                    ? Optional.of(
+                        new A2aServer.Published(
+                            "jester",
+                            "Tells jokes.",
+                            List.of(
+                                new AgentCard.Skill(
+                                    "joke",
+                                    "joke",
+                                    "Tells a joke",
+                                    List.of("humor"),
+                                    List.of("Tell me a joke")))))
+                    : Optional.empty(),
+            (agent, context, message) -> {
+              if (message.contains("slow")) {
+                try {
+                  release.await();
+                } catch (InterruptedException e) {
+                  interrupted.set(true);
+                  throw e;
+                }
+              }
+              return "Why did the chicken cross the road? (" + message + ")";
+            });
+    http = new RouteServer(server.routes());
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    release.countDown();
+    if (http != null) {
+      http.close();
+    }
+    if (server != null) {
+      server.close();
+    }
+    client.close();
+  }
+
+  private JsonNode post(String body, Optional<String> version) throws Exception {
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(http.base().resolve("/a2a/jester"))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(body));
+    version.ifPresent(v -> request.header("A2A-Version", v));
+    HttpResponse<String> response =
+        client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+    return A2aWire.JSON.readTree(response.body());
+  }
+
+  private static String send03(String text, boolean blocking) {
+    return """
+        {"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": {"message":
+         {"kind": "message", "messageId": "m1", "role": "user",
+          "parts": [{"kind": "text", "text": "%s"}]},
+         "configuration": {"blocking": %s}}}"""
+        .formatted(text, blocking);
+  }
+
+  private static String send10(String text) {
+    return """
+        {"jsonrpc": "2.0", "id": "a", "method": "SendMessage", "params": {"message":
+         {"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "%s"}]}}}"""
+        .formatted(text);
+  }
+
+  @Test
+  void theCardNamesThePublicUrlAndBothVersions() throws Exception {
+    start(10);
+    HttpResponse<String> response =
+        client.send(
+            HttpRequest.newBuilder(http.base().resolve("/a2a/jester/.well-known/agent-card.json"))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    JsonNode card = A2aWire.JSON.readTree(response.body());
+    assertThat(card.path("url").asString()).isEqualTo("https://agents.example.com/a2a/jester");
+    assertThat(card.path("supportedInterfaces").findValuesAsString("protocolVersion"))
+        .containsExactly("1.0", "0.3");
+    assertThat(card.path("skills").get(0).path("examples").get(0).asString())
+        .isEqualTo("Tell me a joke");
+    AgentCard read =
+        AgentCard.read(card, http.base().resolve("/a2a/jester/.well-known/agent-card.json"));
+    assertThat(read.protocol()).isEqualTo(A2aVersion.V1_0);
+
+    HttpResponse<String> unknown =
+        client.send(
+            HttpRequest.newBuilder(http.base().resolve("/a2a/nobody/.well-known/agent-card.json"))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(unknown.statusCode()).isEqualTo(404);
+  }
+
+  @Test
+  void aVersion03SendAnswersACompletedKindTaggedTask() throws Exception {
+    start(10);
+    JsonNode answer = post(send03("tell me a joke", true), Optional.empty());
+    JsonNode task = answer.path("result");
+    assertThat(task.path("kind").asString()).isEqualTo("task");
+    assertThat(task.path("status").path("state").asString()).isEqualTo("completed");
+    assertThat(task.path("artifacts").get(0).path("parts").get(0).path("text").asString())
+        .contains("chicken");
+  }
+
+  @Test
+  void aVersion10SendAnswersAWrappedTaskWithTaskStateEnums() throws Exception {
+    start(10);
+    JsonNode answer = post(send10("tell me a joke"), Optional.of("1.0"));
+    assertThat(answer.path("id").asString()).isEqualTo("a");
+    JsonNode task = answer.path("result").path("task");
+    assertThat(task.path("status").path("state").asString()).isEqualTo("TASK_STATE_COMPLETED");
+    assertThat(task.has("kind")).isFalse();
+    assertThat(task.path("status").path("message").path("role").asString()).isEqualTo("ROLE_AGENT");
+
+    JsonNode got =
+        post(
+            "{\"jsonrpc\": \"2.0\", \"id\": 2, \"method\": \"GetTask\", \"params\": {\"id\": \""
+                + task.path("id").asString()
+                + "\"}}",
+            Optional.of("1.0"));
+    assertThat(got.path("result").path("status").path("state").asString())
+        .isEqualTo("TASK_STATE_COMPLETED");
+  }
+
+  @Test
+  void anUnknownTaskIs32001() throws Exception {
+    start(10);
+    JsonNode answer =
+        post(
+            "{\"jsonrpc\": \"2.0\", \"id\": 3, \"method\": \"GetTask\", \"params\": {\"id\": \"nope\"}}",
+            Optional.of("1.0"));
+    assertThat(answer.path("error").path("code").asInt()).isEqualTo(-32001);
+    assertThat(answer.path("id").asInt()).isEqualTo(3);
+    JsonNode v03 =
+        post(
+            "{\"jsonrpc\": \"2.0\", \"id\": 4, \"method\": \"tasks/get\", \"params\": {\"id\": \"nope\"}}",
+            Optional.empty());
+    assertThat(v03.path("error").path("code").asInt()).isEqualTo(-32001);
+  }
+
+  @Test
+  void cancellingAFinishedTaskIs32002() throws Exception {
+    start(10);
+    String id = post(send03("joke", true), Optional.empty()).path("result").path("id").asString();
+    JsonNode answer =
+        post(
+            "{\"jsonrpc\": \"2.0\", \"id\": 5, \"method\": \"tasks/cancel\", \"params\": {\"id\": \""
+                + id
+                + "\"}}",
+            Optional.empty());
+    assertThat(answer.path("error").path("code").asInt()).isEqualTo(-32002);
+  }
+
+  @Test
+  void anUnknownMethodIs32601EvenWhenItIsTheOtherVersionsName() throws Exception {
+    start(10);
+    assertThat(
+            post(
+                    "{\"jsonrpc\": \"2.0\", \"id\": 6, \"method\": \"tasks/list\", \"params\": {}}",
+                    Optional.empty())
+                .path("error")
+                .path("code")
+                .asInt())
+        .isEqualTo(-32601);
+    assertThat(post(send03("joke", true), Optional.of("1.0")).path("error").path("code").asInt())
+        .isEqualTo(-32601);
+  }
+
+  @Test
+  void anUnsupportedVersionIs32009() throws Exception {
+    start(10);
+    JsonNode answer = post(send10("joke"), Optional.of("0.5"));
+    assertThat(answer.path("error").path("code").asInt()).isEqualTo(-32009);
+    assertThat(answer.path("error").path("message").asString()).contains("0.5");
+  }
+
+  @Test
+  void bodiesThatAreNotJsonRpcGetTheirCodes() throws Exception {
+    start(10);
+    assertThat(post("{not json", Optional.empty()).path("error").path("code").asInt())
+        .isEqualTo(-32700);
+    assertThat(post("{\"id\": 1}", Optional.empty()).path("error").path("code").asInt())
+        .isEqualTo(-32600);
+  }
+
+  @Test
+  void cancelReachesTheRunningAgent() throws Exception {
+    start(10);
+    JsonNode task = post(send03("slow one", false), Optional.empty()).path("result");
+    assertThat(task.path("status").path("state").asString()).isIn("submitted", "working");
+    JsonNode cancelled =
+        post(
+            "{\"jsonrpc\": \"2.0\", \"id\": 7, \"method\": \"CancelTask\", \"params\": {\"id\": \""
+                + task.path("id").asString()
+                + "\"}}",
+            Optional.of("1.0"));
+    assertThat(cancelled.path("result").path("status").path("state").asString())
+        .isEqualTo("TASK_STATE_CANCELED");
+    await().atMost(Duration.ofSeconds(5)).untilTrue(interrupted);
+  }
+
+  @Test
+  void aStreamSendsTheTaskThenEndsOnAFinalStatus() throws Exception {
+    start(10);
+    HttpResponse<String> response =
+        client.send(
+            HttpRequest.newBuilder(http.base().resolve("/a2a/jester"))
+                .header("Content-Type", "application/json")
+                .header("A2A-Version", "1.0")
+                .POST(
+                    HttpRequest.BodyPublishers.ofString(
+                        send10("joke").replace("SendMessage", "SendStreamingMessage")))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(response.headers().firstValue("Content-Type").orElse(""))
+        .startsWith("text/event-stream");
+    List<JsonNode> events =
+        response
+            .body()
+            .lines()
+            .filter(line -> line.startsWith("data: "))
+            .map(line -> A2aWire.JSON.readTree(line.substring(6)).path("result"))
+            .toList();
+    assertThat(events.get(0).has("task")).isTrue();
+    assertThat(events.get(events.size() - 2).has("artifactUpdate")).isTrue();
+    JsonNode last = events.get(events.size() - 1).path("statusUpdate");
+    assertThat(last.path("status").path("state").asString()).isEqualTo("TASK_STATE_COMPLETED");
+    assertThat(last.path("final").asBoolean()).isTrue();
+  }
+
+  @Test
+  void theTaskStoreKeepsAtMostItsSizeDroppingTheOldestFinished() throws Exception {
+    start(2);
+    String first = post(send03("one", true), Optional.empty()).path("result").path("id").asString();
+    post(send03("two", true), Optional.empty());
+    post(send03("three", true), Optional.empty());
+    assertThat(server.taskCount()).isEqualTo(2);
+    JsonNode gone =
+        post(
+            "{\"jsonrpc\": \"2.0\", \"id\": 8, \"method\": \"tasks/get\", \"params\": {\"id\": \""
+                + first
+                + "\"}}",
+            Optional.empty());
+    assertThat(gone.path("error").path("code").asInt()).isEqualTo(-32001);
+  }
+
+  @Test
+  void aContextIdThatCouldNotNameASessionIsRefused() throws Exception {
+    start(10);
+    JsonNode answer =
+        post(
+            send10("joke")
+                .replace(
+                    "\"messageId\": \"m1\",", "\"messageId\": \"m1\", \"contextId\": \"../x\","),
+            Optional.of("1.0"));
+    assertThat(answer.path("error").path("code").asInt()).isEqualTo(-32602);
+    assertThat(answer.path("error").path("message").asString()).contains("contextId");
+  }
+}

@@ -1,0 +1,150 @@
+package dev.toolhost.longterm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.toolhost.core.ErrorCode;
+import dev.toolhost.core.ToolCall;
+import dev.toolhost.core.ToolDispatcher;
+import dev.toolhost.core.ToolGuide;
+import dev.toolhost.core.ToolGuides;
+import dev.toolhost.core.ToolProfiles;
+import dev.toolhost.core.ToolRegistry;
+import dev.toolhost.core.ToolResult;
+import dev.toolhost.core.ToolSet;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The skill tools over a real Lucene store, served beside the published guides. */
+class SkillsTest {
+
+  @TempDir Path directory;
+
+  private final ToolDispatcher dispatcher = ToolDispatcher.create();
+  private MemoryStore store;
+  private ToolSet tools;
+
+  private void start(LongTermMemoryConfig.SkillsConfig config) {
+    store = LuceneMemoryStore.open(directory);
+    ToolGuides guides = new ToolGuides();
+    guides.add(new ToolGuide("web", "How to browse.", "# Web"));
+    Skills skills =
+        new Skills(
+            store,
+            LongTermMemoryConfig.embedded(directory).withSkills(config),
+            Optional.of(guides),
+            Clock.systemUTC());
+    guides.shelve(skills);
+    ToolRegistry registry = new ToolRegistry();
+    registry.registerAll(skills.tools());
+    registry.registerAll(guides.tools());
+    tools = ToolSet.of(registry, ToolProfiles.MAIN);
+  }
+
+  @AfterEach
+  void stop() {
+    if (store != null) {
+      store.close();
+    }
+  }
+
+  private ToolResult call(String user, String tool, String arguments) {
+    ToolCall call = ToolCall.of(tool, arguments);
+    return dispatcher.dispatch(tools, user == null ? call : call.withUser(user));
+  }
+
+  private static String save(String name, String description, String content) {
+    return "{\"name\": \""
+        + name
+        + "\", \"description\": \""
+        + description
+        + "\", \"content\": \""
+        + content
+        + "\"}";
+  }
+
+  @Test
+  void aSavedSkillIsListedAmongTheGuidesMarkedSavedAndReadByBothReaders() {
+    start(LongTermMemoryConfig.SkillsConfig.defaults());
+
+    ToolResult saved = call("alice", "save_skill", save("mcp-setup", "Sets up MCP.", "1. list"));
+
+    assertThat(saved.text()).isEqualTo("{\"saved\":\"mcp-setup\",\"replaced\":false}");
+    assertThat(call("alice", "list_tool_guides", "{}").text())
+        .contains("- web: How to browse.")
+        .contains("- mcp-setup (saved): Sets up MCP.");
+    assertThat(call("alice", "get_tool_guide", "{\"name\": \"mcp-setup\"}").text())
+        .isEqualTo("1. list");
+    assertThat(call("alice", "get_skill", "{\"name\": \"mcp-setup\"}").text()).isEqualTo("1. list");
+    assertThat(call("alice", "get_tool_guide", "{\"name\": \"nope\"}").text())
+        .contains("Available guides: tool-calls, web, mcp-setup (saved).");
+    assertThat(call("alice", "list_skills", "{}").text())
+        .contains("\"name\":\"mcp-setup\"", "\"description\":\"Sets up MCP.\"");
+    assertThat(call("alice", "save_skill", save("mcp-setup", "Sets up MCP.", "1. v2")).text())
+        .contains("\"replaced\":true");
+    assertThat(call("alice", "get_skill", "{\"name\": \"mcp-setup\"}").text()).isEqualTo("1. v2");
+  }
+
+  @Test
+  void eachUserSeesOnlyTheirOwnSkillsAndACallWithoutAUserIsTheDefaultUser() {
+    start(LongTermMemoryConfig.SkillsConfig.defaults());
+    call("alice", "save_skill", save("alices", "Alice's.", "1. a"));
+    call(null, "save_skill", save("defaults", "Default's.", "1. d"));
+
+    assertThat(call("bob", "list_tool_guides", "{}").text()).doesNotContain("alices", "defaults");
+    ToolResult missing = call("bob", "get_skill", "{\"name\": \"alices\"}");
+    assertThat(((ToolResult.Failure) missing).error().code())
+        .isEqualTo(ErrorCode.INVALID_ARGUMENTS);
+    assertThat(missing.text()).contains("no skill named 'alices'");
+    assertThat(call("bob", "get_tool_guide", "{\"name\": \"alices\"}").isError()).isTrue();
+    assertThat(call("default", "get_skill", "{\"name\": \"defaults\"}").text()).isEqualTo("1. d");
+  }
+
+  @Test
+  void sharedSkillsAreEveryUsers() {
+    start(new LongTermMemoryConfig.SkillsConfig(true, 16_384, 200));
+    call("alice", "save_skill", save("team-deploy", "Deploys.", "1. ship"));
+
+    assertThat(call("bob", "get_skill", "{\"name\": \"team-deploy\"}").text()).isEqualTo("1. ship");
+    assertThat(call("bob", "list_tool_guides", "{}").text()).contains("team-deploy (saved)");
+  }
+
+  @Test
+  void aSkillCannotTakeABuiltInGuidesNameABadNameOrTooMuchContent() {
+    start(new LongTermMemoryConfig.SkillsConfig(false, 10, 2));
+
+    assertThat(call("alice", "save_skill", save("web", "Mine.", "1. x")).text())
+        .contains("'web' is the name of a built-in tool guide");
+    assertThat(call("alice", "save_skill", save("tool-calls", "Mine.", "1. x")).text())
+        .contains("built-in tool guide");
+    assertThat(call("alice", "save_skill", save("no spaces", "Mine.", "1. x")).text())
+        .contains("not a valid skill name");
+    assertThat(call("alice", "save_skill", save("big", "Mine.", "12345678901")).text())
+        .contains("content is 11 bytes; a skill holds at most 10");
+    assertThat(call("alice", "save_skill", save("multi", "one\\ntwo", "1. x")).text())
+        .contains("description must be one line");
+    assertThat(call("alice", "save_skill", save("one", "One.", "1. x")).isError()).isFalse();
+    assertThat(call("alice", "save_skill", save("two", "Two.", "1. x")).isError()).isFalse();
+    assertThat(call("alice", "save_skill", save("three", "Three.", "1. x")).text())
+        .contains("already 2 skills");
+    // Replacing one is not one more.
+    assertThat(call("alice", "save_skill", save("two", "Two.", "2. y")).isError()).isFalse();
+    assertThat(call("alice", "list_skills", "{}").text()).doesNotContain("web", "big", "three");
+  }
+
+  @Test
+  void aDeletedSkillIsGoneFromEveryListing() {
+    start(LongTermMemoryConfig.SkillsConfig.defaults());
+    call("alice", "save_skill", save("old", "Old way.", "1. x"));
+
+    assertThat(call("alice", "delete_skill", "{\"name\": \"old\"}").text())
+        .isEqualTo("{\"deleted\":\"old\"}");
+    assertThat(call("alice", "delete_skill", "{\"name\": \"old\"}").text())
+        .contains("no skill named 'old'");
+    assertThat(call("alice", "list_tool_guides", "{}").text()).doesNotContain("old");
+    assertThat(call("alice", "list_skills", "{}").text()).isEqualTo("{\"skills\":[]}");
+  }
+}
