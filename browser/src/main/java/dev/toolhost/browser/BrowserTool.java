@@ -819,6 +819,14 @@ final class BrowserTool {
                 + " PNG saved to "
                 + file,
             structured);
+    if (!session.typed.isEmpty()) {
+      // Pixels cannot be redacted: a typed secret may show in a field, so the model gets no image.
+      return ToolResult.success(
+          shot.content()
+              + ". It is not shown here, for a secret was typed in this session and may be"
+              + " visible in it.",
+          structured);
+    }
     // MCP clients get the PNG itself; others the path the text gives.
     return shot.withImages(
         List.of(new ToolResult.Image("image/png", Base64.getEncoder().encodeToString(png))));

@@ -182,6 +182,8 @@ class BrowserLifecycleTest {
         outputs.append(result.text());
         if (result instanceof ToolResult.Success success) {
           outputs.append(success.structured().map(Object::toString).orElse(""));
+          // A screenshot's pixels could show the secret: no image goes to the model.
+          assertThat(success.images()).isEmpty();
         }
       }
       assertThat(outputs.toString()).contains("pw=[secret SITE_PASSWORD]");
