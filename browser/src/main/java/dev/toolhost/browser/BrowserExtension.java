@@ -8,7 +8,6 @@ import dev.toolhost.core.spi.SectionReading;
 import dev.toolhost.memory.WorkingMemory;
 import dev.toolhost.web.OutboundHttp;
 import java.nio.file.Files;
-import java.util.Objects;
 import java.util.Optional;
 import tools.jackson.databind.JsonNode;
 
@@ -99,20 +98,10 @@ public final class BrowserExtension implements HostExtension {
     host.guide(BrowserTool.GUIDE);
   }
 
-  /** The open browsers, for tests; empty before start. */
-  Optional<Browsers> browsers() {
-    return Optional.ofNullable(browsers);
-  }
-
   @Override
   public void close() {
     if (browsers != null) {
       browsers.close();
     }
-  }
-
-  @Override
-  public String toString() {
-    return "BrowserExtension[" + Objects.toString(browsers, "not started") + "]";
   }
 }

@@ -22,7 +22,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -983,10 +982,5 @@ final class BrowserTool {
         success.structured().map(s -> JSON.readTree(session.redacted(JSON.writeValueAsString(s))));
     return new ToolResult.Success(
         session.redacted(success.content()), structured, success.images());
-  }
-
-  /** Lower case for comparisons that must not depend on the locale. */
-  static String lower(String text) {
-    return text.toLowerCase(Locale.ROOT);
   }
 }
