@@ -44,3 +44,7 @@ if ! /usr/bin/python3 -c 'import pika' >/dev/null 2>&1; then
 fi
 command -v npm >/dev/null || toolhost_apt_install nodejs npm
 command -v bwrap >/dev/null || toolhost_apt_install bubblewrap
+# The browser tool's tests drive Debian's headless Chromium; chromium-driver comes from the same
+# source package, so their versions always match.
+{ command -v chromium >/dev/null && command -v chromedriver >/dev/null; } \
+  || toolhost_apt_install chromium chromium-driver

@@ -1,5 +1,6 @@
 package dev.toolhost.core;
 
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import tools.jackson.databind.JsonNode;
@@ -47,15 +48,48 @@ public sealed interface ToolResult {
   }
 
   /**
+   * An image a tool returned beside its text, such as a screenshot: served to MCP clients as image
+   * content; other callers read the text, which says where the image is.
+   *
+   * @param mimeType the image's media type, such as {@code image/png}
+   * @param data the image's bytes, base64
+   */
+  record Image(String mimeType, String data) {
+    public Image {
+      Objects.requireNonNull(mimeType, "mimeType");
+      Objects.requireNonNull(data, "data");
+    }
+
+    @Override
+    public String toString() {
+      // The bytes are no use in a log line.
+      return "Image[" + mimeType + ", " + data.length() + " base64 chars]";
+    }
+  }
+
+  /**
    * A successful result.
    *
    * @param content the text the model reads
    * @param structured the JSON value behind the text, when the tool returned one
+   * @param images images beside the text, for clients that take them (none for most tools)
    */
-  record Success(String content, Optional<JsonNode> structured) implements ToolResult {
+  record Success(String content, Optional<JsonNode> structured, List<Image> images)
+      implements ToolResult {
     public Success {
       Objects.requireNonNull(content, "content");
       Objects.requireNonNull(structured, "structured");
+      images = List.copyOf(images);
+    }
+
+    /** A success with no images. */
+    public Success(String content, Optional<JsonNode> structured) {
+      this(content, structured, List.of());
+    }
+
+    /** This success with the given images. */
+    public Success withImages(List<Image> images) {
+      return new Success(content, structured, images);
     }
 
     @Override

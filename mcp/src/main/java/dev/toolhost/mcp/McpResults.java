@@ -98,6 +98,10 @@ final class McpResults {
             .filter(JsonNode::isObject)
             .ifPresent(
                 structured -> builder.structuredContent(MAPPER.convertValue(structured, MAP)));
+        for (ToolResult.Image image : success.images()) {
+          builder.addContent(
+              new McpSchema.ImageContent(null, image.data(), image.mimeType(), null));
+        }
         yield builder.build();
       }
       case ToolResult.Failure failure ->

@@ -3,6 +3,7 @@ package dev.toolhost.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolhost.mcp.NpmPackages;
+import dev.toolhost.testing.FakeSite;
 import dev.toolhost.testing.ScriptedModelServer;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -20,9 +21,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * An embedded host lets its JVM exit: started with every extension on (working memory in Redis, an
- * MCP server as a child process, the web and OpenRouter clients, the sandbox, the scheduler's
- * database, an agent, secrets), used over HTTP and over the MCP gateway, then closed, it leaves no
- * non-daemon thread, no child process and no thread of its own behind.
+ * MCP server as a child process, the web and OpenRouter clients, a browser open mid-session, the
+ * sandbox, the scheduler's database, an agent, secrets), used over HTTP and over the MCP gateway,
+ * then closed, it leaves no non-daemon thread, no child process and no thread of its own behind.
  */
 @Timeout(120)
 class HostShutdownTest {
@@ -41,6 +42,9 @@ class HostShutdownTest {
       throws Exception {
     Set<Thread> before = nonDaemon();
     try (ScriptedModelServer model = ScriptedModelServer.start();
+        FakeSite page =
+            FakeSite.on("127.0.0.4")
+                .page("/", FakeSite.Page.ok("text/html", "<title>Here</title><p>here</p>"));
         HttpClient client = HttpClient.newHttpClient()) {
       String yaml =
           "http: {port: 0}\n"
@@ -54,6 +58,12 @@ class HostShutdownTest {
               + "      args: [stdio]\n"
               + "web:\n"
               + "  search: {provider: searxng, url: 'http://127.0.0.2:9'}\n"
+              + "  outbound: {allow: ['127.0.0.4/32']}\n"
+              + "browser: {profile_dir: '"
+              + workspaces.resolve("browser-profiles")
+              + "', screenshot_dir: '"
+              + workspaces.resolve("screenshots")
+              + "'}\n"
               + "openrouter: {base_url: 'http://127.0.0.2:9/api/v1'}\n"
               + "exec: {workspace_root: '"
               + workspaces
@@ -109,6 +119,23 @@ class HostShutdownTest {
                   .build(),
               HttpResponse.BodyHandlers.ofString());
       assertThat(saved.body()).contains("\"is_error\":false");
+      // A browser open mid-session when the host closes.
+      HttpResponse<String> browsed =
+          client.send(
+              HttpRequest.newBuilder(base.resolve("/v1/tools/browser/invoke"))
+                  .header("Content-Type", "application/json")
+                  .POST(
+                      HttpRequest.BodyPublishers.ofString(
+                          "{\"arguments\": {\"action\": \"navigate\", \"url\": \""
+                              + page.url()
+                              + "/\"}, \"session_id\": \"mid\"}"))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(browsed.body()).contains("\"is_error\":false");
+      Path profiles = workspaces.resolve("browser-profiles");
+      try (var open = java.nio.file.Files.list(profiles)) {
+        assertThat(open.count()).isEqualTo(1);
+      }
       for (String[] invoke :
           new String[][] {
             {"save_skill", "{\"name\": \"s\", \"description\": \"d\", \"content\": \"c\"}"},
@@ -128,6 +155,7 @@ class HostShutdownTest {
 
       host.close();
       model.close();
+      page.close();
 
       Instant deadline = Instant.now().plusSeconds(10);
       List<String> left = List.of();
@@ -146,6 +174,14 @@ class HostShutdownTest {
       assertThat(left).as("non-daemon threads left after close").isEmpty();
       assertThat(ProcessHandle.current().children().map(p -> p.info().commandLine().orElse("?")))
           .as("child processes left after close")
+          .isEmpty();
+      try (var open = java.nio.file.Files.list(profiles)) {
+        assertThat(open.toList()).as("browser profiles left after close").isEmpty();
+      }
+      assertThat(
+              ProcessHandle.allProcesses()
+                  .filter(p -> p.info().commandLine().orElse("").contains(profiles.toString())))
+          .as("browser processes left after close")
           .isEmpty();
     }
   }
