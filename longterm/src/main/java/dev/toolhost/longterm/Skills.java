@@ -117,11 +117,14 @@ public final class Skills implements SavedGuides {
     if (line.isEmpty()) {
       throw ToolException.invalidArguments("description is empty: say in one line what it is for.");
     }
-    if (line.contains("\n") || line.length() > MAX_DESCRIPTION) {
+    // Any line break or control character, not only \n: a \r or U+2028 would let a description
+    // draw lines of its own in list_tool_guides, such as one that looks like a built-in guide.
+    if (line.codePoints().anyMatch(Skills::breaksTheLine) || line.length() > MAX_DESCRIPTION) {
       throw ToolException.invalidArguments(
           "description must be one line of at most "
               + MAX_DESCRIPTION
-              + " characters; put the details in content.");
+              + " characters, with no line breaks or control characters; put the details in"
+              + " content.");
     }
     if (content.isBlank()) {
       throw ToolException.invalidArguments("content is empty: write the procedure.");
@@ -210,6 +213,12 @@ public final class Skills implements SavedGuides {
     }
     ObjectNode answer = JSON.createObjectNode().put("deleted", skillName);
     return ToolResult.success(answer.toString(), answer);
+  }
+
+  private static boolean breaksTheLine(int c) {
+    return Character.isISOControl(c)
+        || Character.getType(c) == Character.LINE_SEPARATOR
+        || Character.getType(c) == Character.PARAGRAPH_SEPARATOR;
   }
 
   private static String checkedName(String name) {
