@@ -56,9 +56,12 @@ public final class ToolGuides {
     shelves.add(Objects.requireNonNull(shelf, "shelf"));
   }
 
-  /** Whether a guide of that name is published: a saved guide may not take its name. */
+  /**
+   * Whether a guide of that name is published, in any case: a saved guide may not take its name,
+   * nor one a model could take for it ({@code Tool-Calls} beside {@code tool-calls}).
+   */
   public synchronized boolean published(String name) {
-    return guides.containsKey(name);
+    return guides.keySet().stream().anyMatch(published -> published.equalsIgnoreCase(name));
   }
 
   /** Every guide, by name. */

@@ -113,6 +113,15 @@ class SkillsTest {
   }
 
   @Test
+  void aSkillCannotTakeABuiltInGuidesNameInAnotherCase() {
+    start(new LongTermMemoryConfig.SkillsConfig(false, 10, 2));
+
+    assertThat(call("alice", "save_skill", save("Tool-Calls", "Mine.", "1. x")).text())
+        .contains("'Tool-Calls' is the name of a built-in tool guide");
+    assertThat(call("alice", "list_tool_guides", "{}").text()).doesNotContain("Tool-Calls");
+  }
+
+  @Test
   void aSkillCannotTakeABuiltInGuidesNameABadNameOrTooMuchContent() {
     start(new LongTermMemoryConfig.SkillsConfig(false, 10, 2));
 
