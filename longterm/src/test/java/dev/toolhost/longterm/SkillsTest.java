@@ -1,19 +1,28 @@
 package dev.toolhost.longterm;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.toolhost.core.ErrorCode;
 import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolDispatcher;
+import dev.toolhost.core.ToolException;
 import dev.toolhost.core.ToolGuide;
 import dev.toolhost.core.ToolGuides;
 import dev.toolhost.core.ToolProfiles;
 import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSet;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -110,6 +119,70 @@ class SkillsTest {
 
     assertThat(call("bob", "get_skill", "{\"name\": \"team-deploy\"}").text()).isEqualTo("1. ship");
     assertThat(call("bob", "list_tool_guides", "{}").text()).contains("team-deploy (saved)");
+  }
+
+  @Test
+  void twoSavesAtOnceNeverPassTheCap() throws Exception {
+    store = LuceneMemoryStore.open(directory);
+    MemoryStore real = store;
+    CountDownLatch counted = new CountDownLatch(1);
+    CountDownLatch resume = new CountDownLatch(1);
+    AtomicBoolean pauseNextCount = new AtomicBoolean(true);
+    // Holds the first save between counting the owner's skills and saving, where a second can land.
+    MemoryStore paused =
+        (MemoryStore)
+            Proxy.newProxyInstance(
+                MemoryStore.class.getClassLoader(),
+                new Class<?>[] {MemoryStore.class},
+                (proxy, method, args) -> {
+                  Object result;
+                  try {
+                    result = method.invoke(real, args);
+                  } catch (InvocationTargetException e) {
+                    throw e.getCause();
+                  }
+                  if (method.getName().equals("skills")
+                      && pauseNextCount.compareAndSet(true, false)) {
+                    counted.countDown();
+                    resume.await();
+                  }
+                  return result;
+                });
+    Skills skills =
+        new Skills(
+            paused,
+            LongTermMemoryConfig.embedded(directory)
+                .withSkills(new LongTermMemoryConfig.SkillsConfig(false, 100, 1)),
+            Optional.empty(),
+            Clock.systemUTC());
+    ToolCall alice = ToolCall.of("save_skill", "{}").withUser("alice");
+
+    CompletableFuture<ToolResult> first =
+        CompletableFuture.supplyAsync(() -> skills.saveSkill(alice, "one", "One.", "1"));
+    assertThat(counted.await(10, TimeUnit.SECONDS)).isTrue();
+    Thread second =
+        Thread.ofPlatform()
+            .start(
+                () -> {
+                  try {
+                    skills.saveSkill(alice, "two", "Two.", "2");
+                  } catch (ToolException refused) {
+                    // The cap: what the fix makes of the second save.
+                  }
+                });
+    // The second save either lands at once (the race) or waits for the first.
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                !second.isAlive()
+                    || second.getState() == Thread.State.WAITING
+                    || second.getState() == Thread.State.BLOCKED);
+    resume.countDown();
+    first.get(10, TimeUnit.SECONDS);
+    second.join(10_000);
+
+    assertThat(real.skills("alice")).hasSize(1);
   }
 
   @Test
