@@ -7,6 +7,8 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Tool guides are the guides every tool family of a host publishes, served to the model by the
@@ -19,6 +21,8 @@ import java.util.stream.Collectors;
  * shelf that fails is reported in the listing without hiding the published guides.
  */
 public final class ToolGuides {
+
+  private static final Logger LOG = LoggerFactory.getLogger(ToolGuides.class);
 
   /** The source of the guide tools. */
   public static final String SOURCE = "builtin:guides";
@@ -95,7 +99,10 @@ public final class ToolGuides {
       try {
         saved = shelf.list(call);
       } catch (RuntimeException e) {
-        text.append("\n(saved guides cannot be listed now: ").append(e.getMessage()).append(')');
+        // The failure is the operator's (a store's message may name its database), not the
+        // model's: the log has it, the listing only says that the saved guides are missing.
+        LOG.warn("Saved guides could not be listed for list_tool_guides", e);
+        text.append("\n(saved guides cannot be listed now; the host's log says why)");
         continue;
       }
       for (ToolGuide guide : saved) {
