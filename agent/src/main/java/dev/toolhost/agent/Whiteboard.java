@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 import java.util.regex.Pattern;
 
@@ -28,7 +29,8 @@ import java.util.regex.Pattern;
  * {@code whiteboard/{session}/}, which the working memory tools do not reach, and expire with the
  * session: every write renews the whole board for {@link #TTL}, so a board is gone once its session
  * has been idle that long. At most {@link #MAX_KEYS} keys of at most {@link #MAX_BYTES} bytes each.
- * Thread-safe, as the working memory under it.
+ * Thread-safe: the writes and clears of one board are taken one at a time in this process, so that
+ * renewing a board never puts back a value another call has just replaced or cleared.
  */
 public final class Whiteboard {
 
@@ -46,9 +48,13 @@ public final class Whiteboard {
 
   private static final Pattern KEY = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
   private static final String CATEGORY = "whiteboard";
+  private static final int STRIPES = 64;
 
   private final WorkingMemory memory;
   private final Function<String, Optional<String>> parentSession;
+  // Striped, so that the locks stay bounded however many sessions come; ReentrantLock, not
+  // synchronized, so that a virtual thread waiting on a Redis write does not pin its carrier.
+  private final ReentrantLock[] locks = new ReentrantLock[STRIPES];
 
   /**
    * A whiteboard in the working memory; {@code parentSession} gives, for the session of a running
@@ -57,6 +63,9 @@ public final class Whiteboard {
   public Whiteboard(WorkingMemory memory, Function<String, Optional<String>> parentSession) {
     this.memory = Objects.requireNonNull(memory, "memory");
     this.parentSession = Objects.requireNonNull(parentSession, "parentSession");
+    for (int i = 0; i < STRIPES; i++) {
+      locks[i] = new ReentrantLock();
+    }
   }
 
   /** The three tools. */
@@ -83,20 +92,26 @@ public final class Whiteboard {
       throw ToolException.invalidArguments(
           "text is " + bytes + " bytes; a whiteboard entry holds at most " + MAX_BYTES + ".");
     }
-    List<MemoryEntry> entries = memory.list(prefix);
-    boolean known = entries.stream().anyMatch(entry -> entry.key().equals(prefix + checked));
-    if (!known && entries.size() >= MAX_KEYS) {
-      throw ToolException.invalidArguments(
-          "the whiteboard holds "
-              + MAX_KEYS
-              + " keys already; clear one first (whiteboard_read lists them).");
-    }
-    memory.put(prefix + checked, text, TTL, CATEGORY);
-    // The board lives as long as its session: the other entries are renewed with this one.
-    for (MemoryEntry entry : entries) {
-      if (!entry.key().equals(prefix + checked)) {
-        memory.put(entry.key(), entry.value(), TTL, CATEGORY);
+    ReentrantLock lock = lock(prefix);
+    lock.lock();
+    try {
+      List<MemoryEntry> entries = memory.list(prefix);
+      boolean known = entries.stream().anyMatch(entry -> entry.key().equals(prefix + checked));
+      if (!known && entries.size() >= MAX_KEYS) {
+        throw ToolException.invalidArguments(
+            "the whiteboard holds "
+                + MAX_KEYS
+                + " keys already; clear one first (whiteboard_read lists them).");
       }
+      memory.put(prefix + checked, text, TTL, CATEGORY);
+      // The board lives as long as its session: the other entries are renewed with this one.
+      for (MemoryEntry entry : entries) {
+        if (!entry.key().equals(prefix + checked)) {
+          memory.put(entry.key(), entry.value(), TTL, CATEGORY);
+        }
+      }
+    } finally {
+      lock.unlock();
     }
     return "Wrote '" + checked + "' on the whiteboard.";
   }
@@ -147,9 +162,20 @@ public final class Whiteboard {
       openWorld = false)
   public String clear(ToolCall call, @Param(description = "The key to remove.") String key) {
     String checked = checkedKey(key);
-    return memory.remove(board(call) + checked)
-        ? "Cleared '" + checked + "'."
-        : "The whiteboard had no key '" + checked + "'.";
+    String prefix = board(call);
+    ReentrantLock lock = lock(prefix);
+    lock.lock();
+    try {
+      return memory.remove(prefix + checked)
+          ? "Cleared '" + checked + "'."
+          : "The whiteboard had no key '" + checked + "'.";
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private ReentrantLock lock(String prefix) {
+    return locks[Math.floorMod(prefix.hashCode(), STRIPES)];
   }
 
   /** The key prefix of the board the call reaches: its parent's, from a running subagent. */

@@ -21,12 +21,12 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.atomic.AtomicInteger;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
@@ -90,7 +90,6 @@ public final class Wisps {
   private final Agents agents;
   private final ToolRegistry registry;
   private final Limits limits;
-  private final AtomicInteger batches = new AtomicInteger();
 
   /** Wisps of the given agents, reaching tools in the registry, within the limits. */
   public Wisps(Agents agents, ToolRegistry registry, Limits limits) {
@@ -168,7 +167,10 @@ public final class Wisps {
     String system =
         PREAMBLE
             + instructions.filter(text -> !text.isBlank()).map(text -> "\n\n" + text).orElse("");
-    String session = call.sessionId().orElse("wisps") + "/wisps-" + batches.incrementAndGet();
+    // Unique across restarts and hosts: a wisp's session holds its working memory and whiteboard,
+    // which a counter would hand to a later batch of the same session after a restart, or on
+    // another host sharing the Redis working memory.
+    String session = call.sessionId().orElse("wisps") + "/wisps-" + UUID.randomUUID();
     List<Outcome> outcomes = run(parent, system, wispTools, session, tasks, call.deadline());
     return answer(tasks, outcomes);
   }

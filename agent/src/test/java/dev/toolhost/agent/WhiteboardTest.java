@@ -1,6 +1,7 @@
 package dev.toolhost.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolDispatcher;
@@ -10,14 +11,19 @@ import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSet;
 import dev.toolhost.memory.InProcessWorkingMemory;
+import dev.toolhost.memory.MemoryEntry;
 import dev.toolhost.memory.WorkingMemory;
 import dev.toolhost.testing.ScriptedModelServer;
 import dev.toolhost.testing.ScriptedReply;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -186,5 +192,74 @@ class WhiteboardTest {
         first.removeAll("");
       }
     }
+  }
+
+  @Test
+  void renewingTheBoardNeverPutsBackAValueAnotherWriteHasJustReplaced() throws Exception {
+    CountDownLatch listed = new CountDownLatch(1);
+    CountDownLatch resume = new CountDownLatch(1);
+    AtomicBoolean pauseNextList = new AtomicBoolean();
+    // Holds one write between reading the board and renewing it, where another write can land.
+    WorkingMemory paused =
+        new WorkingMemory() {
+          @Override
+          public void put(String key, String value, Duration ttl, String category) {
+            memory.put(key, value, ttl, category);
+          }
+
+          @Override
+          public Optional<MemoryEntry> get(String key) {
+            return memory.get(key);
+          }
+
+          @Override
+          public List<MemoryEntry> list(String prefix) {
+            List<MemoryEntry> entries = memory.list(prefix);
+            if (pauseNextList.compareAndSet(true, false)) {
+              listed.countDown();
+              try {
+                resume.await();
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            }
+            return entries;
+          }
+
+          @Override
+          public boolean remove(String key) {
+            return memory.remove(key);
+          }
+
+          @Override
+          public int removeAll(String prefix) {
+            return memory.removeAll(prefix);
+          }
+
+          @Override
+          public void close() {}
+        };
+    Whiteboard board = new Whiteboard(paused, session -> Optional.empty());
+    ToolCall call = ToolCall.of("whiteboard_write", "{}").withSessionId("s1");
+    board.write(call, "plan", "old plan");
+
+    pauseNextList.set(true);
+    Thread subagent = Thread.ofPlatform().start(() -> board.write(call, "findings", "found"));
+    assertThat(listed.await(10, TimeUnit.SECONDS)).isTrue();
+    Thread parent = Thread.ofPlatform().start(() -> board.write(call, "plan", "new plan"));
+    // The parent's write either lands at once (the race) or waits for the subagent's.
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                !parent.isAlive()
+                    || parent.getState() == Thread.State.WAITING
+                    || parent.getState() == Thread.State.BLOCKED);
+    resume.countDown();
+    subagent.join(10_000);
+    parent.join(10_000);
+
+    assertThat(board.read(call, Optional.of("plan"))).isEqualTo("new plan");
+    assertThat(board.read(call, Optional.of("findings"))).isEqualTo("found");
   }
 }

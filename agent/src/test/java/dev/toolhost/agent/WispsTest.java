@@ -53,8 +53,22 @@ class WispsTest {
     }
   }
 
+  /** A tool that notes the session of each call, as a wisp's tool sees it. */
+  public static final class Sessions {
+    final ConcurrentLinkedQueue<String> seen = new ConcurrentLinkedQueue<>();
+
+    @Tool(name = "note_session", description = "Notes the call's session.")
+    public String noteSession(ToolCall call) {
+      seen.add(call.sessionId().orElse("none"));
+      return "noted";
+    }
+  }
+
+  private final Sessions sessions = new Sessions();
+
   WispsTest() {
     registry.registerAll(new ToolGuides().tools());
+    registry.registerAll(MethodTools.of(sessions, "builtin:sessions"));
     registry.registerAll(MethodTools.of(new Secret(), "builtin:secret"));
     agents =
         Agents.create(
@@ -210,6 +224,26 @@ class WispsTest {
     }
     // No wisp ran for a refused batch.
     assertThat(offered).hasSize(1);
+  }
+
+  @Test
+  void aBatchAfterARestartKeepsNoSessionOfAnEarlierBatch() {
+    script(
+        "{\"tasks\": [\"note\"], \"tools\": [\"note_session\"]}",
+        request ->
+            request.lastRole().equals("user")
+                ? ScriptedReply.toolCalls(ScriptedReply.call("call_n", "note_session", "{}"))
+                : ScriptedReply.answer("noted"));
+    assertThat(run()).contains("\"status\":\"done\"");
+    // A new host: its batches count from one again, under the same session of the same user.
+    registry.unregister("spawn_wisps");
+    registry.register(
+        new Wisps(agents, registry, new Wisps.Limits(32, BOUND, Duration.ofSeconds(2), 2)).tool());
+    assertThat(run()).contains("\"status\":\"done\"");
+
+    // A wisp's session holds its working memory and whiteboard, which a later wisp must not find.
+    assertThat(sessions.seen).hasSize(2).doesNotHaveDuplicates();
+    assertThat(sessions.seen).allSatisfy(session -> assertThat(session).startsWith("session-w/"));
   }
 
   @Test

@@ -7,6 +7,8 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Tool guides are the guides every tool family of a host publishes, served to the model by the
@@ -19,6 +21,8 @@ import java.util.stream.Collectors;
  * shelf that fails is reported in the listing without hiding the published guides.
  */
 public final class ToolGuides {
+
+  private static final Logger LOG = LoggerFactory.getLogger(ToolGuides.class);
 
   /** The source of the guide tools. */
   public static final String SOURCE = "builtin:guides";
@@ -56,9 +60,12 @@ public final class ToolGuides {
     shelves.add(Objects.requireNonNull(shelf, "shelf"));
   }
 
-  /** Whether a guide of that name is published: a saved guide may not take its name. */
+  /**
+   * Whether a guide of that name is published, in any case: a saved guide may not take its name,
+   * nor one a model could take for it ({@code Tool-Calls} beside {@code tool-calls}).
+   */
   public synchronized boolean published(String name) {
-    return guides.containsKey(name);
+    return guides.keySet().stream().anyMatch(published -> published.equalsIgnoreCase(name));
   }
 
   /** Every guide, by name. */
@@ -92,7 +99,10 @@ public final class ToolGuides {
       try {
         saved = shelf.list(call);
       } catch (RuntimeException e) {
-        text.append("\n(saved guides cannot be listed now: ").append(e.getMessage()).append(')');
+        // The failure is the operator's (a store's message may name its database), not the
+        // model's: the log has it, the listing only says that the saved guides are missing.
+        LOG.warn("Saved guides could not be listed for list_tool_guides", e);
+        text.append("\n(saved guides cannot be listed now; the host's log says why)");
         continue;
       }
       for (ToolGuide guide : saved) {

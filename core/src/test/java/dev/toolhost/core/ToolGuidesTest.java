@@ -65,4 +65,28 @@ class ToolGuidesTest {
     assertThatThrownBy(() -> guides.add(new ToolGuide("web-tools", "again", "")))
         .hasMessage("Tool guide 'web-tools' is already published.");
   }
+
+  @Test
+  void aShelfThatFailsIsReportedWithoutItsMessageWhichMayNameTheDatabase() {
+    guides.shelve(
+        new SavedGuides() {
+          @Override
+          public java.util.List<ToolGuide> list(ToolCall call) {
+            throw new IllegalStateException(
+                "long-term memory's database failed (jdbc:postgresql://db/x?password=hunter2)");
+          }
+
+          @Override
+          public java.util.Optional<ToolGuide> find(ToolCall call, String name) {
+            return java.util.Optional.empty();
+          }
+        });
+
+    String listing = call("list_tool_guides", "{}").text();
+
+    assertThat(listing)
+        .contains("- web-tools: Searching and browsing the web.")
+        .contains("saved guides cannot be listed now")
+        .doesNotContain("jdbc", "hunter2");
+  }
 }

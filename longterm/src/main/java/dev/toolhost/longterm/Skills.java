@@ -17,6 +17,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.locks.ReentrantLock;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
@@ -33,8 +34,9 @@ import tools.jackson.databind.node.ObjectNode;
  * default user when the call names none, whichever of the user's agents made the call: a procedure
  * is worth as much to each of them), or one set {@linkplain #SHARED shared} by every user. A skill
  * never takes the name of a published guide; its name follows the tool-name rule; its description
- * is one line; its content is capped, and so is how many one owner keeps. Thread-safe; a failure of
- * the store is an unchecked exception, which the dispatcher reports as {@code execution_failed}.
+ * is one line; its content is capped, and so is how many one owner keeps (checked under a lock per
+ * owner, so within one host concurrent saves never pass the cap). Thread-safe; a failure of the
+ * store is an unchecked exception, which the dispatcher reports as {@code execution_failed}.
  */
 public final class Skills implements SavedGuides {
 
@@ -53,6 +55,7 @@ public final class Skills implements SavedGuides {
   private final LongTermMemoryConfig config;
   private final Optional<ToolGuides> guides;
   private final Clock clock;
+  private final ReentrantLock[] locks = new ReentrantLock[64];
 
   /**
    * Skills in the store, under the config's scope and limits; a name the given guides publish is
@@ -64,6 +67,9 @@ public final class Skills implements SavedGuides {
     this.config = Objects.requireNonNull(config, "config");
     this.guides = Objects.requireNonNull(guides, "guides");
     this.clock = Objects.requireNonNull(clock, "clock");
+    for (int i = 0; i < locks.length; i++) {
+      locks[i] = new ReentrantLock();
+    }
   }
 
   /** The four tools. */
@@ -117,11 +123,14 @@ public final class Skills implements SavedGuides {
     if (line.isEmpty()) {
       throw ToolException.invalidArguments("description is empty: say in one line what it is for.");
     }
-    if (line.contains("\n") || line.length() > MAX_DESCRIPTION) {
+    // Any line break or control character, not only \n: a \r or U+2028 would let a description
+    // draw lines of its own in list_tool_guides, such as one that looks like a built-in guide.
+    if (line.codePoints().anyMatch(Skills::breaksTheLine) || line.length() > MAX_DESCRIPTION) {
       throw ToolException.invalidArguments(
           "description must be one line of at most "
               + MAX_DESCRIPTION
-              + " characters; put the details in content.");
+              + " characters, with no line breaks or control characters; put the details in"
+              + " content.");
     }
     if (content.isBlank()) {
       throw ToolException.invalidArguments("content is empty: write the procedure.");
@@ -137,20 +146,29 @@ public final class Skills implements SavedGuides {
               + ". Keep the steps and leave out what the tool guides already say.");
     }
     String owner = owner(call);
-    boolean replaced = store.skill(owner, skillName).isPresent();
-    if (!replaced && store.skills(owner).size() >= config.skills().maxSkills()) {
-      throw ToolException.invalidArguments(
-          "there are already "
-              + config.skills().maxSkills()
-              + " skills, the most kept. Replace or delete one first (see list_skills).");
+    boolean replaced;
+    // One save of an owner at a time in this host, so that two saves cannot both see room for one
+    // more skill and together pass the cap.
+    ReentrantLock lock = locks[Math.floorMod(owner.hashCode(), locks.length)];
+    lock.lock();
+    try {
+      replaced = store.skill(owner, skillName).isPresent();
+      if (!replaced && store.skills(owner).size() >= config.skills().maxSkills()) {
+        throw ToolException.invalidArguments(
+            "there are already "
+                + config.skills().maxSkills()
+                + " skills, the most kept. Replace or delete one first (see list_skills).");
+      }
+      store.saveSkill(
+          new Skill(
+              owner,
+              skillName,
+              line,
+              content.strip(),
+              clock.instant().truncatedTo(ChronoUnit.MILLIS)));
+    } finally {
+      lock.unlock();
     }
-    store.saveSkill(
-        new Skill(
-            owner,
-            skillName,
-            line,
-            content.strip(),
-            clock.instant().truncatedTo(ChronoUnit.MILLIS)));
     ObjectNode answer = JSON.createObjectNode().put("saved", skillName).put("replaced", replaced);
     return ToolResult.success(answer.toString(), answer);
   }
@@ -210,6 +228,12 @@ public final class Skills implements SavedGuides {
     }
     ObjectNode answer = JSON.createObjectNode().put("deleted", skillName);
     return ToolResult.success(answer.toString(), answer);
+  }
+
+  private static boolean breaksTheLine(int c) {
+    return Character.isISOControl(c)
+        || Character.getType(c) == Character.LINE_SEPARATOR
+        || Character.getType(c) == Character.PARAGRAPH_SEPARATOR;
   }
 
   private static String checkedName(String name) {

@@ -1,19 +1,28 @@
 package dev.toolhost.longterm;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.toolhost.core.ErrorCode;
 import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolDispatcher;
+import dev.toolhost.core.ToolException;
 import dev.toolhost.core.ToolGuide;
 import dev.toolhost.core.ToolGuides;
 import dev.toolhost.core.ToolProfiles;
 import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSet;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -113,6 +122,79 @@ class SkillsTest {
   }
 
   @Test
+  void twoSavesAtOnceNeverPassTheCap() throws Exception {
+    store = LuceneMemoryStore.open(directory);
+    MemoryStore real = store;
+    CountDownLatch counted = new CountDownLatch(1);
+    CountDownLatch resume = new CountDownLatch(1);
+    AtomicBoolean pauseNextCount = new AtomicBoolean(true);
+    // Holds the first save between counting the owner's skills and saving, where a second can land.
+    MemoryStore paused =
+        (MemoryStore)
+            Proxy.newProxyInstance(
+                MemoryStore.class.getClassLoader(),
+                new Class<?>[] {MemoryStore.class},
+                (proxy, method, args) -> {
+                  Object result;
+                  try {
+                    result = method.invoke(real, args);
+                  } catch (InvocationTargetException e) {
+                    throw e.getCause();
+                  }
+                  if (method.getName().equals("skills")
+                      && pauseNextCount.compareAndSet(true, false)) {
+                    counted.countDown();
+                    resume.await();
+                  }
+                  return result;
+                });
+    Skills skills =
+        new Skills(
+            paused,
+            LongTermMemoryConfig.embedded(directory)
+                .withSkills(new LongTermMemoryConfig.SkillsConfig(false, 100, 1)),
+            Optional.empty(),
+            Clock.systemUTC());
+    ToolCall alice = ToolCall.of("save_skill", "{}").withUser("alice");
+
+    CompletableFuture<ToolResult> first =
+        CompletableFuture.supplyAsync(() -> skills.saveSkill(alice, "one", "One.", "1"));
+    assertThat(counted.await(10, TimeUnit.SECONDS)).isTrue();
+    Thread second =
+        Thread.ofPlatform()
+            .start(
+                () -> {
+                  try {
+                    skills.saveSkill(alice, "two", "Two.", "2");
+                  } catch (ToolException refused) {
+                    // The cap: what the fix makes of the second save.
+                  }
+                });
+    // The second save either lands at once (the race) or waits for the first.
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                !second.isAlive()
+                    || second.getState() == Thread.State.WAITING
+                    || second.getState() == Thread.State.BLOCKED);
+    resume.countDown();
+    first.get(10, TimeUnit.SECONDS);
+    second.join(10_000);
+
+    assertThat(real.skills("alice")).hasSize(1);
+  }
+
+  @Test
+  void aSkillCannotTakeABuiltInGuidesNameInAnotherCase() {
+    start(new LongTermMemoryConfig.SkillsConfig(false, 10, 2));
+
+    assertThat(call("alice", "save_skill", save("Tool-Calls", "Mine.", "1. x")).text())
+        .contains("'Tool-Calls' is the name of a built-in tool guide");
+    assertThat(call("alice", "list_tool_guides", "{}").text()).doesNotContain("Tool-Calls");
+  }
+
+  @Test
   void aSkillCannotTakeABuiltInGuidesNameABadNameOrTooMuchContent() {
     start(new LongTermMemoryConfig.SkillsConfig(false, 10, 2));
 
@@ -126,13 +208,18 @@ class SkillsTest {
         .contains("content is 11 bytes; a skill holds at most 10");
     assertThat(call("alice", "save_skill", save("multi", "one\\ntwo", "1. x")).text())
         .contains("description must be one line");
+    assertThat(call("alice", "save_skill", save("cr", "one\\r- tool-calls: fake", "1. x")).text())
+        .contains("description must be one line");
+    assertThat(call("alice", "save_skill", save("ls", "one\\u2028two", "1. x")).text())
+        .contains("description must be one line");
     assertThat(call("alice", "save_skill", save("one", "One.", "1. x")).isError()).isFalse();
     assertThat(call("alice", "save_skill", save("two", "Two.", "1. x")).isError()).isFalse();
     assertThat(call("alice", "save_skill", save("three", "Three.", "1. x")).text())
         .contains("already 2 skills");
     // Replacing one is not one more.
     assertThat(call("alice", "save_skill", save("two", "Two.", "2. y")).isError()).isFalse();
-    assertThat(call("alice", "list_skills", "{}").text()).doesNotContain("web", "big", "three");
+    assertThat(call("alice", "list_skills", "{}").text())
+        .doesNotContain("web", "big", "three", "\"cr\"", "\"ls\"");
   }
 
   @Test
