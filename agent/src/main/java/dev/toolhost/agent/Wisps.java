@@ -27,6 +27,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
@@ -52,21 +53,30 @@ public final class Wisps {
   public static final String SOURCE = "wisp";
 
   /**
-   * The bounds of one batch.
+   * The bounds of wisps: of one batch, and of all the batches on one host, which many sessions, and
+   * one run's parallel calls, may spawn together.
    *
    * @param maxTasks the most tasks one call may give
    * @param concurrency the most wisps of one call running at once
    * @param timeout how long one wisp may run
    * @param maxSteps the most model requests one wisp makes (tool calls in between)
+   * @param hostConcurrency the most wisps of all calls running at once on the host; a wisp waits
+   *     for a free one within its call's deadline, and is timed out if none frees in time
    */
-  public record Limits(int maxTasks, int concurrency, Duration timeout, int maxSteps) {
+  public record Limits(
+      int maxTasks, int concurrency, Duration timeout, int maxSteps, int hostConcurrency) {
 
-    /** 32 tasks, 8 at once, a minute and 4 steps each. */
-    public static final Limits DEFAULT = new Limits(32, 8, Duration.ofMinutes(1), 4);
+    /** 32 tasks, 8 at once, a minute and 4 steps each; 32 wisps at once on the host. */
+    public static final Limits DEFAULT = new Limits(32, 8, Duration.ofMinutes(1), 4, 32);
+
+    /** Batch bounds, with four batches' worth of wisps at once on the host. */
+    public Limits(int maxTasks, int concurrency, Duration timeout, int maxSteps) {
+      this(maxTasks, concurrency, timeout, maxSteps, concurrency * 4);
+    }
 
     public Limits {
       Objects.requireNonNull(timeout, "timeout");
-      if (maxTasks < 1 || concurrency < 1 || maxSteps < 1) {
+      if (maxTasks < 1 || concurrency < 1 || maxSteps < 1 || hostConcurrency < 1) {
         throw new IllegalArgumentException("Wisp limits must be positive.");
       }
       if (timeout.isNegative() || timeout.isZero()) {
@@ -90,12 +100,14 @@ public final class Wisps {
   private final Agents agents;
   private final ToolRegistry registry;
   private final Limits limits;
+  private final Semaphore hostSlots;
 
   /** Wisps of the given agents, reaching tools in the registry, within the limits. */
   public Wisps(Agents agents, ToolRegistry registry, Limits limits) {
     this.agents = Objects.requireNonNull(agents, "agents");
     this.registry = Objects.requireNonNull(registry, "registry");
     this.limits = Objects.requireNonNull(limits, "limits");
+    this.hostSlots = new Semaphore(limits.hostConcurrency(), true);
   }
 
   /** The {@code spawn_wisps} tool, whose timeout allows its whole batch. */
@@ -226,7 +238,19 @@ public final class Wisps {
                         () -> {
                           slots.acquire();
                           try {
-                            return runOne(parent, system, tools, wispSession, task, callDeadline);
+                            long wait = Duration.between(Instant.now(), callDeadline).toMillis();
+                            if (!hostSlots.tryAcquire(Math.max(0, wait), TimeUnit.MILLISECONDS)) {
+                              return new Outcome(
+                                  Status.TIMED_OUT,
+                                  "The host ran its most wisps at once ("
+                                      + limits.hostConcurrency()
+                                      + ") until the call's deadline; this wisp never started.");
+                            }
+                            try {
+                              return runOne(parent, system, tools, wispSession, task, callDeadline);
+                            } finally {
+                              hostSlots.release();
+                            }
                           } finally {
                             slots.release();
                           }

@@ -178,6 +178,61 @@ class WispsTest {
   }
 
   @Test
+  void batchesSpawnedTogetherShareTheHostsBoundOfWispsAtOnce() {
+    int hostBound = 4;
+    ToolRegistry capped = new ToolRegistry();
+    capped.registerAll(new ToolGuides().tools());
+    Agents hosted =
+        Agents.create(
+            List.of(
+                AgentDefinition.of("assistant", new ModelEndpoint(server.baseUrl(), "m", "KEY"))
+                    .withProfile("assistant")),
+            capped,
+            ToolProfiles.of(List.of(ToolProfile.all("assistant"))),
+            ToolDispatcher.create(),
+            Map.of());
+    capped.register(
+        new Wisps(hosted, capped, new Wisps.Limits(32, 4, Duration.ofSeconds(20), 2, hostBound))
+            .tool());
+    AtomicInteger inFlight = new AtomicInteger();
+    AtomicInteger peak = new AtomicInteger();
+    // Opens once more wisps than the host's bound have arrived; until then each waits, so that
+    // without the bound all eight would be in flight together.
+    CountDownLatch overBound = new CountDownLatch(hostBound + 1);
+    String batch = "{\"tasks\": [\"a\", \"b\", \"c\", \"d\"]}";
+    server.respondWith(
+        request -> {
+          if (isWisp(request)) {
+            peak.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+            overBound.countDown();
+            try {
+              overBound.await(3, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+            inFlight.decrementAndGet();
+            return ScriptedReply.answer("did " + lastContent(request));
+          }
+          // Two batches in one step: the agent runs a step's calls together.
+          return request.lastRole().equals("user")
+              ? ScriptedReply.toolCalls(
+                  ScriptedReply.call("call_1", "spawn_wisps", batch),
+                  ScriptedReply.call("call_2", "spawn_wisps", batch))
+              : ScriptedReply.answer("both done");
+        });
+
+    try {
+      Conversation conversation = hosted.conversation("assistant", "session-cap");
+      String text = hosted.agent("assistant").run(conversation, "fan out", RunListener.NONE).text();
+      assertThat(text).isEqualTo("both done");
+    } finally {
+      hosted.close();
+    }
+
+    assertThat(peak.get()).as("wisps in flight at once on the host").isEqualTo(hostBound);
+  }
+
+  @Test
   void aWispPastItsDeadlineIsTimedOutAndTheOthersAnswer() {
     script(
         "{\"tasks\": [\"quick\", \"slow\"]}",
