@@ -145,30 +145,29 @@ public final class A2aClient {
             "the agent at " + target.endpoint() + " answered HTTP " + stream.status());
       }
       String type = stream.headers().get("Content-Type");
-      BufferedReader reader =
-          new BufferedReader(new InputStreamReader(stream.body(), StandardCharsets.UTF_8));
+      long cap = http.policy().maxBodyBytes();
       if (type == null
           || !type.toLowerCase(java.util.Locale.ROOT).startsWith("text/event-stream")) {
         // A server may answer a stream request with one JSON-RPC answer (an error, most often).
-        JsonNode answer = A2aWire.JSON.readTree(reader);
+        // Read no more than the cap: the body is the remote agent's to make as long as it likes.
+        byte[] whole = stream.body().readNBytes((int) Math.min(cap + 1, Integer.MAX_VALUE - 8));
+        if (whole.length > cap) {
+          throw tooLarge("the answer from " + target.endpoint(), cap);
+        }
+        JsonNode answer = A2aWire.JSON.readTree(whole);
         A2aEvent only = A2aWire.readEvent(result(answer, target), Optional.empty());
         listener.test(only);
         return Optional.of(only);
       }
+      BufferedReader reader =
+          new BufferedReader(new InputStreamReader(stream.body(), StandardCharsets.UTF_8));
       StringBuilder data = new StringBuilder();
       String line;
-      while ((line = reader.readLine()) != null) {
+      // Lines are read up to the cap, so that one line with no end (a data line or a comment) is
+      // refused as it grows rather than held whole in memory.
+      while ((line = boundedLine(reader, cap - data.length(), cap, target)) != null) {
         if (line.startsWith("data:")) {
           data.append(line.substring(5).strip());
-          if (data.length() > http.policy().maxBodyBytes()) {
-            throw new OutboundException(
-                OutboundException.Reason.TOO_LARGE,
-                "an event from "
-                    + target.endpoint()
-                    + " is larger than the cap of "
-                    + http.policy().maxBodyBytes()
-                    + " bytes");
-          }
           continue;
         }
         if (!line.isEmpty() || data.isEmpty()) {
@@ -203,6 +202,39 @@ public final class A2aClient {
       }
       throw e;
     }
+  }
+
+  /**
+   * The next line of an event stream without its end (LF, CR or CRLF), null at the end of the
+   * stream; refused as too large once it is longer than {@code room} characters.
+   */
+  private static String boundedLine(BufferedReader reader, long room, long cap, Target target)
+      throws IOException {
+    StringBuilder line = new StringBuilder();
+    int c;
+    while ((c = reader.read()) != -1) {
+      if (c == '\n') {
+        return line.toString();
+      }
+      if (c == '\r') {
+        reader.mark(1);
+        if (reader.read() != '\n') {
+          reader.reset();
+        }
+        return line.toString();
+      }
+      if (line.length() >= room) {
+        throw tooLarge("an event from " + target.endpoint(), cap);
+      }
+      line.append((char) c);
+    }
+    return line.isEmpty() ? null : line.toString();
+  }
+
+  private static OutboundException tooLarge(String what, long cap) {
+    return new OutboundException(
+        OutboundException.Reason.TOO_LARGE,
+        what + " is larger than the cap of " + cap + " bytes (the outbound policy's body cap)");
   }
 
   static Optional<A2aTask> taskOf(A2aEvent event) {
