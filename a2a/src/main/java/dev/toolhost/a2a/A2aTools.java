@@ -70,12 +70,27 @@ public final class A2aTools implements AutoCloseable {
           Thread.ofVirtual().name("toolhost-a2a-watch-", 0).factory());
   private final Set<String> watched = ConcurrentHashMap.newKeySet();
 
+  /** How many tasks the tools watch for late answers at once, across every session. */
+  public static final int MAX_WATCHED = 256;
+
+  private final int maxWatched;
+
   /** The tools over the directory, storing late answers in the memory when there is one. */
   public A2aTools(
       AgentDirectory directory,
       A2aClient client,
       A2aConfig config,
       Optional<WorkingMemory> memory) {
+    this(directory, client, config, memory, MAX_WATCHED);
+  }
+
+  A2aTools(
+      AgentDirectory directory,
+      A2aClient client,
+      A2aConfig config,
+      Optional<WorkingMemory> memory,
+      int maxWatched) {
+    this.maxWatched = maxWatched;
     this.directory = Objects.requireNonNull(directory, "directory");
     this.client = Objects.requireNonNull(client, "client");
     this.config = Objects.requireNonNull(config, "config");
@@ -378,7 +393,21 @@ public final class A2aTools implements AutoCloseable {
     }
     String session = call.sessionId().get();
     String key = LateAnswer.key(session, agentName, task.id());
-    watch(session, agentName, target, task);
+    if (!watch(session, agentName, target, task)) {
+      // Each watcher polls for up to the late-answer time; a model calling in a loop must not
+      // start them without end. The remote task is cancelled, so that it does not work for nobody.
+      cancelQuietly(target, task.id());
+      throw new ToolException(
+          ErrorCode.UNAVAILABLE,
+          "Agent '"
+              + agentName
+              + "' did not finish task "
+              + task.id()
+              + " in time, and the host already awaits "
+              + maxWatched
+              + " late answers, its most; the task was cancelled. Call invoke_agent again with a"
+              + " longer timeout_seconds, or later.");
+    }
     return "Task dispatched to agent '"
         + agentName
         + "' with task_id: "
@@ -388,10 +417,17 @@ public final class A2aTools implements AutoCloseable {
         + "' and announced on your next turn. Cancel it with cancel_agent_task.";
   }
 
-  private void watch(String session, String agentName, A2aClient.Target target, A2aTask task) {
+  /** Starts watching the task; false when as many tasks as the tools may watch are watched. */
+  private boolean watch(String session, String agentName, A2aClient.Target target, A2aTask task) {
     String key = LateAnswer.key(session, agentName, task.id());
-    if (!watched.add(key)) {
-      return;
+    synchronized (watched) {
+      if (watched.contains(key)) {
+        return true;
+      }
+      if (watched.size() >= maxWatched) {
+        return false;
+      }
+      watched.add(key);
     }
     watchers.execute(
         () -> {
@@ -425,6 +461,7 @@ public final class A2aTools implements AutoCloseable {
             watched.remove(key);
           }
         });
+    return true;
   }
 
   private void cancelQuietly(A2aClient.Target target, String taskId) {

@@ -42,6 +42,11 @@ class A2aToolsTest {
   private A2aTools tools;
   private final List<LateAnswer> announced = new CopyOnWriteArrayList<>();
 
+  private A2aConfig.RemoteAgent billing() {
+    return new A2aConfig.RemoteAgent(
+        "billing", agent.base(), Optional.of("BILLING_TOKEN"), "Authorization", "Bearer");
+  }
+
   @BeforeEach
   void start() throws Exception {
     agent = new SpecV10Agent();
@@ -61,6 +66,10 @@ class A2aToolsTest {
   }
 
   private A2aTools tools(Map<String, A2aConfig.RemoteAgent> agents) {
+    return tools(agents, A2aTools.MAX_WATCHED);
+  }
+
+  private A2aTools tools(Map<String, A2aConfig.RemoteAgent> agents, int maxWatched) {
     A2aClient client = new A2aClient(http);
     AgentDirectory directory =
         new AgentDirectory(
@@ -70,7 +79,8 @@ class A2aToolsTest {
             Map.of("BILLING_TOKEN", "s3cret-token"),
             Optional.of(index),
             Clock.systemUTC());
-    A2aTools made = new A2aTools(directory, client, A2aConfig.of(agents), Optional.of(memory));
+    A2aTools made =
+        new A2aTools(directory, client, A2aConfig.of(agents), Optional.of(memory), maxWatched);
     made.onLateAnswer(announced::add);
     return made;
   }
@@ -197,6 +207,37 @@ class A2aToolsTest {
     assertThat(announced.get(0).key()).isEqualTo(key);
     assertThat(announced.get(0).state()).isEqualTo(TaskState.COMPLETED);
     assertThat(announced.get(0).notice()).contains("billing", taskId, key);
+  }
+
+  @Test
+  void lateAnswersAreAwaitedForAtMostTheBoundAndATaskPastItIsCancelled() throws Exception {
+    tools.close();
+    tools = tools(Map.of("billing", billing()), 1);
+    agent.pollsToFinish = 1_000_000;
+    String first =
+        call(
+            "invoke_agent",
+            "{\"agent_name\": \"billing\", \"message\": \"Audit\", \"timeout_seconds\": 1}");
+    assertThat(first).startsWith("Task dispatched to agent 'billing'");
+    assertThat(tools.watching()).isEqualTo(1);
+
+    assertThatThrownBy(
+            () ->
+                call(
+                    "invoke_agent",
+                    "{\"agent_name\": \"billing\", \"message\": \"Audit more\","
+                        + " \"timeout_seconds\": 1}"))
+        .isInstanceOf(ToolException.class)
+        .hasMessageContaining("already awaits 1 late answers")
+        .hasMessageContaining("the task was cancelled");
+    assertThat(tools.watching()).isEqualTo(1);
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .untilAsserted(
+            () ->
+                assertThat(agent.requests)
+                    .extracting(SpecV10Agent.Seen::method)
+                    .contains("CancelTask"));
   }
 
   @Test
