@@ -435,7 +435,8 @@ public final class A2aTools implements AutoCloseable {
             Instant giveUp = Instant.now().plus(config.lateAnswerTtl());
             Duration pause = FIRST_POLL;
             A2aTask now = task;
-            while (!settled(now) && Instant.now().isBefore(giveUp)) {
+            Optional<String> refused = Optional.empty();
+            while (!settled(now) && refused.isEmpty() && Instant.now().isBefore(giveUp)) {
               Thread.sleep(pause.toMillis());
               pause =
                   pause.multipliedBy(2).compareTo(LONGEST_POLL) > 0
@@ -446,9 +447,26 @@ public final class A2aTools implements AutoCloseable {
               } catch (OutboundException e) {
                 LOG.debug(
                     "Polling task {} of agent {} failed; trying again", now.id(), agentName, e);
+              } catch (A2aException e) {
+                // The agent answered, with an error (most often -32001: it no longer knows the
+                // task); asking again will not change that, and the session was promised an answer.
+                refused =
+                    Optional.of(
+                        "Agent '"
+                            + agentName
+                            + "' answered error "
+                            + e.code()
+                            + " when asked for task "
+                            + now.id()
+                            + ": "
+                            + e.getMessage());
               }
             }
-            String text = settled(now) ? answer(agentName, now) : "The task did not end in time.";
+            A2aTask last = now;
+            String text =
+                refused.orElseGet(
+                    () ->
+                        settled(last) ? answer(agentName, last) : "The task did not end in time.");
             memory.orElseThrow().put(key, text, config.lateAnswerTtl(), "a2a");
             announcer
                 .get()

@@ -241,6 +241,28 @@ class A2aToolsTest {
   }
 
   @Test
+  void aTaskTheAgentForgetsStillGetsALateAnswerNamingItsError() throws Exception {
+    agent.pollsToFinish = 1_000_000;
+    String answer =
+        call(
+            "invoke_agent",
+            "{\"agent_name\": \"billing\", \"message\": \"Audit\", \"timeout_seconds\": 1}");
+    String taskId =
+        answer.substring(
+            "Task dispatched to agent 'billing' with task_id: ".length(),
+            answer.indexOf(". It is"));
+    String key = LateAnswer.key("s1", "billing", taskId);
+    agent.forgetTasks();
+
+    await().atMost(Duration.ofSeconds(15)).until(() -> memory.get(key).isPresent());
+    assertThat(memory.get(key).orElseThrow().value())
+        .contains("Agent 'billing' answered error -32001", taskId);
+    await().atMost(Duration.ofSeconds(5)).until(() -> !announced.isEmpty());
+    assertThat(announced.get(0).key()).isEqualTo(key);
+    assertThat(tools.watching()).isZero();
+  }
+
+  @Test
   void cancelReachesTheRemoteTaskAndAFinishedOneSaysSo() throws Exception {
     agent.pollsToFinish = 1_000_000;
     String answer =

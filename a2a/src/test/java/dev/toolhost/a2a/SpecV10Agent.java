@@ -38,6 +38,12 @@ final class SpecV10Agent implements AutoCloseable {
   private final Server server = new Server();
   private final URI base;
   volatile int pollsToFinish = 1;
+
+  /** Forgets every task, as an agent that restarted or evicted them does. */
+  void forgetTasks() {
+    tasks.clear();
+  }
+
   volatile String description = "Answers questions about invoices and refunds.";
 
   SpecV10Agent() throws Exception {
