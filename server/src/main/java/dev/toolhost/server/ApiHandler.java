@@ -118,6 +118,10 @@ final class ApiHandler extends Handler.Abstract {
     callback.succeeded();
   }
 
+  private static final java.util.Set<HttpHeader> CREDENTIAL_HEADERS =
+      java.util.EnumSet.of(
+          HttpHeader.AUTHORIZATION, HttpHeader.PROXY_AUTHORIZATION, HttpHeader.COOKIE);
+
   private Reply answer(Request request) throws UnreadableBody {
     String method = request.getMethod();
     String path = request.getHttpURI().getDecodedPath();
@@ -185,8 +189,11 @@ final class ApiHandler extends Handler.Abstract {
     Request.extractQueryParameters(request)
         .forEach(field -> query.put(field.getName(), field.getValues()));
     Map<String, List<String>> headers = new LinkedHashMap<>();
-    request
-        .getHeaders()
+    // The host's own credentials (its bearer token, cookies) are the guard's, checked above; an
+    // extension's route never needs them, and one that logged or echoed its request would leak
+    // them.
+    request.getHeaders().stream()
+        .filter(field -> !CREDENTIAL_HEADERS.contains(field.getHeader()))
         .forEach(
             field ->
                 headers

@@ -102,6 +102,19 @@ class HostExtensionTest {
                           + "\", \"asked\": \""
                           + request.parameter("q").orElse("")
                           + "\"}")));
+      host.route(
+          new Route(
+              "GET",
+              "/v1/weather/headers",
+              request ->
+                  Route.Answer.json(
+                      "{\"authorization\": \""
+                          + request.header("Authorization").orElse("none")
+                          + "\", \"cookie\": \""
+                          + request.header("Cookie").orElse("none")
+                          + "\", \"units\": \""
+                          + request.header("X-Units").orElse("none")
+                          + "\"}")));
       Route forecast =
           new Route(
               "GET",
@@ -165,6 +178,29 @@ class HostExtensionTest {
     assertThat(unknown.status()).isEqualTo(404);
     assertThat(unknown.errorMessage()).contains("GET /v1/weather");
     assertThat(weather.readyWith).containsExactly("ToolDispatcher");
+  }
+
+  @Test
+  void aRouteSeesTheRequestsHeadersButNotTheHostsCredentials() throws Exception {
+    host =
+        Host.builder(HostConfig.parse("http:\n  port: 0\n", "t.yaml"))
+            .environment(Map.of())
+            .extension(new WeatherExtension())
+            .build();
+    int port = host.start().getPort();
+
+    RequestGuardTest.Answer seen =
+        RequestGuardTest.send(
+            port,
+            "GET",
+            "/v1/weather/headers",
+            "127.0.0.1:" + port,
+            List.of("Authorization: Bearer host-token", "Cookie: s=1", "X-Units: metric"),
+            "");
+
+    assertThat(seen.status()).isEqualTo(200);
+    assertThat(seen.body())
+        .isEqualTo("{\"authorization\": \"none\", \"cookie\": \"none\", \"units\": \"metric\"}");
   }
 
   @Test
