@@ -117,13 +117,13 @@ public final class A2aServer implements AutoCloseable {
     String name = cardRoute.variable(request.path()).orElseThrow();
     Optional<Published> agent = agents.apply(name);
     if (agent.isEmpty()) {
+      ObjectNode error = A2aWire.JSON.createObjectNode();
+      error
+          .putObject("error")
+          .put("code", "not_found")
+          .put("message", "No agent '" + name + "' is published here.");
       return new Route.Answer(
-          404,
-          "application/json",
-          ("{\"error\": {\"code\": \"not_found\", \"message\": \"No agent '"
-                  + name.replace("\"", "")
-                  + "' is published here.\"}}")
-              .getBytes(StandardCharsets.UTF_8));
+          404, "application/json", error.toString().getBytes(StandardCharsets.UTF_8));
     }
     return Route.Answer.json(A2aWire.JSON.writeValueAsString(cardOf(agent.get())));
   }
@@ -379,25 +379,29 @@ public final class A2aServer implements AutoCloseable {
     }
   }
 
+  /**
+   * Keeps a new task, dropping the oldest ended one when the store is full. A store full of tasks
+   * still running refuses the new one: dropping a running task would cancel another caller's work.
+   */
   private synchronized void store(Entry entry) {
-    tasks.put(entry.task.id(), entry);
-    if (tasks.size() <= settings.maxTasks()) {
-      return;
-    }
-    Iterator<Map.Entry<String, Entry>> oldest = tasks.entrySet().iterator();
-    while (oldest.hasNext()) {
-      Entry candidate = oldest.next().getValue();
-      if (candidate.task.state().terminal()) {
-        oldest.remove();
-        return;
+    if (tasks.size() >= settings.maxTasks()) {
+      Iterator<Map.Entry<String, Entry>> oldest = tasks.entrySet().iterator();
+      boolean dropped = false;
+      while (oldest.hasNext() && !dropped) {
+        if (oldest.next().getValue().task.state().terminal()) {
+          oldest.remove();
+          dropped = true;
+        }
+      }
+      if (!dropped) {
+        throw new A2aException(
+            A2aError.INTERNAL_ERROR,
+            "This agent is running its most tasks at once ("
+                + settings.maxTasks()
+                + "); send again once one has ended.");
       }
     }
-    Entry evicted = tasks.values().iterator().next();
-    tasks.remove(evicted.task.id());
-    Thread thread = evicted.thread;
-    if (thread != null) {
-      thread.interrupt();
-    }
+    tasks.put(entry.task.id(), entry);
   }
 
   private Route.Answer stream(String agent, JsonNode id, JsonNode params, A2aVersion version) {

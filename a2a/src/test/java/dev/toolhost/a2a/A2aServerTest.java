@@ -283,6 +283,20 @@ class A2aServerTest {
   }
 
   @Test
+  void aStoreFullOfRunningTasksRefusesANewOneAndCancelsNoneOfThem() throws Exception {
+    start(2);
+    post(send03("slow one", false), Optional.empty());
+    post(send03("slow two", false), Optional.empty());
+
+    JsonNode refused = post(send03("three", true), Optional.empty());
+
+    assertThat(refused.path("error").path("code").asInt()).isEqualTo(-32603);
+    assertThat(refused.path("error").path("message").asString()).contains("most tasks at once (2)");
+    assertThat(server.taskCount()).isEqualTo(2);
+    assertThat(interrupted).isFalse();
+  }
+
+  @Test
   void aContextIdThatCouldNotNameASessionIsRefused() throws Exception {
     start(10);
     JsonNode answer =
