@@ -179,10 +179,16 @@ final class Chromium implements AutoCloseable {
    * @param profiles the directory its fresh profile directory is made in
    * @param startTimeout how long it may take to listen for DevTools
    * @param vetter the check each request passes
+   * @param proxy the vetting proxy every connection goes through, as {@code http://127.0.0.1:PORT}
    * @throws IOException when it does not start
    */
   static Chromium start(
-      Path binary, boolean headless, Path profiles, Duration startTimeout, Vetter vetter)
+      Path binary,
+      boolean headless,
+      Path profiles,
+      Duration startTimeout,
+      Vetter vetter,
+      String proxy)
       throws IOException, InterruptedException {
     Files.createDirectories(profiles);
     Path profile = Files.createTempDirectory(profiles, "toolhost-browser-");
@@ -196,6 +202,12 @@ final class Chromium implements AutoCloseable {
             "--no-sandbox",
             "--disable-gpu",
             "--disable-quic",
+            // Every connection goes through the vetting proxy, loopback included ("<-loopback>"
+            // takes away the implicit bypass of localhost and 127.0.0.0/8), and WebRTC sends no
+            // UDP the proxy does not carry.
+            "--proxy-server=" + proxy,
+            "--proxy-bypass-list=<-loopback>",
+            "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
             "--no-first-run",
             "--no-default-browser-check",
             "--disable-background-networking",

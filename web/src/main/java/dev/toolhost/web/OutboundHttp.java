@@ -285,6 +285,26 @@ public final class OutboundHttp implements AutoCloseable {
   }
 
   /**
+   * Resolves a host and checks every address it resolves to, as a fetch does where it connects: the
+   * addresses to connect to, all allowed. For a proxy that connects on a browser's behalf: it
+   * connects only to what this returns, so there is no second lookup for a name to answer
+   * differently to (DNS rebinding).
+   *
+   * @param host a host name or address literal (an IPv6 literal with or without brackets)
+   * @param port the port, to name in a refusal
+   * @throws OutboundException REFUSED when the policy refuses an address (the whole name is
+   *     refused), UNREACHABLE when the host does not resolve
+   */
+  public List<InetAddress> checkedAddresses(String host, int port) {
+    try {
+      return resolver.vetted(host, port).stream().map(InetSocketAddress::getAddress).toList();
+    } catch (UnknownHostException e) {
+      throw new OutboundException(
+          OutboundException.Reason.UNREACHABLE, "the host '" + host + "' does not resolve", e);
+    }
+  }
+
+  /**
    * Fetches a URL with GET, following redirects as the policy allows.
    *
    * @param url the URL, as the model gave it
