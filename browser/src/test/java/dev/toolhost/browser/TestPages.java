@@ -161,6 +161,12 @@ final class TestPages implements AutoCloseable {
                     + " ws.onerror = () => { state.textContent = 'socket failed'; };"
                     + " } catch (e) { state.textContent = 'socket thrown ' + e; } };"
                     + "</script>");
+        case "/image" ->
+            html(
+                exchange,
+                "<title>Image</title><p>An image</p><img alt='pic' src='"
+                    + escape(query.getOrDefault("src", "")).replace("'", "&#39;")
+                    + "'>");
         case "/popup" ->
             html(exchange, "<title>Popup</title><a href='/js' target='_blank'>Open built page</a>");
         default -> {
