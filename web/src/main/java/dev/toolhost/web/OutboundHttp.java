@@ -269,7 +269,8 @@ public final class OutboundHttp implements AutoCloseable {
    * Checks a URL as a fetch would, without fetching it: its text, then every address its host
    * resolves to. For a client that connects by other means (a browser's navigation) and must refuse
    * what this client refuses; it does not pin the addresses, so such a client should connect
-   * through a proxy that checks again, or accept the window between this check and its own lookup.
+   * through a proxy that checks again ({@link #checkedAddresses}), or accept the window between
+   * this check and its own lookup.
    *
    * @throws OutboundException when the URL or an address is refused, or the host does not resolve
    */
