@@ -216,6 +216,8 @@ final class VettingProxy implements AutoCloseable {
       out.write("HTTP/1.1 200 Connection Established\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
       out.flush();
       pump(client, in, out, upstream);
+    } finally {
+      open.remove(upstream);
     }
   }
 
@@ -271,6 +273,8 @@ final class VettingProxy implements AutoCloseable {
       up.write(request.toString().getBytes(StandardCharsets.ISO_8859_1));
       up.flush();
       pump(client, in, out, upstream);
+    } finally {
+      open.remove(upstream);
     }
   }
 
