@@ -67,7 +67,8 @@ public final class BrowserLoad {
             FakeSite.on("127.0.0.5").page("/", FakeSite.Page.ok("text/html", page.toString()));
         OutboundHttp http =
             OutboundHttp.start(
-                OutboundPolicy.defaults().allowingRanges(List.of(Cidr.parse("127.0.0.5/32"))))) {
+                OutboundPolicy.defaults().allowingRanges(List.of(Cidr.parse("127.0.0.5/32"))));
+        VettingProxy proxy = VettingProxy.start(http)) {
       String url = site.url() + "/";
       BrowserConfig config = BrowserConfig.defaults().withDirectories(root, root.resolve("shots"));
 
@@ -77,7 +78,8 @@ public final class BrowserLoad {
       for (int i = 0; i < starts; i++) {
         long t0 = System.nanoTime();
         try (Chromium c =
-            Chromium.start(config.binary(), true, root, config.startTimeout(), http::vet)) {
+            Chromium.start(
+                config.binary(), true, root, config.startTimeout(), http::vet, proxy.address())) {
           tool[i] = System.nanoTime() - t0;
         }
         t0 = System.nanoTime();
@@ -99,7 +101,13 @@ public final class BrowserLoad {
               1,
               Duration.ofHours(1),
               () ->
-                  Chromium.start(config.binary(), true, root, config.startTimeout(), http::vet))) {
+                  Chromium.start(
+                      config.binary(),
+                      true,
+                      root,
+                      config.startTimeout(),
+                      http::vet,
+                      proxy.address()))) {
         ToolRegistry registry = new ToolRegistry();
         registry.register(
             new BrowserTool(config, browsers, http, Map.of(), Optional.empty()).tool());

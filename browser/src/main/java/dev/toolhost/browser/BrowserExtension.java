@@ -20,10 +20,12 @@ import tools.jackson.databind.JsonNode;
  * enabled: false} in it, registers no tool and starts no browser. It needs the web extension's
  * {@link OutboundHttp} (the {@code web:} section): every URL the model names and every request a
  * page makes is checked by the web section's outbound policy, so that the browser reaches nothing
- * {@code web_browse} could not; a host with this section and no {@code web:} one does not start,
- * rather than run a browser with checks of its own that could drift from the web's. No browser
- * starts with the host: the first action of a session starts one. Close ends every browser and
- * deletes every profile. Found by {@link java.util.ServiceLoader}.
+ * {@code web_browse} could not (in the JVM per request, and again in a local vetting proxy that
+ * every connection of every browser goes through, which connects only to the addresses it checked);
+ * a host with this section and no {@code web:} one does not start, rather than run a browser with
+ * checks of its own that could drift from the web's. No browser starts with the host: the first
+ * action of a session starts one. Close ends every browser and deletes every profile. Found by
+ * {@link java.util.ServiceLoader}.
  */
 public final class BrowserExtension implements HostExtension {
 
@@ -80,6 +82,12 @@ public final class BrowserExtension implements HostExtension {
               + " of a Chromium; none is ever downloaded).");
     }
     OutboundHttp http = vetting.get();
+    VettingProxy proxy;
+    try {
+      proxy = VettingProxy.start(http);
+    } catch (java.io.IOException e) {
+      throw new IllegalStateException("The browser's vetting proxy did not start: " + e, e);
+    }
     browsers =
         new Browsers(
             config.maxBrowsers(),
@@ -90,7 +98,9 @@ public final class BrowserExtension implements HostExtension {
                     config.headless(),
                     config.profileDir(),
                     config.startTimeout(),
-                    http::vet));
+                    http::vet,
+                    proxy.address()),
+            proxy);
     BrowserTool tool =
         new BrowserTool(
             config, browsers, http, host.environment(), host.service(WorkingMemory.class));

@@ -20,7 +20,8 @@ import org.slf4j.LoggerFactory;
  * the oldest idle one closed to make room for a new one, and any idle for longer than the idle
  * timeout closed by a reaper. A session's calls run one at a time on its browser.
  *
- * <p>Thread-safe. {@link #close()} closes every browser and stops the reaper.
+ * <p>Thread-safe. {@link #close()} closes every browser, stops the reaper, then closes what the
+ * browsers shared (the vetting proxy they all connect through).
  */
 final class Browsers implements AutoCloseable {
 
@@ -74,9 +75,19 @@ final class Browsers implements AutoCloseable {
   private final Launcher launcher;
   private final Map<String, Session> sessions = new LinkedHashMap<>();
   private final Thread reaper;
+  private final AutoCloseable shared;
   private boolean closed;
 
   Browsers(int max, Duration idle, Launcher launcher) {
+    this(max, idle, launcher, () -> {});
+  }
+
+  /**
+   * Browsers that share something closed after them: the vetting proxy every browser connects
+   * through.
+   */
+  Browsers(int max, Duration idle, Launcher launcher, AutoCloseable shared) {
+    this.shared = shared;
     this.max = max;
     this.idle = idle;
     this.launcher = launcher;
@@ -214,6 +225,11 @@ final class Browsers implements AutoCloseable {
       reaper.join(Duration.ofSeconds(5));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    }
+    try {
+      shared.close();
+    } catch (Exception e) {
+      LOG.warn("What the browsers shared did not close: {}", e.toString());
     }
   }
 }

@@ -40,12 +40,13 @@ import tools.jackson.databind.node.ObjectNode;
  * {@code http} and {@code https} requests reach the network; {@code data:} and {@code blob:} never
  * leave the page and pass.
  *
- * <p>Known limits, both closed only by a vetting proxy between the browser and the network (not
- * built yet): a request is vetted by resolving its host here, and Chromium resolves it again when
- * it connects, so a name whose answer changes between the two (DNS rebinding) can reach an address
- * the check refused, which {@code web_browse}'s connect-time check does not allow; and WebSocket
- * handshakes pass no interception, so pages get a stub in place of {@code WebSocket} and WebRTC,
- * which a determined page can get around (a fresh frame's window; a pop-up's first document).
+ * <p>The browser is also started with a {@link VettingProxy} as its only way to the network
+ * (loopback included), which checks each connection's target again where it connects: a name whose
+ * answer changes between the check here and the connection (DNS rebinding) reaches nothing the
+ * policy refuses, and WebSocket handshakes, which pass no interception, are checked there. The
+ * interception stays for its clear per-request refusals; the proxy is the guarantee. Pages also get
+ * a stub in place of {@code WebSocket} and WebRTC, as defence in depth only (a pop-up's first
+ * document, reached from its opener, has the real ones).
  *
  * <p>{@link #close()} ends the browser and every process it started, then deletes the profile; it
  * is safe to call more than once and from any thread. The process gets a minimal environment: no
@@ -179,10 +180,16 @@ final class Chromium implements AutoCloseable {
    * @param profiles the directory its fresh profile directory is made in
    * @param startTimeout how long it may take to listen for DevTools
    * @param vetter the check each request passes
+   * @param proxy the vetting proxy every connection goes through, as {@code http://127.0.0.1:PORT}
    * @throws IOException when it does not start
    */
   static Chromium start(
-      Path binary, boolean headless, Path profiles, Duration startTimeout, Vetter vetter)
+      Path binary,
+      boolean headless,
+      Path profiles,
+      Duration startTimeout,
+      Vetter vetter,
+      String proxy)
       throws IOException, InterruptedException {
     Files.createDirectories(profiles);
     Path profile = Files.createTempDirectory(profiles, "toolhost-browser-");
@@ -196,6 +203,12 @@ final class Chromium implements AutoCloseable {
             "--no-sandbox",
             "--disable-gpu",
             "--disable-quic",
+            // Every connection goes through the vetting proxy, loopback included ("<-loopback>"
+            // takes away the implicit bypass of localhost and 127.0.0.0/8), and WebRTC sends no
+            // UDP the proxy does not carry.
+            "--proxy-server=" + proxy,
+            "--proxy-bypass-list=<-loopback>",
+            "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
             "--no-first-run",
             "--no-default-browser-check",
             "--disable-background-networking",
@@ -480,10 +493,9 @@ final class Chromium implements AutoCloseable {
         cdp.send("Page.enable", s, COMMAND);
       }
       if (type.equals("page")) {
-        // WebSocket handshakes pass no request interception, so none could be vetted: pages get
-        // no WebSocket (nor WebRTC). A stub in the page, not a network rule: a determined page can
-        // still reach the constructor through a fresh frame's window, and a pop-up's first
-        // document loads before it is set; closing that needs a vetting proxy.
+        // WebSocket handshakes pass no request interception; the vetting proxy checks them. This
+        // stub in the page is defence in depth, not a network rule: a pop-up's first document,
+        // reached from its opener before it is set, still has the real constructors.
         cdp.send(
             "Page.addScriptToEvaluateOnNewDocument",
             Cdp.params().put("source", NO_SOCKETS).put("runImmediately", true),

@@ -34,6 +34,7 @@ final class BrowserFixture implements AutoCloseable {
   final TestPages pages;
   final OutboundHttp http;
   final Browsers browsers;
+  final VettingProxy proxy;
   final WorkingMemory memory = new InProcessWorkingMemory();
   final Path profiles;
   final Path screenshots;
@@ -43,6 +44,13 @@ final class BrowserFixture implements AutoCloseable {
 
   BrowserFixture(Path root, BrowserConfig base, Map<String, String> environment)
       throws IOException {
+    this(root, base, environment, OutboundHttp.Lookup.system());
+  }
+
+  /** A fixture whose outbound checks resolve names with the lookup (a rebinding test's). */
+  BrowserFixture(
+      Path root, BrowserConfig base, Map<String, String> environment, OutboundHttp.Lookup lookup)
+      throws IOException {
     this.internal = new TestPages("127.0.0.1", "http://127.0.0.1:1");
     String refused = internal.url("").replaceAll("/$", "");
     this.pages = new TestPages("127.0.0.3", refused);
@@ -51,7 +59,8 @@ final class BrowserFixture implements AutoCloseable {
     BrowserConfig config = base.withDirectories(profiles, screenshots);
     this.http =
         OutboundHttp.start(
-            OutboundPolicy.defaults().allowingRanges(List.of(Cidr.parse("127.0.0.3/32"))));
+            OutboundPolicy.defaults().allowingRanges(List.of(Cidr.parse("127.0.0.3/32"))), lookup);
+    this.proxy = VettingProxy.start(http);
     this.browsers =
         new Browsers(
             config.maxBrowsers(),
@@ -63,8 +72,10 @@ final class BrowserFixture implements AutoCloseable {
                   config.headless(),
                   config.profileDir(),
                   config.startTimeout(),
-                  http::vet);
-            });
+                  http::vet,
+                  proxy.address());
+            },
+            proxy);
     ToolRegistry registry = new ToolRegistry();
     registry.register(
         new BrowserTool(config, browsers, http, environment, Optional.of(memory)).tool());

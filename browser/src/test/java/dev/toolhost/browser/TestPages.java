@@ -99,6 +99,10 @@ final class TestPages implements AutoCloseable {
             Thread.currentThread().interrupt();
           }
         }
+        case "/to-form" -> {
+          exchange.getResponseHeaders().add("Location", "/form");
+          exchange.sendResponseHeaders(302, -1);
+        }
         case "/redirect" -> {
           exchange.getResponseHeaders().add("Location", refused + "/");
           exchange.sendResponseHeaders(302, -1);
@@ -135,6 +139,34 @@ final class TestPages implements AutoCloseable {
                     + "ws.onopen = () => { document.getElementById('state').textContent = 'open'; };"
                     + "ws.onerror = () => { document.getElementById('state').textContent = 'failed'; };"
                     + "</script>");
+        case "/popup-socket" ->
+            // A pop-up's first document has its own WebSocket, reached from the opener before any
+            // script of the pop-up's set-up has replaced it: the way around an in-page stub. A
+            // fresh frame's window is tried too.
+            html(
+                exchange,
+                "<title>Popup socket</title><p id='state'>waiting</p><p id='frame'>-</p>"
+                    + "<button id='go'>Open socket</button><script>"
+                    + "const state = document.getElementById('state');"
+                    + "const target = '"
+                    + refused.replace("http:", "ws:")
+                    + "';"
+                    + "const f = document.createElement('iframe'); document.body.appendChild(f);"
+                    + "try { new f.contentWindow.WebSocket(target + '/frame-ws'); } catch (e) {"
+                    + " document.getElementById('frame').textContent = 'frame thrown'; }"
+                    + "document.getElementById('go').onclick = () => {"
+                    + " const w = window.open('', '_blank');"
+                    + " try { const ws = new w.WebSocket(target + '/popup-ws');"
+                    + " ws.onopen = () => { state.textContent = 'socket open'; };"
+                    + " ws.onerror = () => { state.textContent = 'socket failed'; };"
+                    + " } catch (e) { state.textContent = 'socket thrown ' + e; } };"
+                    + "</script>");
+        case "/image" ->
+            html(
+                exchange,
+                "<title>Image</title><p>An image</p><img alt='pic' src='"
+                    + escape(query.getOrDefault("src", "")).replace("'", "&#39;")
+                    + "'>");
         case "/popup" ->
             html(exchange, "<title>Popup</title><a href='/js' target='_blank'>Open built page</a>");
         default -> {

@@ -269,7 +269,8 @@ public final class OutboundHttp implements AutoCloseable {
    * Checks a URL as a fetch would, without fetching it: its text, then every address its host
    * resolves to. For a client that connects by other means (a browser's navigation) and must refuse
    * what this client refuses; it does not pin the addresses, so such a client should connect
-   * through a proxy that checks again, or accept the window between this check and its own lookup.
+   * through a proxy that checks again ({@link #checkedAddresses}), or accept the window between
+   * this check and its own lookup.
    *
    * @throws OutboundException when the URL or an address is refused, or the host does not resolve
    */
@@ -278,6 +279,26 @@ public final class OutboundHttp implements AutoCloseable {
     String host = checked.getHost();
     try {
       resolver.vetted(host, port(checked));
+    } catch (UnknownHostException e) {
+      throw new OutboundException(
+          OutboundException.Reason.UNREACHABLE, "the host '" + host + "' does not resolve", e);
+    }
+  }
+
+  /**
+   * Resolves a host and checks every address it resolves to, as a fetch does where it connects: the
+   * addresses to connect to, all allowed. For a proxy that connects on a browser's behalf: it
+   * connects only to what this returns, so there is no second lookup for a name to answer
+   * differently to (DNS rebinding).
+   *
+   * @param host a host name or address literal (an IPv6 literal with or without brackets)
+   * @param port the port, to name in a refusal
+   * @throws OutboundException REFUSED when the policy refuses an address (the whole name is
+   *     refused), UNREACHABLE when the host does not resolve
+   */
+  public List<InetAddress> checkedAddresses(String host, int port) {
+    try {
+      return resolver.vetted(host, port).stream().map(InetSocketAddress::getAddress).toList();
     } catch (UnknownHostException e) {
       throw new OutboundException(
           OutboundException.Reason.UNREACHABLE, "the host '" + host + "' does not resolve", e);

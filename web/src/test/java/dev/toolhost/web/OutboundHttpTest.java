@@ -173,4 +173,33 @@ class OutboundHttpTest {
       assertThat(internal.takeRequests()).isEmpty();
     }
   }
+
+  @Test
+  void checkedAddressesAreTheAllowedOnesAndARefusedOneRefusesTheName() throws Exception {
+    OutboundHttp.Lookup lookup =
+        host ->
+            host.equals("mixed.example")
+                ? List.of(InetAddress.getByName("127.0.0.2"), InetAddress.getByName("127.0.0.1"))
+                : List.of(InetAddress.getByName("127.0.0.2"));
+    try (OutboundHttp http = OutboundHttp.start(OPEN, lookup)) {
+      assertThat(http.checkedAddresses("ok.example", 443))
+          .containsExactly(InetAddress.getByName("127.0.0.2"));
+      assertThatThrownBy(() -> http.checkedAddresses("mixed.example", 443))
+          .isInstanceOfSatisfying(
+              OutboundException.class,
+              e -> assertThat(e.reason()).isEqualTo(OutboundException.Reason.REFUSED))
+          .hasMessageContaining("127.0.0.1");
+    }
+    try (OutboundHttp http =
+        OutboundHttp.start(
+            OPEN,
+            host -> {
+              throw new java.net.UnknownHostException(host);
+            })) {
+      assertThatThrownBy(() -> http.checkedAddresses("nowhere.example", 80))
+          .isInstanceOfSatisfying(
+              OutboundException.class,
+              e -> assertThat(e.reason()).isEqualTo(OutboundException.Reason.UNREACHABLE));
+    }
+  }
 }
