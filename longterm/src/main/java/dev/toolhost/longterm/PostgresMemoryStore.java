@@ -156,22 +156,10 @@ public final class PostgresMemoryStore implements MemoryStore {
     if (ids.isEmpty()) {
       return List.of();
     }
-    return run(
-        connection -> {
-          try (PreparedStatement select =
-              connection.prepareStatement(
-                  "SELECT "
-                      + COLUMNS
-                      + " FROM "
-                      + table
-                      + " WHERE "
-                      + OWNER
-                      + " AND id = ANY (?)")) {
-            bind(select, 1, owner);
-            select.setArray(3, connection.createArrayOf("text", Set.copyOf(ids).toArray()));
-            return memories(select);
-          }
-        });
+    return select(
+        owner,
+        " AND id = ANY (?)",
+        (connection, select, next) -> texts(connection, select, next, ids));
   }
 
   @Override
@@ -206,15 +194,10 @@ public final class PostgresMemoryStore implements MemoryStore {
                       + ", words WHERE "
                       + OWNER
                       + " AND tsv @@ q"
-                      + (type.isPresent() ? " AND memory_type = ?" : "")
+                      + typed(type)
                       + " ORDER BY ts_rank_cd(tsv, q) DESC, created_at DESC LIMIT ?")) {
-            int i = 1;
-            select.setString(i++, query);
-            i = bind(select, i, owner);
-            if (type.isPresent()) {
-              select.setString(i++, type.get().wireName());
-            }
-            select.setInt(i, limit);
+            select.setString(1, query);
+            select.setInt(type(select, bind(select, 2, owner), type), limit);
             List<String> ids = new ArrayList<>();
             try (ResultSet rows = select.executeQuery()) {
               while (rows.next()) {
@@ -240,12 +223,10 @@ public final class PostgresMemoryStore implements MemoryStore {
                       + " WHERE "
                       + OWNER
                       + " AND embedded_with = ?"
-                      + (type.isPresent() ? " AND memory_type = ?" : ""))) {
+                      + typed(type))) {
             bind(select, 1, owner);
             select.setString(3, query.model());
-            if (type.isPresent()) {
-              select.setString(4, type.get().wireName());
-            }
+            type(select, 4, type);
             select.setFetchSize(1000);
             try (ResultSet rows = select.executeQuery()) {
               while (rows.next()) {
@@ -281,68 +262,23 @@ public final class PostgresMemoryStore implements MemoryStore {
     if (ids.isEmpty()) {
       return List.of();
     }
-    return run(
-        connection -> {
-          try (PreparedStatement select =
-              connection.prepareStatement(
-                  "SELECT "
-                      + COLUMNS
-                      + " FROM "
-                      + table
-                      + " WHERE "
-                      + OWNER
-                      + " AND links_to && ?")) {
-            bind(select, 1, owner);
-            select.setArray(3, connection.createArrayOf("text", Set.copyOf(ids).toArray()));
-            return memories(select);
-          }
-        });
+    return select(
+        owner,
+        " AND links_to && ?",
+        (connection, select, next) -> texts(connection, select, next, ids));
   }
 
   @Override
   public List<Memory> recent(Owner owner, int limit, Optional<MemoryType> type) {
-    return run(
-        connection -> {
-          try (PreparedStatement select =
-              connection.prepareStatement(
-                  "SELECT "
-                      + COLUMNS
-                      + " FROM "
-                      + table
-                      + " WHERE "
-                      + OWNER
-                      + (type.isPresent() ? " AND memory_type = ?" : "")
-                      + " ORDER BY created_at DESC LIMIT ?")) {
-            int i = bind(select, 1, owner);
-            if (type.isPresent()) {
-              select.setString(i++, type.get().wireName());
-            }
-            select.setInt(i, limit);
-            return memories(select);
-          }
-        });
+    return select(
+        owner,
+        typed(type) + " ORDER BY created_at DESC LIMIT ?",
+        (connection, select, next) -> select.setInt(type(select, next, type), limit));
   }
 
   @Override
   public List<Memory> all(Owner owner, Optional<MemoryType> type) {
-    return run(
-        connection -> {
-          try (PreparedStatement select =
-              connection.prepareStatement(
-                  "SELECT "
-                      + COLUMNS
-                      + " FROM "
-                      + table
-                      + " WHERE "
-                      + OWNER
-                      + (type.isPresent() ? " AND memory_type = ?" : ""))) {
-            bind(select, 1, owner);
-            if (type.isPresent()) {
-              select.setString(3, type.get().wireName());
-            }
-            return memories(select);
-          }
-        });
+    return select(owner, typed(type), (connection, select, next) -> type(select, next, type));
   }
 
   @Override
@@ -561,6 +497,50 @@ public final class PostgresMemoryStore implements MemoryStore {
           .append('\n');
     }
     return text.toString();
+  }
+
+  /** Sets the parameters after the owner's in a statement, from the given index. */
+  @FunctionalInterface
+  private interface Parameters {
+    void set(Connection connection, PreparedStatement statement, int next) throws SQLException;
+  }
+
+  /**
+   * The memories the owner sees that also meet the rest of the query (conditions starting with
+   * {@code AND}, then any {@code ORDER BY} and {@code LIMIT}), whose parameters the given
+   * parameters set.
+   */
+  private List<Memory> select(Owner owner, String rest, Parameters parameters) {
+    return run(
+        connection -> {
+          try (PreparedStatement select =
+              connection.prepareStatement(
+                  "SELECT " + COLUMNS + " FROM " + table + " WHERE " + OWNER + rest)) {
+            parameters.set(connection, select, bind(select, 1, owner));
+            return memories(select);
+          }
+        });
+  }
+
+  /** The condition on the memory type, if one is given. */
+  private static String typed(Optional<MemoryType> type) {
+    return type.isPresent() ? " AND memory_type = ?" : "";
+  }
+
+  /** Sets the type's parameter of {@link #typed}, if one is given; the next index. */
+  private static int type(PreparedStatement statement, int index, Optional<MemoryType> type)
+      throws SQLException {
+    if (type.isPresent()) {
+      statement.setString(index, type.get().wireName());
+      return index + 1;
+    }
+    return index;
+  }
+
+  private static void texts(
+      Connection connection, PreparedStatement statement, int index, Collection<String> values)
+      throws SQLException {
+    statement.setArray(index, connection.createArrayOf("text", Set.copyOf(values).toArray()));
   }
 
   /** Sets the owner's two parameters of {@link #OWNER} from the given index; the next index. */
