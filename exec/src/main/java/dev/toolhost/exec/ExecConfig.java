@@ -26,11 +26,14 @@ import tools.jackson.databind.JsonNode;
  *   network: false              # true: the sandbox shares the host's network
  *   max_timeout: 300            # the most a call may ask for (shell and exec default to 60 s)
  *   limits:
- *     memory_mb: 1024           # address space per process
+ *     memory_mb: 1024           # memory of one call (its cgroup; without cgroups, per process)
  *     cpu_seconds: 300          # CPU time per process
  *     file_size_mb: 256         # the largest file a process may write
- *     processes: 256            # processes of the sandbox user
+ *     processes: 256            # processes of one call
  *     output_bytes: 65536       # kept per stream (head and tail); the rest is counted, not kept
+ *     workspace_mb: 1024        # the most one workspace holds on disk
+ *     host_memory_mb: 12288     # all calls together (default: half the machine's memory)
+ *     cpu_weight: 50            # each call's CPU weight against the host's other work at 100
  *   writable_paths: []          # host directories the sandbox may also write
  *   readable_paths: []          # host paths the sandbox may also read (read-only)
  *   protected_paths: []         # paths the file tool refuses, besides the config's directory
@@ -94,21 +97,84 @@ public record ExecConfig(
   }
 
   /**
-   * The limits of one sandboxed process, applied with {@code prlimit}.
+   * The limits of sandboxed calls. Where the host can write cgroups, each call runs in a cgroup of
+   * its own with {@code memoryBytes} of memory (resident, swap included) and {@code processes}
+   * processes, and all calls of the host share {@code hostMemoryBytes}; where it cannot, {@code
+   * memoryBytes} is each process's address space ({@code prlimit}) and at most {@link
+   * #concurrentCalls} calls run at once.
    *
-   * @param memoryBytes the address space (RLIMIT_AS)
-   * @param cpuSeconds CPU time (RLIMIT_CPU)
-   * @param fileSizeBytes the largest file it may write (RLIMIT_FSIZE)
-   * @param processes processes of the sandbox user (RLIMIT_NPROC)
+   * @param memoryBytes the memory of one call (its cgroup), or of one process without cgroups
+   * @param cpuSeconds CPU time per process (RLIMIT_CPU)
+   * @param fileSizeBytes the largest file a process may write (RLIMIT_FSIZE)
+   * @param processes the processes of one call (its cgroup's {@code pids.max}; RLIMIT_NPROC of the
+   *     sandbox user as well)
    * @param outputBytes bytes kept per output stream
+   * @param workspaceBytes the most one workspace may hold on disk
+   * @param hostMemoryBytes the memory of all sandboxed calls of the host together
+   * @param cpuWeight each call's CPU weight, 1 to 10000, against the host's other work at 100
    */
   public record Limits(
-      long memoryBytes, long cpuSeconds, long fileSizeBytes, int processes, int outputBytes) {
+      long memoryBytes,
+      long cpuSeconds,
+      long fileSizeBytes,
+      int processes,
+      int outputBytes,
+      long workspaceBytes,
+      long hostMemoryBytes,
+      int cpuWeight) {
 
-    /** 1 GiB, 300 s, 256 MiB, 256 processes, 64 KiB per stream. */
+    public Limits {
+      if (cpuWeight < 1 || cpuWeight > 10_000) {
+        throw new IllegalArgumentException("cpuWeight must be 1 to 10000: " + cpuWeight);
+      }
+    }
+
+    /** The given per-call limits, with the defaults of the workspace, host and CPU limits. */
+    public Limits(
+        long memoryBytes, long cpuSeconds, long fileSizeBytes, int processes, int outputBytes) {
+      this(
+          memoryBytes,
+          cpuSeconds,
+          fileSizeBytes,
+          processes,
+          outputBytes,
+          DEFAULT_WORKSPACE_BYTES,
+          defaultHostMemory(),
+          DEFAULT_CPU_WEIGHT);
+    }
+
+    /**
+     * 1 GiB and 256 processes a call, 300 s of CPU and 256 MiB a file per process, 64 KiB per
+     * stream, 1 GiB a workspace, half the machine's memory for all calls, CPU weight 50.
+     */
     public static Limits defaults() {
       return new Limits(1L << 30, 300, 256L << 20, 256, 64 * 1024);
     }
+
+    /** How many calls may run at once where no cgroup bounds their memory together. */
+    public int concurrentCalls() {
+      return (int) Math.max(1, Math.min(1024, hostMemoryBytes / memoryBytes));
+    }
+  }
+
+  /** The most one workspace holds when the config names no {@code workspace_mb}. */
+  public static final long DEFAULT_WORKSPACE_BYTES = 1L << 30;
+
+  /** A call's CPU weight when the config names none: half the host's other work. */
+  public static final int DEFAULT_CPU_WEIGHT = 50;
+
+  /** Half the machine's memory (from {@code /proc/meminfo}), or 4 GiB where it cannot be read. */
+  static long defaultHostMemory() {
+    try {
+      for (String line : java.nio.file.Files.readAllLines(Path.of("/proc/meminfo"))) {
+        if (line.startsWith("MemTotal:")) {
+          return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024 / 2;
+        }
+      }
+    } catch (java.io.IOException | NumberFormatException e) {
+      // The fallback below.
+    }
+    return 4L << 30;
   }
 
   /** A builder of a config with the given workspace root and every default. */
@@ -268,7 +334,17 @@ public record ExecConfig(
             .orElse(Duration.ofSeconds(5)));
     Limits defaults = Limits.defaults();
     RawLimits limits =
-        raw.limits() == null ? new RawLimits(null, null, null, null, null) : raw.limits();
+        raw.limits() == null
+            ? new RawLimits(null, null, null, null, null, null, null, null)
+            : raw.limits();
+    long cpuWeight =
+        positive(limits.cpuWeight(), "limits.cpu_weight", defaults.cpuWeight(), problems);
+    if (cpuWeight > 10_000) {
+      problems.atValue(
+          "/exec/limits/cpu_weight",
+          "'exec.limits.cpu_weight' is " + cpuWeight + " (expected 1 to 10000)");
+      cpuWeight = defaults.cpuWeight();
+    }
     builder.limits(
         new Limits(
             positive(limits.memoryMb(), "limits.memory_mb", defaults.memoryBytes() >> 20, problems)
@@ -283,10 +359,20 @@ public record ExecConfig(
             (int) positive(limits.processes(), "limits.processes", defaults.processes(), problems),
             (int)
                 positive(
-                    limits.outputBytes(),
-                    "limits.output_bytes",
-                    defaults.outputBytes(),
-                    problems)));
+                    limits.outputBytes(), "limits.output_bytes", defaults.outputBytes(), problems),
+            positive(
+                    limits.workspaceMb(),
+                    "limits.workspace_mb",
+                    defaults.workspaceBytes() >> 20,
+                    problems)
+                << 20,
+            positive(
+                    limits.hostMemoryMb(),
+                    "limits.host_memory_mb",
+                    defaults.hostMemoryBytes() >> 20,
+                    problems)
+                << 20,
+            (int) cpuWeight));
     builder.writablePaths(paths(raw.writablePaths(), directory));
     builder.readablePaths(paths(raw.readablePaths(), directory));
     List<Path> protectedPaths = new ArrayList<>(paths(raw.protectedPaths(), directory));
@@ -375,5 +461,12 @@ public record ExecConfig(
       @DurationText String promptSilence) {}
 
   record RawLimits(
-      Long memoryMb, Long cpuSeconds, Long fileSizeMb, Long processes, Long outputBytes) {}
+      Long memoryMb,
+      Long cpuSeconds,
+      Long fileSizeMb,
+      Long processes,
+      Long outputBytes,
+      Long workspaceMb,
+      Long hostMemoryMb,
+      Long cpuWeight) {}
 }

@@ -22,7 +22,8 @@ import java.util.Optional;
  * Exec tools are the four tools of the exec extension, source {@code builtin:exec}: {@code shell},
  * {@code exec}, {@code file} and {@code execute_python_script}. Their names and arguments are fixed
  * so that clients can rely on them. Every command runs in the {@link Sandbox}, in the calling
- * session's workspace; the file tool works in Java on paths {@link Workspaces} checked.
+ * session's workspace; the file tool works in Java beneath a descriptor of the workspace ({@link
+ * WorkspaceFiles}).
  *
  * <p>A command that ran is a success whatever its exit code: the text opens with a summary (exit
  * code, time, whether it ran sandboxed) and the structured content holds the fields of an {@link
@@ -69,6 +70,7 @@ public final class ExecTools {
   public static List<ExecutableTool> create(Sandbox sandbox) throws IOException {
     Workspaces workspaces = new Workspaces(sandbox.config(), sandbox.childUid());
     workspaces.prepare();
+    sandbox.closing(workspaces);
     Duration timeout = sandbox.config().maxTimeout().plusSeconds(15);
     return MethodTools.of(new ExecTools(sandbox, workspaces), SOURCE).stream()
         .map(tool -> tool.withTimeout(timeout))
@@ -78,7 +80,7 @@ public final class ExecTools {
   ExecTools(Sandbox sandbox, Workspaces workspaces) {
     this.sandbox = sandbox;
     this.workspaces = workspaces;
-    this.files = new WorkspaceFiles(workspaces, sandbox.config().limits().fileSizeBytes());
+    this.files = new WorkspaceFiles(workspaces, sandbox, sandbox.config().limits().fileSizeBytes());
     this.python = new PythonScripts(sandbox);
   }
 

@@ -23,6 +23,8 @@ import tools.jackson.databind.node.ObjectNode;
  * @param truncated whether either stream was cut
  * @param sandboxed whether it ran inside the sandbox ({@code false} only with {@code unsandboxed:
  *     true})
+ * @param limit the call's limit that stopped it ({@code memory}: the kernel killed a process for
+ *     the call's memory and the call was ended; {@code processes}: a fork was refused), if any
  */
 public record Execution(
     int exitCode,
@@ -34,13 +36,15 @@ public record Execution(
     boolean timedOut,
     Optional<String> waitingForInput,
     boolean truncated,
-    boolean sandboxed) {
+    boolean sandboxed,
+    Optional<String> limit) {
 
   public Execution {
     Objects.requireNonNull(stdout, "stdout");
     Objects.requireNonNull(stderr, "stderr");
     Objects.requireNonNull(elapsed, "elapsed");
     Objects.requireNonNull(waitingForInput, "waitingForInput");
+    Objects.requireNonNull(limit, "limit");
   }
 
   /** The structured content of a result: the fields above in lower_snake. */
@@ -56,6 +60,7 @@ public record Execution(
     json.put("waiting_for_input", waitingForInput.isPresent());
     json.put("truncated", truncated);
     json.put("sandboxed", sandboxed);
+    limit.ifPresent(reached -> json.put("limit", reached));
     return json;
   }
 
@@ -69,8 +74,18 @@ public record Execution(
           "ended: it waited for input ('"
               + waitingForInput.get().strip()
               + "') and stdin is empty; pass a flag such as -y or --yes, or pipe the answer in";
+    } else if (limit.filter("memory"::equals).isPresent()) {
+      how =
+          "stopped by the call's memory limit after "
+              + seconds(elapsed)
+              + "; the kernel killed a process and the call was ended (exit code "
+              + exitCode
+              + ")";
     } else {
       how = "exit code " + exitCode + " in " + seconds(elapsed);
+      if (limit.isPresent()) {
+        how += "; the call reached its process limit and a fork was refused";
+      }
     }
     return "[" + how + (sandboxed ? "; sandboxed" : "; NOT sandboxed") + "]";
   }

@@ -69,7 +69,10 @@ public final class Sandbox implements AutoCloseable {
   private final boolean hostIsRoot;
   private final ExecutorService spawner;
   private final Set<Process> running = ConcurrentHashMap.newKeySet();
+  private final List<AutoCloseable> closing = new java.util.concurrent.CopyOnWriteArrayList<>();
   private final Optional<Path> seccomp;
+  private final Optional<ControlGroups> groups;
+  private final java.util.concurrent.Semaphore uncounted;
   private volatile boolean available;
 
   /**
@@ -93,6 +96,9 @@ public final class Sandbox implements AutoCloseable {
     this.passed = Map.copyOf(passing);
     this.hostIsRoot = runningAsRoot();
     this.seccomp = contained() ? writeFilter(config.network()) : Optional.empty();
+    this.groups = contained() ? openGroups(config.limits()) : Optional.empty();
+    // Without cgroups nothing bounds the calls' memory together but their number.
+    this.uncounted = new java.util.concurrent.Semaphore(config.limits().concurrentCalls(), true);
     this.spawner =
         Executors.newSingleThreadExecutor(
             runnable -> {
@@ -126,6 +132,38 @@ public final class Sandbox implements AutoCloseable {
     } catch (IOException e) {
       throw new java.io.UncheckedIOException("The seccomp filter cannot be written", e);
     }
+  }
+
+  /**
+   * The host's cgroups, or empty with the reason in the log once: then each process has an
+   * address-space limit and at most {@link ExecConfig.Limits#concurrentCalls} calls run at once.
+   */
+  private static Optional<ControlGroups> openGroups(ExecConfig.Limits limits) {
+    return switch (ControlGroups.open(limits)) {
+      case ControlGroups.Opened opened -> {
+        LOG.info(
+            "Sandboxed calls run in cgroups ({}): {} MiB and {} processes a call, {} MiB for all",
+            opened.groups().kind(),
+            limits.memoryBytes() >> 20,
+            limits.processes(),
+            limits.hostMemoryBytes() >> 20);
+        yield Optional.of(opened.groups());
+      }
+      case ControlGroups.Refused refused -> {
+        LOG.warn(
+            "Sandboxed calls cannot have cgroups ({}): each process is held to {} MiB of address"
+                + " space instead, and at most {} calls run at once",
+            refused.why(),
+            limits.memoryBytes() >> 20,
+            limits.concurrentCalls());
+        yield Optional.empty();
+      }
+    };
+  }
+
+  /** The host's cgroups, when each sandboxed call runs in a cgroup of its own. */
+  Optional<ControlGroups> groups() {
+    return groups;
   }
 
   /** Whether sandboxed processes run under the seccomp filter. */
@@ -280,9 +318,41 @@ public final class Sandbox implements AutoCloseable {
   }
 
   private Execution execute(Request request, Path bwrap) throws InterruptedException {
+    if (groups.isPresent()) {
+      ControlGroups.Call call;
+      try {
+        call = groups.get().enter();
+      } catch (IOException e) {
+        // Fail closed: a call is never run without its limits.
+        throw new ToolException(
+            ErrorCode.UNAVAILABLE, "The call's cgroup cannot be made: " + e.getMessage());
+      }
+      try (call) {
+        return execute(request, bwrap, Optional.of(call));
+      }
+    }
+    if (contained() && !uncounted.tryAcquire(request.timeout().toNanos(), TimeUnit.NANOSECONDS)) {
+      throw new ToolException(
+          ErrorCode.TIMEOUT,
+          "The host already runs "
+              + config.limits().concurrentCalls()
+              + " sandboxed calls, its most without cgroups; none ended in time.");
+    }
+    try {
+      return execute(request, bwrap, Optional.empty());
+    } finally {
+      if (contained()) {
+        uncounted.release();
+      }
+    }
+  }
+
+  private Execution execute(Request request, Path bwrap, Optional<ControlGroups.Call> group)
+      throws InterruptedException {
     Map<String, String> environment =
         ChildEnvironment.of(request.workspace().toString(), passed, request.environment(), secrets);
     List<String> command = new ArrayList<>();
+    group.ifPresent(call -> command.addAll(joining(call)));
     if (contained()) {
       command.addAll(wrapper(bwrap, request, environment));
     } else {
@@ -311,6 +381,7 @@ public final class Sandbox implements AutoCloseable {
       long deadline = started + request.timeout().toNanos();
       boolean timedOut = false;
       Optional<String> prompt = Optional.empty();
+      Optional<String> limit = Optional.empty();
       try {
         while (!process.waitFor(
             Math.min(100_000_000L, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
@@ -318,6 +389,13 @@ public final class Sandbox implements AutoCloseable {
           if (now >= deadline) {
             timedOut = true;
             break;
+          }
+          if (group.isPresent()) {
+            limit = group.get().limitReached().filter("memory"::equals);
+            if (limit.isPresent()) {
+              // The kernel killed one process for the call's memory: the call ends whole.
+              break;
+            }
           }
           if (request.watchPrompt()) {
             prompt = waitingPrompt(out, err, now);
@@ -334,6 +412,15 @@ public final class Sandbox implements AutoCloseable {
         kill(process);
       }
       int exitCode = process.waitFor();
+      if (group.isPresent()) {
+        if (limit.isEmpty()) {
+          limit = group.get().limitReached();
+        }
+        if (exitCode == JOIN_FAILED && out.total() == 0) {
+          throw new ToolException(
+              ErrorCode.UNAVAILABLE, "The call could not join its cgroup: " + err.text().strip());
+        }
+      }
       // In the sandbox every writer of the pipes died with the PID namespace. Uncontained, a
       // process that escaped the tree may still hold them: wait a little, then stop reading.
       outReader.join(Duration.ofSeconds(2));
@@ -354,7 +441,8 @@ public final class Sandbox implements AutoCloseable {
           timedOut,
           prompt,
           out.truncated() || err.truncated(),
-          contained());
+          contained(),
+          limit);
     } finally {
       running.remove(process);
       if (process.isAlive()) {
@@ -384,6 +472,30 @@ public final class Sandbox implements AutoCloseable {
     } catch (java.util.concurrent.RejectedExecutionException e) {
       throw new ToolException(ErrorCode.UNAVAILABLE, "The sandbox is closed.");
     }
+  }
+
+  /** The exit status of the join wrapper when a cgroup refused the process. */
+  private static final int JOIN_FAILED = 125;
+
+  /**
+   * A shell that writes its own pid into each of the call's {@code cgroup.procs} and then becomes
+   * the rest of the command, so that the process and everything it starts are in the call's groups
+   * from their first instruction (moving a process in after it started would leave out what it
+   * forked meanwhile). It runs as the host's user, before setpriv drops to the sandbox's.
+   */
+  private static List<String> joining(ControlGroups.Call call) {
+    List<String> command = new ArrayList<>();
+    command.addAll(
+        List.of(
+            "/bin/sh",
+            "-c",
+            "while [ \"$1\" != -- ]; do echo $$ > \"$1\" || exit "
+                + JOIN_FAILED
+                + "; shift; done; shift; exec \"$@\"",
+            "toolhost-join"));
+    call.joins().forEach(path -> command.add(path.toString()));
+    command.add("--");
+    return command;
   }
 
   /** setpriv (as root), prlimit and bwrap with every flag of the containment. */
@@ -466,16 +578,21 @@ public final class Sandbox implements AutoCloseable {
     ExecConfig.Limits limits = config.limits();
     List<String> command = new ArrayList<>();
     if (executable("prlimit").isPresent()) {
+      command.add("prlimit");
+      if (groups.isEmpty()) {
+        // With a cgroup the call's memory is bounded as a whole; an address-space limit per
+        // process would only break programs that reserve more than they use.
+        command.add("--as=" + limits.memoryBytes());
+      }
       command.addAll(
           List.of(
-              "prlimit",
-              "--as=" + limits.memoryBytes(),
               // SIGXCPU at the limit, which a process may see; SIGKILL a second later.
               "--cpu=" + limits.cpuSeconds() + ":" + (limits.cpuSeconds() + 1),
               "--fsize=" + limits.fileSizeBytes(),
               "--core=0"));
-      // The process limit counts every process of the user: only for the sandbox's own user.
-      if (childUid().isPresent()) {
+      // The process limit counts every process of the user: only for the sandbox's own user,
+      // and only without cgroups, which count each call's own.
+      if (childUid().isPresent() && groups.isEmpty()) {
         command.add("--nproc=" + limits.processes());
       }
       command.add("--");
@@ -505,7 +622,8 @@ public final class Sandbox implements AutoCloseable {
     }
   }
 
-  private static Optional<Path> executable(String name) {
+  /** A program by path, or by name in the system's directories, when it is there to run. */
+  static Optional<Path> executable(String name) {
     if (name.contains("/")) {
       Path path = Path.of(name);
       return Files.isRegularFile(path) && Files.isExecutable(path)
@@ -529,11 +647,27 @@ public final class Sandbox implements AutoCloseable {
     }
   }
 
-  /** Kills every process still running and stops starting new ones. */
+  /** Closes the given resource when the sandbox closes, after its processes are ended. */
+  void closing(AutoCloseable resource) {
+    closing.add(resource);
+  }
+
+  /**
+   * Kills every process still running, stops starting new ones, and closes what was handed to
+   * {@link #closing}.
+   */
   @Override
   public void close() {
     spawner.shutdownNow();
     running.forEach(this::kill);
+    groups.ifPresent(ControlGroups::close);
+    for (AutoCloseable resource : closing) {
+      try {
+        resource.close();
+      } catch (Exception e) {
+        LOG.warn("Closing {} failed", resource, e);
+      }
+    }
     seccomp.ifPresent(
         file -> {
           try {

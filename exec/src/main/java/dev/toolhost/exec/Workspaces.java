@@ -3,19 +3,25 @@ package dev.toolhost.exec;
 import dev.toolhost.core.ErrorCode;
 import dev.toolhost.core.ToolException;
 import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Workspaces are the per-session directories under the configured root, and the one place that
@@ -28,8 +34,18 @@ import java.util.regex.Pattern;
  * hash of it; a call with no session uses {@code default}. When sandboxed processes run as another
  * user than the host (a root host), the directories and files made here are given to that user, so
  * that the sandbox can write what the file tool wrote.
+ *
+ * <p>Each workspace holds at most {@link ExecConfig.Limits#workspaceBytes}. On a root host with
+ * loop devices, the kernel keeps that: a new workspace is a file system of its own (an ext4 image
+ * of that size under {@code .images/} in the root, mounted {@code nosuid,nodev} on the workspace),
+ * so a write past it fails with {@code ENOSPC}, for the file tool and sandboxed processes alike,
+ * and nothing else is lost. Elsewhere (or for a workspace made before the quota) the file tool
+ * counts the workspace before it writes, and sandboxed processes are held to the size of a file;
+ * the log says so once.
  */
-final class Workspaces {
+final class Workspaces implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(Workspaces.class);
 
   private static final Pattern PLAIN = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,63}");
 
@@ -37,12 +53,110 @@ final class Workspaces {
   private final List<Path> writable;
   private final List<Path> protectedPaths;
   private final Optional<Integer> owner;
+  private final long quota;
+  private final Set<Path> mounted = ConcurrentHashMap.newKeySet();
+  private volatile boolean kernelQuota;
 
   Workspaces(ExecConfig config, Optional<Integer> owner) {
     this.root = config.workspaceRoot();
     this.writable = config.writablePaths();
     this.protectedPaths = config.protectedPaths();
     this.owner = owner;
+    this.quota = config.limits().workspaceBytes();
+  }
+
+  /** Where a checked path lies, for {@link Beneath}. */
+  record Location(
+      Path workspace, Path base, List<String> directories, Optional<String> name, Path path) {}
+
+  /**
+   * The path a model names, checked as {@link #file} checks it, split into the trusted directory it
+   * lies beneath (the workspace, or the configured writable path that holds it), the names of the
+   * directories on the way, and its own name (none for the base itself).
+   */
+  Location locate(Path workspace, String named) {
+    Path candidate = file(workspace, named);
+    Path base =
+        candidate.startsWith(workspace)
+            ? workspace
+            : writable.stream()
+                .filter(candidate::startsWith)
+                .max(java.util.Comparator.comparingInt(Path::getNameCount))
+                .orElseThrow();
+    Path relative = base.relativize(candidate);
+    List<String> names = new ArrayList<>();
+    for (Path name : relative) {
+      if (!name.toString().isEmpty()) {
+        names.add(name.toString());
+      }
+    }
+    if (names.isEmpty()) {
+      return new Location(workspace, base, List.of(), Optional.empty(), candidate);
+    }
+    return new Location(
+        workspace,
+        base,
+        List.copyOf(names.subList(0, names.size() - 1)),
+        Optional.of(names.getLast()),
+        candidate);
+  }
+
+  /** The most a workspace holds. */
+  long quotaBytes() {
+    return quota;
+  }
+
+  /** Whether the kernel keeps each new workspace's quota (a file system of its own). */
+  boolean kernelQuota() {
+    return kernelQuota;
+  }
+
+  /**
+   * Refuses a write of {@code bytes} that would take the location's workspace past its quota, with
+   * a clear message; a workspace of its own file system is asked for its free space, any other is
+   * counted (links not followed). Writes to a writable path outside the workspace are not counted.
+   */
+  void requireRoom(Location location, long bytes) throws IOException {
+    if (!location.base().equals(location.workspace())) {
+      return;
+    }
+    long free;
+    if (mountedOn(location.workspace())) {
+      free = Files.getFileStore(location.workspace()).getUsableSpace();
+    } else {
+      free = quota - usage(location.workspace());
+    }
+    if (bytes > free) {
+      throw ToolException.invalidArguments(
+          "The write needs "
+              + bytes
+              + " bytes but the workspace has "
+              + Math.max(0, free)
+              + " left of its quota ("
+              + (quota >> 20)
+              + " MiB); nothing was changed. Remove files first.");
+    }
+  }
+
+  /** The bytes of the regular files under a directory, links not followed. */
+  private static long usage(Path directory) throws IOException {
+    long[] total = {0};
+    Files.walkFileTree(
+        directory,
+        new java.nio.file.SimpleFileVisitor<>() {
+          @Override
+          public java.nio.file.FileVisitResult visitFile(
+              Path file, java.nio.file.attribute.BasicFileAttributes attributes) {
+            total[0] += attributes.isRegularFile() ? attributes.size() : 0;
+            return java.nio.file.FileVisitResult.CONTINUE;
+          }
+
+          @Override
+          public java.nio.file.FileVisitResult visitFileFailed(Path file, IOException e) {
+            return java.nio.file.FileVisitResult.CONTINUE;
+          }
+        });
+    return total[0];
   }
 
   /**
@@ -52,6 +166,19 @@ final class Workspaces {
    */
   void prepare() throws IOException {
     Files.createDirectories(root);
+    Optional<String> why = quotaUnavailable();
+    kernelQuota = why.isEmpty();
+    if (kernelQuota) {
+      Path images = root.resolve(IMAGES);
+      Files.createDirectories(images);
+      Files.setPosixFilePermissions(images, PosixFilePermissions.fromString("rwx------"));
+    } else {
+      LOG.warn(
+          "Workspace quotas ({} MiB) are kept by the file tool only, and sandboxed processes are"
+              + " held to the size of a file: {}",
+          quota >> 20,
+          why.get());
+    }
     if (owner.isPresent()) {
       Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwx--x--x"));
       for (Path parent = root.toRealPath().getParent();
@@ -92,6 +219,9 @@ final class Workspaces {
         Files.setPosixFilePermissions(workspace, PosixFilePermissions.fromString("rwx------"));
         own(workspace);
       }
+      if (kernelQuota && !mountedOn(workspace)) {
+        mount(name, workspace);
+      }
       return workspace.toRealPath();
     } catch (IOException e) {
       throw new ToolException(
@@ -104,6 +234,17 @@ final class Workspaces {
     if (owner.isPresent()) {
       Files.setAttribute(path, "unix:uid", owner.get(), LinkOption.NOFOLLOW_LINKS);
       Files.setAttribute(path, "unix:gid", owner.get(), LinkOption.NOFOLLOW_LINKS);
+    }
+  }
+
+  /** Gives a file the host made in a directory to the sandbox user, by descriptor. */
+  void own(Beneath directory, String name) throws IOException {
+    if (owner.isPresent()) {
+      directory.own(
+          name,
+          root.getFileSystem()
+              .getUserPrincipalLookupService()
+              .lookupPrincipalByName(Integer.toString(owner.get())));
     }
   }
 
@@ -162,6 +303,109 @@ final class Workspaces {
     }
     requireUnprotected(workspace, candidate, named);
     return candidate;
+  }
+
+  /** The folder under the root that holds the workspaces' images, which no session can be named. */
+  private static final String IMAGES = ".images";
+
+  /** Why the kernel cannot keep the quota here; empty when it can. */
+  private Optional<String> quotaUnavailable() {
+    if (owner.isEmpty()) {
+      return Optional.of("the host does not run as root, so it cannot mount a workspace");
+    }
+    if (!Files.exists(Path.of("/dev/loop-control"))) {
+      return Optional.of("this machine has no loop devices (/dev/loop-control)");
+    }
+    for (String tool : List.of("mkfs.ext4", "mount", "umount")) {
+      if (Sandbox.executable(tool).isEmpty()) {
+        return Optional.of("'" + tool + "' is not installed");
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * Whether a file system of its own is mounted on the workspace (its device is not the root's).
+   */
+  private boolean mountedOn(Path workspace) throws IOException {
+    return !Files.getAttribute(workspace, "unix:dev", LinkOption.NOFOLLOW_LINKS)
+        .equals(Files.getAttribute(root, "unix:dev"));
+  }
+
+  /**
+   * Mounts the workspace's image on it, made first when the workspace is new (an empty directory);
+   * a workspace that already holds files and has no image (made before quotas) is left as it is.
+   */
+  private synchronized void mount(String name, Path workspace) throws IOException {
+    if (mountedOn(workspace)) {
+      return;
+    }
+    Path image = root.resolve(IMAGES).resolve(name + ".img");
+    if (!Files.exists(image)) {
+      try (java.util.stream.Stream<Path> entries = Files.list(workspace)) {
+        if (entries.findAny().isPresent()) {
+          return;
+        }
+      }
+      try (FileChannel file =
+          FileChannel.open(image, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+        Files.setPosixFilePermissions(image, PosixFilePermissions.fromString("rw-------"));
+        // Sparse: the image takes only what the workspace holds.
+        file.write(java.nio.ByteBuffer.allocate(1), quota - 1);
+      }
+      String id = Integer.toString(owner.orElseThrow());
+      command(
+          "mkfs.ext4",
+          "-q",
+          "-F",
+          "-m",
+          "0",
+          "-E",
+          "root_owner=" + id + ":" + id,
+          image.toString());
+    }
+    command("mount", "-o", "loop,nosuid,nodev", image.toString(), workspace.toString());
+    mounted.add(workspace);
+    Path lost = workspace.resolve("lost+found");
+    if (Files.isDirectory(lost, LinkOption.NOFOLLOW_LINKS)) {
+      Files.delete(lost);
+    }
+    Files.setPosixFilePermissions(workspace, PosixFilePermissions.fromString("rwx------"));
+  }
+
+  private static void command(String... command) throws IOException {
+    Process process =
+        new ProcessBuilder(command)
+            .redirectErrorStream(true)
+            .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+            .start();
+    String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    try {
+      if (!process.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)) {
+        process.destroyForcibly();
+        throw new IOException(String.join(" ", command) + " did not end in 60 s");
+      }
+    } catch (InterruptedException e) {
+      process.destroyForcibly();
+      Thread.currentThread().interrupt();
+      throw new java.io.InterruptedIOException(command[0] + " was interrupted");
+    }
+    if (process.exitValue() != 0) {
+      throw new IOException(command[0] + " failed: " + output.strip());
+    }
+  }
+
+  /** Unmounts the workspaces this host mounted; their images keep what they hold. */
+  @Override
+  public void close() {
+    for (Path workspace : mounted) {
+      try {
+        command("umount", "--lazy", workspace.toString());
+      } catch (IOException e) {
+        LOG.warn("The workspace {} stays mounted: {}", workspace, e.getMessage());
+      }
+      mounted.remove(workspace);
+    }
   }
 
   /** Refuses a regular file with more than one hard link: its other name may lie outside. */

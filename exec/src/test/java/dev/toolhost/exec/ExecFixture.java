@@ -66,6 +66,7 @@ final class ExecFixture implements AutoCloseable {
             config, Map.of("TZ", "Europe/Paris", "API_TOKEN", HOST_SECRET), List.of(HOST_SECRET));
     workspaces = new Workspaces(config, sandbox.childUid());
     workspaces.prepare();
+    sandbox.closing(workspaces);
     ToolRegistry registry = new ToolRegistry();
     registry.registerAll(
         MethodTools.of(new ExecTools(sandbox, workspaces), ExecTools.SOURCE).stream()
