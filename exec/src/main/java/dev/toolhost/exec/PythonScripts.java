@@ -7,11 +7,8 @@ import java.io.IOException;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
@@ -234,37 +231,66 @@ final class PythonScripts {
   }
 
   /**
-   * The regular files of the workspace's out/ (at most eight levels deep, links not followed), each
-   * with what says it changed: its file key, size and modification time.
+   * The regular files of the workspace's out/ (at most eight levels deep, at most 10,000), each
+   * with what says it changed: its file key, size and modification time. Walked beneath a
+   * descriptor of the workspace ({@link Beneath}), so a process of the session that swaps a
+   * directory for a link meanwhile cannot show the host's files here.
    */
   private static Map<Path, List<Object>> outState(Path workspace) throws IOException {
     Map<Path, List<Object>> state = new LinkedHashMap<>();
-    Path out = workspace.resolve("out");
-    if (!Files.isDirectory(out, LinkOption.NOFOLLOW_LINKS)) {
-      return state;
+    try (Beneath out = Beneath.open(workspace, List.of("out"), "out")) {
+      collect(out, Path.of("out"), 1, state);
+    } catch (java.nio.file.NoSuchFileException | ToolException e) {
+      // No out/, or not a directory: nothing came back.
     }
-    Files.walkFileTree(
-        out,
-        java.util.EnumSet.noneOf(java.nio.file.FileVisitOption.class),
-        8,
-        new SimpleFileVisitor<>() {
-          @Override
-          public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) {
-            if (attributes.isRegularFile()) {
-              state.put(
-                  file,
-                  java.util.Arrays.asList(
-                      attributes.fileKey(), attributes.size(), attributes.lastModifiedTime()));
-            }
-            return state.size() > 10_000 ? FileVisitResult.TERMINATE : FileVisitResult.CONTINUE;
-          }
-
-          @Override
-          public FileVisitResult visitFileFailed(Path file, IOException e) {
-            return FileVisitResult.CONTINUE;
-          }
-        });
     return state;
+  }
+
+  private static void collect(
+      Beneath directory, Path relative, int depth, Map<Path, List<Object>> state)
+      throws IOException {
+    for (String name : directory.names(MAX_WALKED).names()) {
+      if (state.size() >= MAX_WALKED) {
+        return;
+      }
+      BasicFileAttributes attributes;
+      try {
+        attributes = directory.attributes(name);
+      } catch (java.nio.file.NoSuchFileException e) {
+        continue;
+      }
+      if (attributes.isRegularFile()) {
+        state.put(
+            relative.resolve(name),
+            java.util.Arrays.asList(
+                attributes.fileKey(), attributes.size(), attributes.lastModifiedTime()));
+      } else if (attributes.isDirectory() && depth < 8) {
+        try (Beneath child = directory.descend(name, name)) {
+          collect(child, relative.resolve(name), depth + 1, state);
+        } catch (java.nio.file.NoSuchFileException | ToolException e) {
+          // Gone, or swapped for a link since it was listed: left out.
+        }
+      }
+    }
+  }
+
+  /** The most files of out/ looked at. */
+  private static final int MAX_WALKED = 10_000;
+
+  /** The start of a file of out/, read beneath the workspace's descriptor, never through a link. */
+  private static byte[] head(Path workspace, Path relative, int max) throws IOException {
+    List<String> names = new ArrayList<>();
+    relative.forEach(name -> names.add(name.toString()));
+    String last = names.removeLast();
+    try (Beneath parent = Beneath.open(workspace, names, relative.toString());
+        var channel =
+            parent.channel(
+                last,
+                java.util.Set.of(java.nio.file.StandardOpenOption.READ),
+                relative.toString());
+        var in = java.nio.channels.Channels.newInputStream(channel)) {
+      return in.readNBytes(max);
+    }
   }
 
   /** The regular files of the workspace's out/ that the run made or changed, within the caps. */
@@ -285,15 +311,12 @@ final class PythonScripts {
       ObjectNode item = files.addObject();
       // The size the walk saw, without following a link the script may have put there since.
       long size = (Long) after.get(file).get(1);
-      item.put("path", workspace.relativize(file).toString());
+      item.put("path", file.toString());
       item.put("size", size);
       if (size <= INLINE_FILE_BYTES && inline + size <= INLINE_TOTAL_BYTES) {
         try {
-          Workspaces.requireSingleLink(file, file.toString());
-          byte[] bytes;
-          try (var in = Files.newInputStream(file, LinkOption.NOFOLLOW_LINKS)) {
-            bytes = in.readNBytes(INLINE_FILE_BYTES + 1);
-          }
+          Workspaces.requireSingleLink(workspace.resolve(file), file.toString());
+          byte[] bytes = head(workspace, file, INLINE_FILE_BYTES + 1);
           String text =
               StandardCharsets.UTF_8
                   .newDecoder()
@@ -304,8 +327,8 @@ final class PythonScripts {
             item.put("content", text);
             inline += bytes.length;
           }
-        } catch (CharacterCodingException | ToolException e) {
-          // Binary, or linked from elsewhere: named and sized, not shown.
+        } catch (CharacterCodingException | java.nio.file.NoSuchFileException | ToolException e) {
+          // Binary, gone, or linked from elsewhere: named and sized, not shown.
         }
       }
     }
