@@ -796,7 +796,15 @@ final class BrowserTool {
       // fileSafe leaves no separator; this guards the rule itself.
       throw new IOException("screenshot path left its directory");
     }
-    Files.write(file, png);
+    // O_CREAT|O_EXCL with O_NOFOLLOW: a name planted in the directory beforehand (a link to a
+    // host file, should the directory be one a sandbox can write) fails the write, never
+    // redirects it.
+    Files.write(
+        file,
+        png,
+        java.nio.file.StandardOpenOption.CREATE_NEW,
+        java.nio.file.StandardOpenOption.WRITE,
+        java.nio.file.LinkOption.NOFOLLOW_LINKS);
     int width = png.length >= 24 ? readInt(png, 16) : 0;
     int height = png.length >= 24 ? readInt(png, 20) : 0;
     ObjectNode structured =
