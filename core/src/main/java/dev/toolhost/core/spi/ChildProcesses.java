@@ -60,7 +60,7 @@ public final class ChildProcesses implements AutoCloseable {
   /**
    * Starts the builder's command as a child that dies with the host. The builder's command gets the
    * {@code setpriv} prefix and its environment the owner mark; the rest (directory, environment,
-   * redirects) is the caller's.
+   * redirects) is the caller's. Returns once the signal is set (setpriv has run the program).
    *
    * @throws IOException when the program is not found or does not start, or this is closed
    */
@@ -87,7 +87,16 @@ public final class ChildProcesses implements AutoCloseable {
     builder.command(command);
     builder.environment().put(OWNER_VARIABLE, OwnerMark.current().toString());
     try {
-      return spawner.submit(builder::start).get();
+      Process process = spawner.submit(builder::start).get();
+      if (setpriv.isPresent()) {
+        try {
+          awaitSignalSet(process, setpriv.get());
+        } catch (InterruptedException e) {
+          process.destroyForcibly();
+          throw e;
+        }
+      }
+      return process;
     } catch (ExecutionException e) {
       if (e.getCause() instanceof IOException io) {
         throw io;
@@ -96,6 +105,33 @@ public final class ChildProcesses implements AutoCloseable {
     } catch (RejectedExecutionException e) {
       throw new IOException("Cannot run program \"" + program + "\": the host is closing", e);
     }
+  }
+
+  /**
+   * Waits until setpriv has set the signal and run the program: the signal is tied to the thread
+   * only from then on, and a thread that ended before would leave the child running.
+   */
+  private static void awaitSignalSet(Process process, Path setpriv) throws InterruptedException {
+    Path cmdline = Path.of("/proc", Long.toString(process.pid()), "cmdline");
+    byte[] prefix = (setpriv + "\0").getBytes(StandardCharsets.UTF_8);
+    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    while (process.isAlive() && System.nanoTime() < end) {
+      byte[] now;
+      try {
+        now = Files.readAllBytes(cmdline);
+      } catch (IOException e) {
+        return;
+      }
+      if (now.length > 0 && !startsWith(now, prefix)) {
+        return;
+      }
+      Thread.sleep(1);
+    }
+  }
+
+  private static boolean startsWith(byte[] bytes, byte[] prefix) {
+    return bytes.length >= prefix.length
+        && java.util.Arrays.equals(bytes, 0, prefix.length, prefix, 0, prefix.length);
   }
 
   /**
