@@ -14,6 +14,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,6 +22,7 @@ import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -55,6 +57,8 @@ class HostCrashTest {
     // A fraction of a second no other sleep has: the sandboxed command's own mark.
     String sleep = "sleep 300." + ThreadLocalRandom.current().nextInt(100_000, 1_000_000);
     Path profiles = dir.resolve(mark + "-profiles");
+    // The sandbox user reaches the workspaces through it.
+    Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
     Path config = Files.createDirectories(dir.resolve("config")).resolve("toolhost.yaml");
     try (FakeSite page =
             FakeSite.on("127.0.0.4")
@@ -80,7 +84,7 @@ class HostCrashTest {
               + dir.resolve(mark + "-workspaces")
               + "', max_timeout: 10m}\n");
       ToolhostProcess host = serve("first", config);
-      URI base = URI.create(host.awaitOut(LISTENING, Duration.ofSeconds(60)).group(1));
+      URI base = listening(host);
 
       HttpResponse<String> browsed =
           invoke(
@@ -135,7 +139,7 @@ class HostCrashTest {
       assertThat(left).as("the killed host's profiles, until a host starts").exists();
 
       ToolhostProcess next = serve("second", config);
-      next.awaitOut(LISTENING, Duration.ofSeconds(60));
+      listening(next);
       assertThat(left).as("the killed host's profiles, once the next one started").doesNotExist();
       assertThat(profiles.resolve("toolhost-browsers-" + next.pid()).resolve("owner")).exists();
       assertThat(next.stop(Duration.ofSeconds(30))).as(next.err()).isZero();
@@ -151,6 +155,15 @@ class HostCrashTest {
             dir, name, List.of("serve", "--config", config.toString(), "--port", "0"));
     hosts.add(host);
     return host;
+  }
+
+  /** Where the host listens, once it says so; its standard error when it does not. */
+  private static URI listening(ToolhostProcess host) {
+    try {
+      return URI.create(host.awaitOut(LISTENING, Duration.ofSeconds(60)).group(1));
+    } catch (ConditionTimeoutException e) {
+      throw new AssertionError("toolhost did not listen: " + host.out() + host.err(), e);
+    }
   }
 
   private static HttpRequest post(URI base, String tool, String body) {
