@@ -1,12 +1,12 @@
 package dev.toolhost.browser;
 
-import dev.toolhost.core.spi.ChildProcesses;
 import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolDispatcher;
 import dev.toolhost.core.ToolProfiles;
 import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSet;
+import dev.toolhost.core.spi.ChildProcesses;
 import dev.toolhost.testing.FakeSite;
 import dev.toolhost.web.Cidr;
 import dev.toolhost.web.OutboundHttp;
