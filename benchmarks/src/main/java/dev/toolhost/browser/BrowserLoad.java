@@ -6,6 +6,7 @@ import dev.toolhost.core.ToolProfiles;
 import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSet;
+import dev.toolhost.core.spi.ChildProcesses;
 import dev.toolhost.testing.FakeSite;
 import dev.toolhost.web.Cidr;
 import dev.toolhost.web.OutboundHttp;
@@ -68,7 +69,8 @@ public final class BrowserLoad {
         OutboundHttp http =
             OutboundHttp.start(
                 OutboundPolicy.defaults().allowingRanges(List.of(Cidr.parse("127.0.0.5/32"))));
-        VettingProxy proxy = VettingProxy.start(http)) {
+        VettingProxy proxy = VettingProxy.start(http);
+        ChildProcesses children = new ChildProcesses("browser")) {
       String url = site.url() + "/";
       BrowserConfig config = BrowserConfig.defaults().withDirectories(root, root.resolve("shots"));
 
@@ -79,7 +81,13 @@ public final class BrowserLoad {
         long t0 = System.nanoTime();
         try (Chromium c =
             Chromium.start(
-                config.binary(), true, root, config.startTimeout(), http::vet, proxy.address())) {
+                config.binary(),
+                true,
+                root,
+                config.startTimeout(),
+                http::vet,
+                proxy.address(),
+                children)) {
           tool[i] = System.nanoTime() - t0;
         }
         t0 = System.nanoTime();
@@ -107,7 +115,8 @@ public final class BrowserLoad {
                       root,
                       config.startTimeout(),
                       http::vet,
-                      proxy.address()))) {
+                      proxy.address(),
+                      children))) {
         ToolRegistry registry = new ToolRegistry();
         registry.register(
             new BrowserTool(config, browsers, http, Map.of(), Optional.empty()).tool());

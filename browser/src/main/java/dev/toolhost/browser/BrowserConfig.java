@@ -25,7 +25,7 @@ import tools.jackson.databind.JsonNode;
  *   enabled: true                  # false: the section is kept but no tool is registered
  *   binary: /usr/bin/chromium      # Debian's chromium; never downloaded
  *   headless: true
- *   profile_dir: /tmp              # each session's fresh profile is made here, deleted on close
+ *   profile_dir: /tmp              # under toolhost-browsers-PID here, deleted on close
  *   screenshot_dir: /var/lib/toolhost/screenshots   # relative: to the config file's directory
  *   max_browsers: 4                # per host; the oldest idle one is closed for a new one
  *   idle_timeout: 5m               # a browser unused this long is closed

@@ -1,5 +1,6 @@
 package dev.toolhost.browser;
 
+import dev.toolhost.core.spi.ChildProcesses;
 import dev.toolhost.core.spi.ConfigException;
 import dev.toolhost.core.spi.ConfigSections;
 import dev.toolhost.core.spi.HostContext;
@@ -7,6 +8,7 @@ import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.core.spi.SectionReading;
 import dev.toolhost.memory.WorkingMemory;
 import dev.toolhost.web.OutboundHttp;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.util.Optional;
 import tools.jackson.databind.JsonNode;
@@ -24,8 +26,10 @@ import tools.jackson.databind.JsonNode;
  * every connection of every browser goes through, which connects only to the addresses it checked);
  * a host with this section and no {@code web:} one does not start, rather than run a browser with
  * checks of its own that could drift from the web's. No browser starts with the host: the first
- * action of a session starts one. Close ends every browser and deletes every profile. Found by
- * {@link java.util.ServiceLoader}.
+ * action of a session starts one. Every browser dies with the host, {@code kill -9} included
+ * ({@link ChildProcesses}), and its profile is made under a directory of this host's ({@link
+ * Profiles}), which a host started after a crash deletes. Close ends every browser and deletes
+ * every profile. Found by {@link java.util.ServiceLoader}.
  */
 public final class BrowserExtension implements HostExtension {
 
@@ -82,12 +86,25 @@ public final class BrowserExtension implements HostExtension {
               + " of a Chromium; none is ever downloaded).");
     }
     OutboundHttp http = vetting.get();
+    Profiles profiles;
+    try {
+      profiles = Profiles.open(config.profileDir());
+    } catch (IOException e) {
+      throw new ConfigException(
+          "'browser.profile_dir' is '"
+              + config.profileDir()
+              + "', where the browsers' profiles cannot be made ("
+              + e.getMessage()
+              + ").");
+    }
     VettingProxy proxy;
     try {
       proxy = VettingProxy.start(http);
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
+      profiles.close();
       throw new IllegalStateException("The browser's vetting proxy did not start: " + e, e);
     }
+    ChildProcesses children = new ChildProcesses(NAME);
     browsers =
         new Browsers(
             config.maxBrowsers(),
@@ -96,11 +113,17 @@ public final class BrowserExtension implements HostExtension {
                 Chromium.start(
                     config.binary(),
                     config.headless(),
-                    config.profileDir(),
+                    profiles.base(),
                     config.startTimeout(),
                     http::vet,
-                    proxy.address()),
-            proxy);
+                    proxy.address(),
+                    children),
+            () -> {
+              // After every browser ended: the spawner's end would kill what is left.
+              children.close();
+              proxy.close();
+              profiles.close();
+            });
     BrowserTool tool =
         new BrowserTool(
             config, browsers, http, host.environment(), host.service(WorkingMemory.class));

@@ -1,5 +1,6 @@
 package dev.toolhost.browser;
 
+import dev.toolhost.core.spi.ChildProcesses;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -181,6 +182,7 @@ final class Chromium implements AutoCloseable {
    * @param startTimeout how long it may take to listen for DevTools
    * @param vetter the check each request passes
    * @param proxy the vetting proxy every connection goes through, as {@code http://127.0.0.1:PORT}
+   * @param children what starts the process, so that it dies with the host
    * @throws IOException when it does not start
    */
   static Chromium start(
@@ -189,7 +191,8 @@ final class Chromium implements AutoCloseable {
       Path profiles,
       Duration startTimeout,
       Vetter vetter,
-      String proxy)
+      String proxy,
+      ChildProcesses children)
       throws IOException, InterruptedException {
     Files.createDirectories(profiles);
     Path profile = Files.createTempDirectory(profiles, "toolhost-browser-");
@@ -234,7 +237,7 @@ final class Chromium implements AutoCloseable {
     environment.put("LANG", "C.UTF-8");
     Process process;
     try {
-      process = builder.start();
+      process = children.start(builder);
     } catch (IOException e) {
       delete(profile);
       throw new IOException(

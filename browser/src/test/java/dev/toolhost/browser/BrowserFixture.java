@@ -6,6 +6,7 @@ import dev.toolhost.core.ToolProfiles;
 import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSet;
+import dev.toolhost.core.spi.ChildProcesses;
 import dev.toolhost.memory.InProcessWorkingMemory;
 import dev.toolhost.memory.WorkingMemory;
 import dev.toolhost.memory.WorkingMemoryTools;
@@ -35,6 +36,7 @@ final class BrowserFixture implements AutoCloseable {
   final OutboundHttp http;
   final Browsers browsers;
   final VettingProxy proxy;
+  final ChildProcesses children = new ChildProcesses("browser");
   final WorkingMemory memory = new InProcessWorkingMemory();
   final Path profiles;
   final Path screenshots;
@@ -73,9 +75,13 @@ final class BrowserFixture implements AutoCloseable {
                   config.profileDir(),
                   config.startTimeout(),
                   http::vet,
-                  proxy.address());
+                  proxy.address(),
+                  children);
             },
-            proxy);
+            () -> {
+              children.close();
+              proxy.close();
+            });
     ToolRegistry registry = new ToolRegistry();
     registry.register(
         new BrowserTool(config, browsers, http, environment, Optional.of(memory)).tool());

@@ -11,6 +11,8 @@ import dev.toolhost.core.spi.HostContext;
 import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.core.spi.SectionReading;
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -90,7 +92,64 @@ public final class ExecExtension implements HostExtension {
 
   @Override
   public void check(JsonNode section, SectionReading reading) {
-    ExecConfig.read(section, reading);
+    read(section, reading);
+  }
+
+  /** The section read, with the workspace root checked against the protected paths. */
+  private static ExecConfig read(JsonNode section, SectionReading reading) {
+    ExecConfig config = ExecConfig.read(section, reading);
+    if (section.hasNonNull("workspace_root")) {
+      protectedAround(config.workspaceRoot(), config.protectedPaths())
+          .ifPresent(
+              guarded ->
+                  reading
+                      .problems()
+                      .atValue(
+                          "/exec/workspace_root",
+                          "'exec.workspace_root' is '"
+                              + config.workspaceRoot()
+                              + "', inside the protected path '"
+                              + guarded
+                              + "'"
+                              + (guarded.equals(reading.directory().toAbsolutePath().normalize())
+                                  ? " (the config file's directory)"
+                                  : "")
+                              + ": sessions would write where the file tool must not (expected"
+                              + " a directory of its own, such as /var/lib/toolhost/workspaces)"));
+    }
+    return config;
+  }
+
+  /**
+   * The protected path the workspace root lies in, by its name or, for the parts that exist, where
+   * their links lead; empty when it lies in none.
+   */
+  static Optional<Path> protectedAround(Path root, List<Path> protectedPaths) {
+    Path real = real(root);
+    for (Path guarded : protectedPaths) {
+      Path normal = guarded.toAbsolutePath().normalize();
+      if (root.startsWith(normal) || real.startsWith(real(normal))) {
+        return Optional.of(normal);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** The path with its longest existing part resolved through its links. */
+  private static Path real(Path path) {
+    Path absolute = path.toAbsolutePath().normalize();
+    Path existing = absolute;
+    while (existing != null && !Files.exists(existing)) {
+      existing = existing.getParent();
+    }
+    if (existing == null) {
+      return absolute;
+    }
+    try {
+      return existing.toRealPath().resolve(existing.relativize(absolute));
+    } catch (IOException e) {
+      return absolute;
+    }
   }
 
   @Override
@@ -101,7 +160,7 @@ public final class ExecExtension implements HostExtension {
         given.or(
             () ->
                 host.configured()
-                    ? Optional.of(ConfigSections.read(this, host, ExecConfig::read))
+                    ? Optional.of(ConfigSections.read(this, host, ExecExtension::read))
                     : Optional.empty());
     if (config.isEmpty()) {
       return;

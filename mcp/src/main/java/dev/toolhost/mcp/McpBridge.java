@@ -8,6 +8,7 @@ import dev.toolhost.core.ToolDispatcher;
 import dev.toolhost.core.ToolGuide;
 import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.ToolSpec;
+import dev.toolhost.core.spi.ChildProcesses;
 import io.modelcontextprotocol.spec.McpSchema;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -76,6 +77,8 @@ public final class McpBridge implements AutoCloseable {
   private final Consumer<Progress> progressListener;
   private final PoisoningScanner scanner = new PoisoningScanner();
   private final Map<String, Served> servers = new ConcurrentHashMap<>();
+  // Starts every stdio server, so that each dies with the host.
+  private final ChildProcesses children = new ChildProcesses("mcp");
   private final Object syncLock = new Object();
   private volatile boolean closed;
 
@@ -268,6 +271,11 @@ public final class McpBridge implements AutoCloseable {
     return registration;
   }
 
+  /** The executable file a stdio server's command names, on the host's PATH; empty when none. */
+  Optional<Path> program(String command) {
+    return ChildProcesses.resolve(command, environment.get("PATH"));
+  }
+
   Duration connectTimeout() {
     return connectTimeout;
   }
@@ -416,6 +424,8 @@ public final class McpBridge implements AutoCloseable {
     for (String name : List.copyOf(servers.keySet())) {
       remove(name);
     }
+    // Every server was stopped above; ending the spawner kills any that would not stop.
+    children.close();
   }
 
   /** One server the bridge holds. */
@@ -428,7 +438,7 @@ public final class McpBridge implements AutoCloseable {
     Served(McpServerConfig config) {
       this.config = config;
       this.connection =
-          new McpConnection(config, connectTimeout, environment, maxMessageChars, this);
+          new McpConnection(config, connectTimeout, environment, maxMessageChars, children, this);
     }
 
     @Override

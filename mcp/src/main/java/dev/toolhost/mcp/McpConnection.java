@@ -4,6 +4,7 @@ import dev.toolhost.core.ErrorCode;
 import dev.toolhost.core.ToolProgress;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.TraceContext;
+import dev.toolhost.core.spi.ChildProcesses;
 import io.modelcontextprotocol.client.McpAsyncClient;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.transport.HttpClientSseClientTransport;
@@ -14,11 +15,8 @@ import io.modelcontextprotocol.spec.McpClientTransport;
 import io.modelcontextprotocol.spec.McpError;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpTransportException;
-import java.io.File;
 import java.net.URI;
 import java.net.http.HttpRequest;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -84,6 +82,7 @@ final class McpConnection implements AutoCloseable {
   private final Duration connectTimeout;
   private final Map<String, String> hostEnvironment;
   private final int maxMessageChars;
+  private final ChildProcesses children;
   private final Listener listener;
   // The callers that listen to the progress of their calls, by the progress token sent with each.
   private final Map<String, ToolProgress.Listener> progressByToken = new ConcurrentHashMap<>();
@@ -104,7 +103,9 @@ final class McpConnection implements AutoCloseable {
       Duration connectTimeout,
       Map<String, String> hostEnvironment,
       int maxMessageChars,
+      ChildProcesses children,
       Listener listener) {
+    this.children = Objects.requireNonNull(children, "children");
     this.config = Objects.requireNonNull(config, "config");
     this.connectTimeout = Objects.requireNonNull(connectTimeout, "connectTimeout");
     this.hostEnvironment = Map.copyOf(hostEnvironment);
@@ -221,7 +222,8 @@ final class McpConnection implements AutoCloseable {
           throw new IllegalStateException(
               "cannot run '" + stdio.command() + "': no such executable file (or not on PATH)");
         }
-        yield new StdioTransport(config.name(), stdio, hostEnvironment, JSON, maxMessageChars);
+        yield new StdioTransport(
+            config.name(), stdio, hostEnvironment, JSON, maxMessageChars, children);
       }
       case McpServerConfig.StreamableHttp http -> {
         URI url = http.url();
@@ -249,19 +251,8 @@ final class McpConnection implements AutoCloseable {
   }
 
   private boolean executable(String command) {
-    if (command.contains("/")) {
-      return Files.isExecutable(Path.of(command));
-    }
     String path = hostEnvironment.get("PATH");
-    if (path == null) {
-      return true;
-    }
-    for (String directory : path.split(File.pathSeparator)) {
-      if (!directory.isEmpty() && Files.isExecutable(Path.of(directory, command))) {
-        return true;
-      }
-    }
-    return false;
+    return path == null || ChildProcesses.resolve(command, path).isPresent();
   }
 
   private static String base(URI url) {

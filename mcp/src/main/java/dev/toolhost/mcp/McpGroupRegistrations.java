@@ -151,10 +151,7 @@ public final class McpGroupRegistrations implements AutoCloseable {
         try {
           config =
               McpManagementTools.config(
-                  bridge.registration(),
-                  name,
-                  notice.path("command").asString(""),
-                  Optional.of(arguments));
+                  bridge, name, notice.path("command").asString(""), Optional.of(arguments));
         } catch (ToolException e) {
           LOG.warn(
               "Did not register MCP server '{}' that worker {} of group '{}' registered: {}",

@@ -27,6 +27,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
@@ -64,6 +66,9 @@ final class McpManagementTools {
   private static final Set<String> REGISTRATION_TOOLS = Set.of(REGISTER_SERVER, UNREGISTER_SERVER);
 
   private static final String LOCAL = "local";
+
+  /** A URL's scheme at the start of a command: {@code file:}, {@code ftp:}, {@code http:}. */
+  private static final Pattern SCHEME = Pattern.compile("([A-Za-z][A-Za-z0-9+.-]*):");
 
   private final McpBridge bridge;
   private final ToolDispatcher dispatcher;
@@ -453,7 +458,7 @@ final class McpManagementTools {
                           .collect(Collectors.joining(", "))
                       + "."));
     }
-    McpServerConfig config = config(registration, serverName, command, arguments);
+    McpServerConfig config = config(bridge, serverName, command, arguments);
     refuseTaken(serverName);
     McpBridge.ServerInfo server = bridge.add(config);
     if (!server.state().equals("connected")) {
@@ -490,17 +495,26 @@ final class McpManagementTools {
   }
 
   /**
-   * The config of a server a model asked to register, checked against the policy.
+   * The config of a server a model asked to register, checked against the bridge's policy: a URL
+   * must be http(s), and a program must be an executable file (on the host's PATH when it names no
+   * directory), so that nothing is registered that could never connect.
    *
    * @throws ToolException {@code invalid_arguments} when the policy refuses it or it is invalid
    */
   static McpServerConfig config(
-      RegistrationPolicy registration,
-      String serverName,
-      String command,
-      Optional<List<String>> arguments) {
+      McpBridge bridge, String serverName, String command, Optional<List<String>> arguments) {
+    RegistrationPolicy registration = bridge.registration();
     McpServerConfig.Transport transport;
-    if (command.startsWith("http://") || command.startsWith("https://")) {
+    Matcher scheme = SCHEME.matcher(command);
+    String lower = command.toLowerCase(Locale.ROOT);
+    if (scheme.lookingAt() && !lower.startsWith("http://") && !lower.startsWith("https://")) {
+      throw ToolException.invalidArguments(
+          "'command' is a "
+              + scheme.group(1).toLowerCase(Locale.ROOT)
+              + ": URL; an MCP server is a program to run or an http(s) URL, such as"
+              + " https://mcp.example.com/mcp. Nothing was registered.");
+    }
+    if (lower.startsWith("http://") || lower.startsWith("https://")) {
       URI url;
       try {
         url = new URI(command);
@@ -517,6 +531,15 @@ final class McpManagementTools {
       registration.checkCommand();
       if (command.isBlank()) {
         throw ToolException.invalidArguments("'command' is empty: send a program or a URL.");
+      }
+      if (bridge.program(command).isEmpty()) {
+        throw ToolException.invalidArguments(
+            "'command' is '"
+                + command
+                + "', which is not an executable file"
+                + (command.contains("/") ? "" : " on the host's PATH")
+                + ". Nothing was registered: send the path of an installed program, or an"
+                + " http(s) URL.");
       }
       transport = new McpServerConfig.Stdio(command, arguments.orElse(List.of()), Map.of());
     }

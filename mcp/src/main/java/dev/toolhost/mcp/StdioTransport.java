@@ -1,5 +1,6 @@
 package dev.toolhost.mcp;
 
+import dev.toolhost.core.spi.ChildProcesses;
 import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.json.TypeRef;
 import io.modelcontextprotocol.spec.McpClientTransport;
@@ -38,7 +39,8 @@ import reactor.core.scheduler.Schedulers;
  * from two threads at once could fail. Here the child's environment is exactly {@link
  * McpServerConfig.Stdio#childEnvironment}, a message over the limit ends the connection with {@link
  * MessageTooLarge} (the owner reconnects), and the end of the child's output, however it comes, is
- * reported once through the loss handler.
+ * reported once through the loss handler. The child is started through {@link ChildProcesses}, so
+ * it dies with the host, {@code kill -9} included.
  *
  * <p>Sends are written one at a time, in order, on a thread of their own, so a child that stops
  * reading never blocks a caller. Closing stops the child (its standard input closed, then
@@ -66,6 +68,7 @@ final class StdioTransport implements McpClientTransport {
   private final Map<String, String> environment;
   private final McpJsonMapper json;
   private final int maxMessageChars;
+  private final ChildProcesses children;
   private final ExecutorService writer;
   private final Scheduler writes;
   private final Object lossLock = new Object();
@@ -81,7 +84,9 @@ final class StdioTransport implements McpClientTransport {
       McpServerConfig.Stdio stdio,
       Map<String, String> hostEnvironment,
       McpJsonMapper json,
-      int maxMessageChars) {
+      int maxMessageChars,
+      ChildProcesses children) {
+    this.children = Objects.requireNonNull(children, "children");
     this.serverName = Objects.requireNonNull(serverName, "serverName");
     this.stdio = Objects.requireNonNull(stdio, "stdio");
     this.environment = stdio.childEnvironment(hostEnvironment);
@@ -143,11 +148,14 @@ final class StdioTransport implements McpClientTransport {
           builder.environment().putAll(environment);
           Process started;
           try {
-            started = builder.start();
+            started = children.start(builder);
           } catch (IOException e) {
             // The command only: its arguments and environment may hold secrets.
             throw new IllegalStateException(
                 "cannot start '" + stdio.command() + "': " + e.getMessage());
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("cannot start '" + stdio.command() + "': interrupted");
           }
           process = started;
           Thread.ofVirtual()

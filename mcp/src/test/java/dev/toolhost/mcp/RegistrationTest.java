@@ -130,4 +130,40 @@ class RegistrationTest {
     assertRefused(register(url), "already registered");
     assertRefused(register("http://exa mple.com/"), "not a valid URL");
   }
+
+  @Test
+  void aUrlThatIsNotHttpIsRefusedWithTheReasonAndNothingIsRegistered() {
+    start(new RegistrationPolicy(RegistrationPolicy.Allowed.STDIO, true));
+
+    assertRefused(register("file:///etc/passwd"), "'command' is a file: URL");
+    assertRefused(register("FTP://example.com/mcp"), "'command' is a ftp: URL");
+    assertRefused(
+        register("javascript:alert(1)"), "an MCP server is a program to run or an http(s)");
+    assertThat(bridge.servers()).isEmpty();
+    assertThat(registry.tools().stream().map(ExecutableTool::name))
+        .noneMatch(name -> name.startsWith("added"));
+  }
+
+  @Test
+  void aProgramThatDoesNotExistIsRefusedWithTheReasonAndNothingIsRegistered() {
+    start(new RegistrationPolicy(RegistrationPolicy.Allowed.STDIO, false));
+
+    assertRefused(
+        register("no-such-mcp-server-" + System.nanoTime()),
+        "which is not an executable file on the host's PATH. Nothing was registered");
+    assertRefused(register("/nonexistent/bin/mcp-server"), "which is not an executable file.");
+    assertRefused(register("/tmp"), "'/tmp', which is not an executable file");
+    assertThat(bridge.servers()).isEmpty();
+  }
+
+  @Test
+  void aProgramOnThePathIsTakenByItsName() {
+    start(new RegistrationPolicy(RegistrationPolicy.Allowed.STDIO, false));
+
+    ToolResult result = register("true");
+
+    // true is found and starts, and exits: registered, and not connected.
+    assertThat(result.isError()).as(result.text()).isFalse();
+    assertThat(bridge.server("added")).isPresent();
+  }
 }

@@ -10,6 +10,7 @@ import dev.toolhost.core.ToolProfile;
 import dev.toolhost.core.ToolProfiles;
 import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.ToolSet;
+import dev.toolhost.core.spi.ChildProcesses;
 import dev.toolhost.core.spi.ConfigException;
 import dev.toolhost.core.spi.ConfigProblems;
 import dev.toolhost.core.spi.HostContext;
@@ -154,6 +155,8 @@ public final class Host implements AutoCloseable {
             .recordContent(config.telemetry().recordContent());
     services.putAll(builder.services);
     services.put(OpenTelemetry.class, openTelemetry);
+    // What a host killed before it could end its children left (browsers, stdio MCP servers).
+    ChildProcesses.endOrphans();
     // Extensions start in their order; one that fails closes those before it, in reverse.
     this.extensions = HostExtensions.of(HostExtensions.ordered(builder.extensions()));
     try {

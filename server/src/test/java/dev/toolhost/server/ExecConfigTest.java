@@ -4,7 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.toolhost.core.spi.ConfigException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
 
 /** The {@code exec:} section: every problem refused at once, with its place. */
 class ExecConfigTest {
@@ -85,5 +89,53 @@ class ExecConfigTest {
             """);
 
     assertThat(config).isNotNull();
+  }
+
+  @Test
+  void aWorkspaceRootInTheConfigFilesDirectoryIsAConfigCheckErrorAtItsLine(@TempDir Path dir)
+      throws Exception {
+    Path config = dir.resolve("toolhost.yaml");
+    Files.writeString(config, "exec:\n  workspace_root: workspaces\n");
+
+    CommandRun check = CommandRun.of("config", "check", config.toString());
+
+    assertThat(check.exitCode()).isEqualTo(CommandLine.ExitCode.USAGE);
+    assertThat(check.err())
+        .contains(
+            config
+                + " line 2, column 19: 'exec.workspace_root' is '"
+                + dir.resolve("workspaces")
+                + "', inside the protected path '"
+                + dir
+                + "' (the config file's directory): sessions would write where the file tool must"
+                + " not");
+  }
+
+  @Test
+  void aWorkspaceRootInAProtectedPathOrLinkedIntoOneIsRefused(@TempDir Path dir) throws Exception {
+    Path config = Files.createDirectories(dir.resolve("etc")).resolve("toolhost.yaml");
+    Path secret = Files.createDirectories(dir.resolve("secret"));
+    Path link = Files.createSymbolicLink(dir.resolve("innocent"), secret);
+    Files.writeString(
+        config,
+        "exec:\n  protected_paths: ['"
+            + secret
+            + "']\n  workspace_root: '"
+            + link.resolve("workspaces")
+            + "'\n");
+
+    CommandRun check = CommandRun.of("config", "check", config.toString());
+
+    assertThat(check.exitCode()).isEqualTo(CommandLine.ExitCode.USAGE);
+    assertThat(check.err())
+        .contains(
+            "line 3, column 19: 'exec.workspace_root' is '"
+                + link.resolve("workspaces")
+                + "', inside the protected path '"
+                + secret
+                + "': sessions");
+    Files.writeString(config, "exec:\n  workspace_root: '" + dir.resolve("workspaces") + "'\n");
+    CommandRun valid = CommandRun.of("config", "check", config.toString());
+    assertThat(valid.exitCode()).as(valid.err()).isZero();
   }
 }

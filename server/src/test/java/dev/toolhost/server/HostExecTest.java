@@ -184,7 +184,10 @@ class HostExecTest {
   /** Starts {@code toolhost worker --tools exec} as an operator does, in a process of its own. */
   private void startRunner() throws IOException {
     group = "scripts-" + UUID.randomUUID().toString().substring(0, 8);
-    Path runnerConfig = Files.writeString(base.resolve("runner.yaml"), execSection());
+    // Beside the workspaces, not above them: the config file's directory is protected.
+    Path runnerConfig =
+        Files.writeString(
+            Files.createDirectories(base.resolve("runner")).resolve("runner.yaml"), execSection());
     String java = ProcessHandle.current().info().command().orElse("java");
     worker =
         new ProcessBuilder(
