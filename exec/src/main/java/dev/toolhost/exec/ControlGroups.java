@@ -359,9 +359,10 @@ final class ControlGroups implements AutoCloseable {
         String rest = group.getFileName().toString().substring(PREFIX.length());
         long pid;
         try {
-          pid = Long.parseLong(rest.split("-", 2)[0]);
+          // toolhost-<pid>-<n>, or toolhost-jvm-<pid>: the leaf a v2 host moved itself into.
+          pid = Long.parseLong(rest.replaceFirst("^jvm-", "").split("-", 2)[0]);
         } catch (NumberFormatException e) {
-          continue; // a jvm- leaf: a live host's, or emptied with its host
+          continue; // not a host's
         }
         if (ProcessHandle.of(pid).isPresent()) {
           continue;

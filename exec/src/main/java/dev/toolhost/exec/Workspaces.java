@@ -16,6 +16,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -55,6 +56,7 @@ final class Workspaces implements AutoCloseable {
   private final Optional<Integer> owner;
   private final long quota;
   private final Set<Path> mounted = ConcurrentHashMap.newKeySet();
+  private final Map<Path, java.nio.file.FileStore> stores = new ConcurrentHashMap<>();
   private volatile boolean kernelQuota;
 
   Workspaces(ExecConfig config, Optional<Integer> owner) {
@@ -122,7 +124,19 @@ final class Workspaces implements AutoCloseable {
     }
     long free;
     if (mountedOn(location.workspace())) {
-      free = Files.getFileStore(location.workspace()).getUsableSpace();
+      // The store is looked up once (that reads the mount table); its free space each time.
+      free =
+          stores
+              .computeIfAbsent(
+                  location.workspace(),
+                  workspace -> {
+                    try {
+                      return Files.getFileStore(workspace);
+                    } catch (IOException e) {
+                      throw new java.io.UncheckedIOException(e);
+                    }
+                  })
+              .getUsableSpace();
     } else {
       free = quota - usage(location.workspace());
     }
@@ -172,6 +186,7 @@ final class Workspaces implements AutoCloseable {
       Path images = root.resolve(IMAGES);
       Files.createDirectories(images);
       Files.setPosixFilePermissions(images, PosixFilePermissions.fromString("rwx------"));
+      adoptMounts();
     } else {
       LOG.warn(
           "Workspace quotas ({} MiB) are kept by the file tool only, and sandboxed processes are"
@@ -325,6 +340,24 @@ final class Workspaces implements AutoCloseable {
   }
 
   /**
+   * Takes over the workspaces a host that died left mounted, so that this one unmounts them when it
+   * closes (they stay usable meanwhile: their images hold what they held).
+   */
+  private void adoptMounts() throws IOException {
+    Path real = root.toRealPath();
+    for (String line : Files.readAllLines(Path.of("/proc/self/mountinfo"))) {
+      String[] fields = line.split(" ");
+      if (fields.length > 4) {
+        // Octal escapes (\\040 for a space) are left as they are: no session name has them.
+        Path point = Path.of(fields[4]);
+        if (real.equals(point.getParent())) {
+          mounted.add(root.resolve(point.getFileName()));
+        }
+      }
+    }
+  }
+
+  /**
    * Whether a file system of its own is mounted on the workspace (its device is not the root's).
    */
   private boolean mountedOn(Path workspace) throws IOException {
@@ -405,6 +438,7 @@ final class Workspaces implements AutoCloseable {
         LOG.warn("The workspace {} stays mounted: {}", workspace, e.getMessage());
       }
       mounted.remove(workspace);
+      stores.remove(workspace);
     }
   }
 

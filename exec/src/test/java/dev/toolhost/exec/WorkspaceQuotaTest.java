@@ -79,4 +79,31 @@ class WorkspaceQuotaTest {
     assertThat(fixture.workspace().resolve("big2")).doesNotExist();
     fixture.call("file", Map.of("operation", "write", "path", "big", "content", "small"));
   }
+
+  @Test
+  void aHostTakesOverTheWorkspacesADeadHostLeftMountedAndUnmountsThemWhenItCloses()
+      throws Exception {
+    ExecConfig config =
+        ExecConfig.builder(fixture.root)
+            .limits(
+                new ExecConfig.Limits(
+                    1024 * MIB, 300, 64 * MIB, 256, 64 * 1024, 16 * MIB, 2048 * MIB, 50))
+            .build();
+    // The first host mounts a workspace and dies without unmounting it.
+    Workspaces dead = new Workspaces(config, fixture.sandbox.childUid());
+    dead.prepare();
+    java.nio.file.Path left = dead.session(java.util.Optional.of("left-behind"));
+    assertThat(mounted(left)).isTrue();
+
+    Workspaces next = new Workspaces(config, fixture.sandbox.childUid());
+    next.prepare();
+    next.close();
+
+    assertThat(mounted(left)).isFalse();
+  }
+
+  private static boolean mounted(java.nio.file.Path path) throws Exception {
+    return Files.readAllLines(java.nio.file.Path.of("/proc/self/mountinfo")).stream()
+        .anyMatch(line -> line.split(" ")[4].equals(path.toString()));
+  }
 }
