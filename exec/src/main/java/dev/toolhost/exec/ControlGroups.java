@@ -49,10 +49,13 @@ final class ControlGroups implements AutoCloseable {
   private final ExecConfig.Limits limits;
   private final AtomicLong calls = new AtomicLong();
 
+  private final Optional<Process> reaper;
+
   private ControlGroups(boolean v2, Map<String, Path> host, ExecConfig.Limits limits) {
     this.v2 = v2;
     this.host = Map.copyOf(host);
     this.limits = limits;
+    this.reaper = startReaper(host.values());
   }
 
   /** The groups of this host, or why the kernel's limits cannot be used here. */
@@ -405,6 +408,49 @@ final class ControlGroups implements AutoCloseable {
     }
   }
 
+  /**
+   * What empties the host's groups the moment the host dies: a shell, not tied to the host's life,
+   * that reads its stdin (a pipe from the host) until the end, which comes when the host closes it
+   * or the kernel does because the host died ({@code kill -9} included); then it kills every
+   * process in the call groups, again until none is left, and removes the groups. So the processes
+   * of a call never outlive their host even where bubblewrap's own parent-death signal was lost (it
+   * is cleared by a change of credentials, and the sandbox changes them), and a host that never
+   * starts again leaves nothing; a host that does start also removes a dead one's groups.
+   */
+  private static Optional<Process> startReaper(java.util.Collection<Path> groups) {
+    List<String> command = new ArrayList<>();
+    command.addAll(
+        List.of(
+            "/bin/sh",
+            "-c",
+            "while read -r _; do :; done;"
+                + " for i in 1 2 3 4 5 6 7 8 9 10; do"
+                + " for g in \"$@\"; do for f in \"$g\"/*/cgroup.procs; do"
+                + " [ -f \"$f\" ] && xargs -r kill -9 < \"$f\" 2>/dev/null; done; done;"
+                + " sleep 0.1; done;"
+                + " for g in \"$@\"; do rmdir \"$g\"/*/ \"$g\" 2>/dev/null; done; exit 0",
+            "toolhost-cgroup-reaper"));
+    groups.forEach(group -> command.add(group.toString()));
+    try {
+      return Optional.of(
+          new ProcessBuilder(command)
+              .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+              .redirectError(ProcessBuilder.Redirect.DISCARD)
+              .start());
+    } catch (IOException e) {
+      LOG.warn(
+          "The reaper of the host's cgroups did not start ({}): if the host is killed, its calls'"
+              + " processes are ended only when a host starts again",
+          e.getMessage());
+      return Optional.empty();
+    }
+  }
+
+  /** The reaper, for tests that stand in for the host's death by closing its stdin. */
+  Optional<Process> reaper() {
+    return reaper;
+  }
+
   /** The host's group of a controller ({@code memory}, {@code pids}, {@code cpu}; "" on v2). */
   Optional<Path> hostGroup(String controller) {
     return Optional.ofNullable(host.get(v2 ? "" : controller));
@@ -413,6 +459,17 @@ final class ControlGroups implements AutoCloseable {
   /** Removes the host's groups; calls still running are killed first. */
   @Override
   public void close() {
+    reaper.ifPresent(
+        process -> {
+          try {
+            process.getOutputStream().close();
+            process.waitFor(5, java.util.concurrent.TimeUnit.SECONDS);
+          } catch (IOException e) {
+            process.destroyForcibly();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        });
     for (Path group : host.values()) {
       try {
         removeTree(group);

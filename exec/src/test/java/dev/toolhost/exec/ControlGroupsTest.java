@@ -137,4 +137,32 @@ class ControlGroupsTest {
       orphan.destroyForcibly();
     }
   }
+
+  @Test
+  void whenTheHostDiesItsReaperKillsWhatRunsInItsCallsGroups() throws Exception {
+    ControlGroups groups =
+        ((ControlGroups.Opened) ControlGroups.open(ExecConfig.Limits.defaults())).groups();
+    ControlGroups.Call call = groups.enter();
+    StringBuilder joins = new StringBuilder();
+    call.joins().forEach(file -> joins.append("echo $$ > ").append(file).append(" && "));
+    Process inside = new ProcessBuilder("/bin/sh", "-c", joins + "exec sleep 300").start();
+    try {
+      long waitUntil = System.nanoTime() + 10_000_000_000L;
+      while (Files.readString(call.joins().getFirst()).isBlank() && System.nanoTime() < waitUntil) {
+        Thread.sleep(10);
+      }
+      assertThat(Files.readString(call.joins().getFirst())).isNotBlank();
+
+      // The kernel closes the reaper's stdin when the host dies; closing it here is the same.
+      groups.reaper().orElseThrow().getOutputStream().close();
+
+      assertThat(inside.waitFor(5, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+      assertThat(groups.reaper().orElseThrow().waitFor(5, java.util.concurrent.TimeUnit.SECONDS))
+          .isTrue();
+      assertThat(groups.hostGroup("memory").orElseThrow()).doesNotExist();
+    } finally {
+      inside.destroyForcibly();
+      groups.close();
+    }
+  }
 }
