@@ -41,6 +41,7 @@ import tools.jackson.databind.JsonNode;
  *   wheel_dir: /srv/wheels      # execute_python_script's pip_packages come only from here
  *   sandbox_uid: 65534          # the user a root host runs sandboxed processes as
  *   bwrap: /usr/bin/bwrap       # the bubblewrap binary
+ *   workspace_ttl: 30d          # a workspace no call used for this long is removed at start
  *   unsandboxed: false          # true runs commands WITHOUT containment (development only)
  * }</pre>
  *
@@ -58,6 +59,8 @@ import tools.jackson.databind.JsonNode;
  *     ({@code /usr/local/sbin} to {@code /bin})
  * @param unsandboxed whether commands run without the sandbox (never by default)
  * @param promptSilence how long a shell command that shows an input prompt may stay silent
+ * @param workspaceTtl how long a workspace no call used is kept: a host that starts removes older
+ *     ones
  */
 public record ExecConfig(
     Path workspaceRoot,
@@ -72,10 +75,14 @@ public record ExecConfig(
     int sandboxUid,
     String bwrap,
     boolean unsandboxed,
-    Duration promptSilence) {
+    Duration promptSilence,
+    Duration workspaceTtl) {
 
   /** The longest timeout a call may ask for when the config names none. */
   public static final Duration DEFAULT_MAX_TIMEOUT = Duration.ofSeconds(300);
+
+  /** How long an unused workspace is kept when the config names no {@code workspace_ttl}. */
+  public static final Duration DEFAULT_WORKSPACE_TTL = Duration.ofDays(30);
 
   /** The uid of {@code nobody}: what a root host runs sandboxed processes as by default. */
   public static final int NOBODY = 65534;
@@ -91,6 +98,7 @@ public record ExecConfig(
     Objects.requireNonNull(wheelDirectory, "wheelDirectory");
     Objects.requireNonNull(bwrap, "bwrap");
     Objects.requireNonNull(promptSilence, "promptSilence");
+    Objects.requireNonNull(workspaceTtl, "workspaceTtl");
     if (!workspaceRoot.isAbsolute()) {
       throw new IllegalArgumentException("The workspace root must be absolute: " + workspaceRoot);
     }
@@ -197,6 +205,7 @@ public record ExecConfig(
     builder.bwrap = bwrap;
     builder.unsandboxed = unsandboxed;
     builder.promptSilence = promptSilence;
+    builder.workspaceTtl = workspaceTtl;
     return builder;
   }
 
@@ -215,6 +224,7 @@ public record ExecConfig(
     private String bwrap = "bwrap";
     private boolean unsandboxed;
     private Duration promptSilence = Duration.ofSeconds(5);
+    private Duration workspaceTtl = DEFAULT_WORKSPACE_TTL;
 
     private Builder(Path workspaceRoot) {
       this.workspaceRoot = workspaceRoot;
@@ -275,6 +285,11 @@ public record ExecConfig(
       return this;
     }
 
+    public Builder workspaceTtl(Duration workspaceTtl) {
+      this.workspaceTtl = workspaceTtl;
+      return this;
+    }
+
     public Builder promptSilence(Duration promptSilence) {
       this.promptSilence = promptSilence;
       return this;
@@ -294,7 +309,8 @@ public record ExecConfig(
           sandboxUid,
           bwrap,
           unsandboxed,
-          promptSilence);
+          promptSilence,
+          workspaceTtl);
     }
   }
 
@@ -332,6 +348,9 @@ public record ExecConfig(
     builder.promptSilence(
         duration(raw.promptSilence(), "prompt_silence", Duration.ofSeconds(5), problems)
             .orElse(Duration.ofSeconds(5)));
+    builder.workspaceTtl(
+        duration(raw.workspaceTtl(), "workspace_ttl", DEFAULT_WORKSPACE_TTL, problems)
+            .orElse(DEFAULT_WORKSPACE_TTL));
     Limits defaults = Limits.defaults();
     RawLimits limits =
         raw.limits() == null
@@ -458,7 +477,8 @@ public record ExecConfig(
       Integer sandboxUid,
       String bwrap,
       Boolean unsandboxed,
-      @DurationText String promptSilence) {}
+      @DurationText String promptSilence,
+      @DurationText String workspaceTtl) {}
 
   record RawLimits(
       Long memoryMb,

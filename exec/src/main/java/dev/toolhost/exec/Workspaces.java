@@ -55,6 +55,7 @@ final class Workspaces implements AutoCloseable {
   private final List<Path> protectedPaths;
   private final Optional<Integer> owner;
   private final long quota;
+  private final java.time.Duration ttl;
   private final Set<Path> mounted = ConcurrentHashMap.newKeySet();
   private final Map<Path, java.nio.file.FileStore> stores = new ConcurrentHashMap<>();
   private volatile boolean kernelQuota;
@@ -65,6 +66,7 @@ final class Workspaces implements AutoCloseable {
     this.protectedPaths = config.protectedPaths();
     this.owner = owner;
     this.quota = config.limits().workspaceBytes();
+    this.ttl = config.workspaceTtl();
   }
 
   /** Where a checked path lies, for {@link Beneath}. */
@@ -194,6 +196,7 @@ final class Workspaces implements AutoCloseable {
           quota >> 20,
           why.get());
     }
+    removeUnused();
     if (owner.isPresent()) {
       Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwx--x--x"));
       for (Path parent = root.toRealPath().getParent();
@@ -237,6 +240,11 @@ final class Workspaces implements AutoCloseable {
       if (kernelQuota && !mountedOn(workspace)) {
         mount(name, workspace);
       }
+      // Its time of last use, for removeUnused (the image's, which the sandbox cannot touch).
+      Path image = root.resolve(IMAGES).resolve(name + ".img");
+      Files.setLastModifiedTime(
+          Files.exists(image) ? image : workspace,
+          java.nio.file.attribute.FileTime.from(java.time.Instant.now()));
       return workspace.toRealPath();
     } catch (IOException e) {
       throw new ToolException(
@@ -337,6 +345,64 @@ final class Workspaces implements AutoCloseable {
       }
     }
     return Optional.empty();
+  }
+
+  /**
+   * Removes the workspaces (and their images) no call used for longer than the config's {@code
+   * workspace_ttl}, when the host starts: before any call of this host runs, so no sandboxed
+   * process races the removal, which follows no link.
+   */
+  private void removeUnused() throws IOException {
+    java.time.Instant before = java.time.Instant.now().minus(ttl);
+    List<Path> old = new ArrayList<>();
+    try (java.util.stream.Stream<Path> entries = Files.list(root)) {
+      entries
+          .filter(path -> !path.getFileName().toString().equals(IMAGES))
+          .filter(path -> Files.isDirectory(path, LinkOption.NOFOLLOW_LINKS))
+          .forEach(
+              path -> {
+                Path image = root.resolve(IMAGES).resolve(path.getFileName() + ".img");
+                try {
+                  Path used = Files.exists(image) ? image : path;
+                  if (Files.getLastModifiedTime(used, LinkOption.NOFOLLOW_LINKS)
+                      .toInstant()
+                      .isBefore(before)) {
+                    old.add(path);
+                  }
+                } catch (IOException e) {
+                  LOG.debug("The workspace {} is kept: {}", path, e.getMessage());
+                }
+              });
+    }
+    for (Path workspace : old) {
+      LOG.info("Removing the workspace {}: unused for longer than {}", workspace, ttl);
+      if (mounted.remove(workspace) || mountedOn(workspace)) {
+        command("umount", "--lazy", workspace.toString());
+      }
+      deleteTree(workspace);
+      Files.deleteIfExists(root.resolve(IMAGES).resolve(workspace.getFileName() + ".img"));
+    }
+  }
+
+  private static void deleteTree(Path directory) throws IOException {
+    Files.walkFileTree(
+        directory,
+        new java.nio.file.SimpleFileVisitor<>() {
+          @Override
+          public java.nio.file.FileVisitResult visitFile(
+              Path file, java.nio.file.attribute.BasicFileAttributes attributes)
+              throws IOException {
+            Files.delete(file);
+            return java.nio.file.FileVisitResult.CONTINUE;
+          }
+
+          @Override
+          public java.nio.file.FileVisitResult postVisitDirectory(Path dir, IOException e)
+              throws IOException {
+            Files.delete(dir);
+            return java.nio.file.FileVisitResult.CONTINUE;
+          }
+        });
   }
 
   /**

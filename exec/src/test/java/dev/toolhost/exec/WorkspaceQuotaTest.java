@@ -106,4 +106,35 @@ class WorkspaceQuotaTest {
     return Files.readAllLines(java.nio.file.Path.of("/proc/self/mountinfo")).stream()
         .anyMatch(line -> line.split(" ")[4].equals(path.toString()));
   }
+
+  @Test
+  void aStartingHostRemovesTheWorkspacesNoCallUsedForLongerThanTheirTime() throws Exception {
+    ExecConfig config =
+        ExecConfig.builder(fixture.root)
+            .limits(
+                new ExecConfig.Limits(
+                    1024 * MIB, 300, 64 * MIB, 256, 64 * 1024, 16 * MIB, 2048 * MIB, 50))
+            .workspaceTtl(java.time.Duration.ofDays(1))
+            .build();
+    Workspaces first = new Workspaces(config, fixture.sandbox.childUid());
+    first.prepare();
+    java.nio.file.Path stale = first.session(java.util.Optional.of("stale"));
+    java.nio.file.Path fresh = first.session(java.util.Optional.of("fresh"));
+    Files.writeString(stale.resolve("notes"), "old");
+    first.close();
+    java.nio.file.Path staleImage = fixture.root.resolve(".images/stale.img");
+    Files.setLastModifiedTime(
+        staleImage,
+        java.nio.file.attribute.FileTime.from(
+            java.time.Instant.now().minus(java.time.Duration.ofDays(2))));
+
+    Workspaces next = new Workspaces(config, fixture.sandbox.childUid());
+    next.prepare();
+    next.close();
+
+    assertThat(stale).doesNotExist();
+    assertThat(staleImage).doesNotExist();
+    assertThat(fresh).isDirectory();
+    assertThat(fixture.root.resolve(".images/fresh.img")).exists();
+  }
 }
