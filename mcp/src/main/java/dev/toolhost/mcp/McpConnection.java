@@ -368,9 +368,11 @@ final class McpConnection implements AutoCloseable {
    *
    * <p>A call lost with the session is retried once, after reconnecting and within the call's own
    * time, only when {@code retryable} (the tool is annotated idempotent or read-only): any other
-   * tool may have run, so the call answers {@code unavailable} and says so. A message from the
-   * server over the size limit ends the session (it is reconnected) and fails the calls in flight
-   * with {@code execution_failed}, never retried: the same request would bring the same answer.
+   * tool may have run, so the call answers {@code unavailable} and says so. An answer over the size
+   * limit fails its own call with {@code execution_failed}, never retried (the same request would
+   * bring the same answer); over stdio the connection and the other calls go on, and where the
+   * transport must be dropped for it the other calls in flight answer as calls that lost their
+   * server: {@code unavailable}, saying they may have run.
    *
    * @throws InterruptedException when the calling thread is interrupted; the call is abandoned
    */
@@ -475,6 +477,12 @@ final class McpConnection implements AutoCloseable {
       } catch (ExecutionException | CancellationException e) {
         failure = e instanceof ExecutionException ? e.getCause() : e;
       }
+      if (failure instanceof McpError error
+          && error.getJsonRpcError() != null
+          && error.getJsonRpcError().code() == StdioTransport.ANSWER_TOO_LARGE) {
+        // The transport dropped this call's answer for its size; the connection goes on.
+        return new Attempt.Done(tooLarge(shownName, error.getMessage()));
+      }
       if (failure instanceof McpError error) {
         return new Attempt.Done(McpResults.protocolError(error, shownName, config.name()));
       }
@@ -490,8 +498,11 @@ final class McpConnection implements AutoCloseable {
       cause = failure;
       broken(myGeneration, cause);
     }
-    if (tooLarge(cause)) {
-      return new Attempt.Done(tooLarge(shownName, describe(cause)));
+    // Only the call whose own answer was too large says so; the others in flight when the
+    // connection had to be dropped for it may have run, and answer as any call that lost its
+    // server does.
+    if (failure != null && tooLarge(failure)) {
+      return new Attempt.Done(tooLarge(shownName, describe(failure)));
     }
     return new Attempt.Lost(
         answer.isDone() ? describe(cause) : "connection lost during the call: " + describe(cause));
@@ -572,9 +583,9 @@ final class McpConnection implements AutoCloseable {
             + shownName
             + "' (MCP server '"
             + config.name()
-            + "') answered, or another call in flight at the same moment did, with a message"
-            + " larger than the host accepts, so the connection was reset. Ask for less at"
-            + " once (a smaller range, a filter, a page), or use another tool.",
+            + "') answered with a message larger than the host accepts, so the answer was"
+            + " dropped. Ask for less at once (a smaller range, a filter, a page), or use"
+            + " another tool.",
         "MCP server '" + config.name() + "': " + why);
   }
 

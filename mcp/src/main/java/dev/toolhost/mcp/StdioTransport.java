@@ -37,10 +37,12 @@ import reactor.core.scheduler.Schedulers;
  * every server; when a message exceeds its size limit it stops reading and says nothing to the
  * client, so every later call timed out on a connection that still looked connected; and its sends
  * from two threads at once could fail. Here the child's environment is exactly {@link
- * McpServerConfig.Stdio#childEnvironment}, a message over the limit ends the connection with {@link
- * MessageTooLarge} (the owner reconnects), and the end of the child's output, however it comes, is
- * reported once through the loss handler. The child is started through {@link ChildProcesses}, so
- * it dies with the host, {@code kill -9} included.
+ * McpServerConfig.Stdio#childEnvironment}; a message over the limit is read through and dropped,
+ * and the one call it answered gets an error of its own ({@link #ANSWER_TOO_LARGE}) while the
+ * connection and every other call go on; only a message over the limit that names no call ends the
+ * connection ({@link MessageTooLarge}: the owner reconnects). The end of the child's output,
+ * however it comes, is reported once through the loss handler. The child is started through {@link
+ * ChildProcesses}, so it dies with the host, {@code kill -9} included.
  *
  * <p>Sends are written one at a time, in order, on a thread of their own, so a child that stops
  * reading never blocks a caller. Closing stops the child (its standard input closed, then
@@ -53,6 +55,41 @@ final class StdioTransport implements McpClientTransport {
 
   /** The largest message, in characters, read from a server unless the bridge says otherwise. */
   static final int DEFAULT_MAX_MESSAGE_CHARS = 16 * 1024 * 1024;
+
+  /**
+   * The JSON-RPC error code of the answer that stands in for one dropped for its size (in the range
+   * JSON-RPC leaves to implementations): the call it answered fails alone.
+   */
+  static final int ANSWER_TOO_LARGE = -32090;
+
+  /** How much of an oversize message's start and end is kept to find the call it answers. */
+  private static final int KEPT_ENDS = 4096;
+
+  /**
+   * The id of a JSON-RPC message, from the start or the end of its text only, where a response's
+   * own id stands: first ({"jsonrpc":"2.0","id":...}, or {"id":...}) or last (...,"id":...}, as the
+   * TypeScript SDK writes it after the result). An id nested in the result is never taken: these
+   * are anchored to the message's own braces.
+   */
+  private static final java.util.regex.Pattern ID_FIRST =
+      java.util.regex.Pattern.compile(
+          "^\\s*\\{\\s*(?:\"jsonrpc\"\\s*:\\s*\"2\\.0\"\\s*,\\s*)?\"id\"\\s*:\\s*"
+              + "(\"(?:[^\"\\\\]|\\\\.){0,256}\"|-?\\d{1,19})");
+
+  private static final java.util.regex.Pattern ID_LAST =
+      java.util.regex.Pattern.compile(
+          ",\\s*\"id\"\\s*:\\s*(\"(?:[^\"\\\\]|\\\\.){0,256}\"|-?\\d{1,19})"
+              + "\\s*(?:,\\s*\"jsonrpc\"\\s*:\\s*\"2\\.0\"\\s*)?\\}\\s*$");
+
+  /** The id (as JSON text) of an oversize message, from its kept start and end. */
+  static java.util.Optional<String> idOf(String head, String tail) {
+    java.util.regex.Matcher first = ID_FIRST.matcher(head);
+    if (first.find()) {
+      return java.util.Optional.of(first.group(1));
+    }
+    java.util.regex.Matcher last = ID_LAST.matcher(tail);
+    return last.find() ? java.util.Optional.of(last.group(1)) : java.util.Optional.empty();
+  }
 
   /** Thrown into the loss handler when the server sent a message longer than the limit. */
   static final class MessageTooLarge extends IOException {
@@ -175,6 +212,10 @@ final class StdioTransport implements McpClientTransport {
       LineReader lines = new LineReader(reader, maxMessageChars);
       String line;
       while ((line = lines.next()) != null) {
+        if (lines.dropped()) {
+          answerDropped(lines, handler);
+          continue;
+        }
         if (line.isBlank()) {
           continue;
         }
@@ -200,6 +241,40 @@ final class StdioTransport implements McpClientTransport {
     }
     // A server that sent too much is stopped: nothing it says from now on can be read.
     from.destroyForcibly();
+  }
+
+  /**
+   * Stands in for a message dropped for its size: an error answer to the call it answered, so that
+   * call fails alone; a message that names no call cannot be answered, and ends the connection.
+   */
+  private void answerDropped(
+      LineReader lines,
+      Function<Mono<McpSchema.JSONRPCMessage>, Mono<McpSchema.JSONRPCMessage>> handler)
+      throws IOException {
+    java.util.Optional<String> id = idOf(lines.head(), lines.tail());
+    if (id.isEmpty()) {
+      throw new MessageTooLarge(maxMessageChars);
+    }
+    LOG.warn(
+        "MCP server '{}' answered call {} with {} characters, more than the {} the host reads;"
+            + " the answer was dropped and that call failed",
+        serverName,
+        id.get(),
+        lines.length(),
+        maxMessageChars);
+    String error =
+        "{\"jsonrpc\":\"2.0\",\"id\":"
+            + id.get()
+            + ",\"error\":{\"code\":"
+            + ANSWER_TOO_LARGE
+            + ",\"message\":\"the answer was "
+            + lines.length()
+            + " characters, more than the "
+            + maxMessageChars
+            + " the host reads\"}}";
+    handler
+        .apply(Mono.just(McpSchema.deserializeJsonRpcMessage(json, error)))
+        .subscribe(null, e -> {});
   }
 
   private static String exitCode(Process process) {
@@ -285,7 +360,11 @@ final class StdioTransport implements McpClientTransport {
     writer.shutdownNow();
   }
 
-  /** Reads lines of at most a given length, in chunks, without holding more than one line. */
+  /**
+   * Reads lines of at most a given length, in chunks, without holding more than one line. A line
+   * over the length is read through and dropped: {@link #next} then answers an empty line with
+   * {@link #dropped} true, and only its first and last {@value #KEPT_ENDS} characters are kept.
+   */
   private static final class LineReader {
     private final Reader reader;
     private final int max;
@@ -293,22 +372,46 @@ final class StdioTransport implements McpClientTransport {
     private final StringBuilder line = new StringBuilder();
     private int position;
     private int limit;
+    private boolean dropping;
+    private boolean dropped;
+    private String head = "";
+    private final StringBuilder tail = new StringBuilder();
+    private long length;
 
     LineReader(Reader reader, int max) {
       this.reader = reader;
       this.max = max;
     }
 
-    /** The next line without its terminator, or null at the end. */
+    /** Whether the line {@link #next} answered last was over the length, and dropped. */
+    boolean dropped() {
+      return dropped;
+    }
+
+    /** The first characters of the dropped line. */
+    String head() {
+      return head;
+    }
+
+    /** The last characters of the dropped line. */
+    String tail() {
+      return tail.toString();
+    }
+
+    /** The dropped line's length. */
+    long length() {
+      return length;
+    }
+
+    /** The next line without its terminator ("" for a dropped one), or null at the end. */
     String next() throws IOException {
+      dropped = false;
       while (true) {
         for (int i = position; i < limit; i++) {
           if (buffer[i] == '\n') {
             append(position, i);
             position = i + 1;
-            String done = line.toString();
-            line.setLength(0);
-            return done.endsWith("\r") ? done.substring(0, done.length() - 1) : done;
+            return finish();
           }
         }
         append(position, limit);
@@ -316,19 +419,42 @@ final class StdioTransport implements McpClientTransport {
         limit = reader.read(buffer);
         if (limit < 0) {
           limit = 0;
-          if (line.isEmpty()) {
+          if (line.isEmpty() && !dropping) {
             return null;
           }
-          String done = line.toString();
-          line.setLength(0);
-          return done;
+          return finish();
         }
       }
     }
 
-    private void append(int from, int to) throws MessageTooLarge {
-      if (line.length() + (to - from) > max) {
-        throw new MessageTooLarge(max);
+    private String finish() {
+      if (dropping) {
+        dropping = false;
+        dropped = true;
+        return "";
+      }
+      String done = line.toString();
+      line.setLength(0);
+      return done.endsWith("\r") ? done.substring(0, done.length() - 1) : done;
+    }
+
+    private void append(int from, int to) {
+      if (!dropping && line.length() + (to - from) > max) {
+        // Over the length: from here on only its ends are kept.
+        dropping = true;
+        length = line.length();
+        head = line.substring(0, Math.min(KEPT_ENDS, line.length()));
+        tail.setLength(0);
+        tail.append(line, Math.max(0, line.length() - KEPT_ENDS), line.length());
+        line.setLength(0);
+      }
+      if (dropping) {
+        length += to - from;
+        tail.append(buffer, Math.max(from, to - KEPT_ENDS), Math.min(to - from, KEPT_ENDS));
+        if (tail.length() > KEPT_ENDS) {
+          tail.delete(0, tail.length() - KEPT_ENDS);
+        }
+        return;
       }
       line.append(buffer, from, to - from);
     }

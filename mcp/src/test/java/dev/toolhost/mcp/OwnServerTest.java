@@ -249,24 +249,53 @@ class OwnServerTest {
   }
 
   @Test
-  void anOversizedAnswerFailsThatCallResetsTheConnectionAndTheStateSaysSo() throws Exception {
-    start(server().withTimeout(Duration.ofSeconds(30)));
-    List<String> states = new java.util.concurrent.CopyOnWriteArrayList<>();
+  void anOversizedAnswerFailsThatCallAloneWhileTenOtherCallsInFlightAnswerTheirOwn()
+      throws Exception {
+    start(server().withTimeout(Duration.ofSeconds(60)));
+    ToolSet tools = ToolSet.of(registry, ToolProfiles.MAIN);
+    List<java.util.concurrent.CompletableFuture<ToolResult>> others = new java.util.ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      String arguments = "{\"text\": \"call " + i + "\", \"millis\": 1500}";
+      others.add(
+          java.util.concurrent.CompletableFuture.supplyAsync(
+              () ->
+                  dispatcher.dispatch(
+                      tools,
+                      ToolCall.of("t.slow_echo", arguments).withTimeout(Duration.ofSeconds(60))),
+              java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()));
+    }
 
     // 20 million characters: above the 16 Mi characters the bridge reads in one message.
-    ToolResult result =
+    ToolResult big =
         dispatcher.dispatch(
-            ToolSet.of(registry, ToolProfiles.MAIN),
+            tools,
             ToolCall.of("t.big", "{\"chars\": 20000000}").withTimeout(Duration.ofSeconds(60)));
-    states.add(bridge.server("test").orElseThrow().state());
 
-    assertThat(result).isInstanceOf(ToolResult.Failure.class);
-    assertThat(((ToolResult.Failure) result).error().code()).isEqualTo(ErrorCode.EXECUTION_FAILED);
-    assertThat(result.text()).contains("larger than the host accepts").contains("Ask for less");
-    // Right after, the state does not claim a connection it lost.
-    assertThat(states.getFirst()).isNotEqualTo("connected");
-    await(() -> bridge.server("test").orElseThrow().state().equals("connected"));
+    assertThat(big).isInstanceOf(ToolResult.Failure.class);
+    assertThat(((ToolResult.Failure) big).error().code()).isEqualTo(ErrorCode.EXECUTION_FAILED);
+    assertThat(big.text()).contains("larger than the host accepts").contains("Ask for less");
+    for (int i = 0; i < 10; i++) {
+      ToolResult own = others.get(i).get(60, TimeUnit.SECONDS);
+      assertThat(own.isError()).as(own.text()).isFalse();
+      assertThat(own.text()).isEqualTo("call " + i);
+    }
+    // The connection never went away.
+    assertThat(bridge.server("test").orElseThrow().state()).isEqualTo("connected");
     assertThat(call("t.add", "{\"a\": 2, \"b\": 2}").text()).isEqualTo("4.0");
     assertThat(call("t.big", "{\"chars\": 10}").text()).isEqualTo("x".repeat(10));
+  }
+
+  @Test
+  void theIdOfAnOversizeAnswerIsFoundAtItsStartOrItsEndAndNeverInsideIt() {
+    assertThat(StdioTransport.idOf("{\"jsonrpc\":\"2.0\",\"id\":\"a1b-7\",\"result\":{", "x\"}]}}"))
+        .contains("\"a1b-7\"");
+    assertThat(
+            StdioTransport.idOf(
+                "{\"result\":{\"content\":[{\"id\":9,", "\"}]},\"jsonrpc\":\"2.0\",\"id\":42}"))
+        .contains("42");
+    assertThat(StdioTransport.idOf("{\"id\": 3, \"result\": {", "}}")).contains("3");
+    // An id in the result's content is not the message's.
+    assertThat(StdioTransport.idOf("{\"result\":{\"id\":9,\"text\":\"xx", "xxx\",\"id\":5}}"))
+        .isEmpty();
   }
 }
