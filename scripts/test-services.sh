@@ -19,6 +19,10 @@ if ! rabbitmqctl -q status >/dev/null 2>&1; then
   rabbitmq-server -detached
   rabbitmqctl await_startup --timeout 120 >/dev/null
 fi
+# The dead-letter queue's bounds are a policy the library sets over the management HTTP API.
+if ! rabbitmq-plugins -q is_enabled rabbitmq_management >/dev/null 2>&1; then
+  rabbitmq-plugins -q enable rabbitmq_management >/dev/null
+fi
 if ! redis-cli -h 127.0.0.1 ping >/dev/null 2>&1; then
   command -v redis-server >/dev/null || toolhost_apt_install redis-server
   echo "run-tests: starting Redis" >&2

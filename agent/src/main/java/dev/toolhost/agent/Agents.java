@@ -427,7 +427,10 @@ public final class Agents implements AutoCloseable {
             .withContextHints(this::hint);
     Conversation conversation =
         Conversation.of(
-            call.sessionId().orElse("agent") + "/" + name + "/" + call.callId(),
+            // A session of its own per call: the caller's call id (call_0 in every turn, for
+            // every user) would give two calls one session, and so one working memory and one
+            // workspace.
+            call.sessionId().orElse("agent") + "/" + name + "/" + UUID.randomUUID(),
             // Never more than the caller may use: its own tool set bounds the agent's.
             toolSet(definition, definition.profile(), ToolCaller.toolSet()));
     RunResult result = agent.run(conversation, message, RunListener.NONE);

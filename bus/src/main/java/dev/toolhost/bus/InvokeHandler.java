@@ -26,9 +26,11 @@ import org.slf4j.LoggerFactory;
  * request's reply-to with its correlation id, and the request is acknowledged only once the bus has
  * taken the reply ({@link MessageBus#replyThenAck}). A request whose deadline has passed is not
  * executed (it answers {@code timeout}). A request delivered again whose first execution finished
- * is answered from the {@link ResultStore}; one whose first execution still runs waits for it. A
- * message that is not valid JSON, or not a request, is dead-lettered with a log line saying why; it
- * never throws. A request over the bus's maximum message size is dead-lettered by the bus; the
+ * is answered from the {@link ResultStore}; one whose first execution still runs waits for it. The
+ * store knows a call by the group and the request's {@linkplain InvokeRequest#callKey call key},
+ * the host's own id for it; the caller's {@code tool_call_id} is only the label the reply carries.
+ * A message that is not valid JSON, or not a request, is dead-lettered with a log line saying why;
+ * it never throws. A request over the bus's maximum message size is dead-lettered by the bus; the
  * handler answers its caller {@code invalid_arguments}, naming the size and the limit. A result too
  * large to send back is stored and answered as {@code execution_failed}, naming its size.
  *
@@ -134,10 +136,13 @@ public final class InvokeHandler implements MessageBus.DeliveryHandler, AutoClos
       return;
     }
     ToolCall call = request.call();
+    // The store knows a call by the host's key for it, never by the caller's tool_call_id alone:
+    // two callers' call_0 are two calls.
+    String key = group + ":" + request.callKey();
     if (!results.remote() && runsInline(call)) {
-      run(delivery, call, true);
+      run(delivery, call, key, true);
     } else {
-      THREADS.newThread(() -> run(delivery, call, false)).start();
+      THREADS.newThread(() -> run(delivery, call, key, false)).start();
     }
   }
 
@@ -157,8 +162,7 @@ public final class InvokeHandler implements MessageBus.DeliveryHandler, AutoClos
     return tools.find(call.toolName()).map(entry -> entry.tool().inline()).orElse(true);
   }
 
-  private void run(Delivery delivery, ToolCall call, boolean onDeliveryThread) {
-    String key = group + ":" + call.callId();
+  private void run(Delivery delivery, ToolCall call, String key, boolean onDeliveryThread) {
     try {
       if (!call.deadline().isAfter(Instant.now())) {
         LOG.info(
@@ -218,7 +222,7 @@ public final class InvokeHandler implements MessageBus.DeliveryHandler, AutoClos
           case ResultStore.Running running -> {
             if (onDeliveryThread) {
               // Waiting must not hold up the deliveries behind this one.
-              THREADS.newThread(() -> run(delivery, call, false)).start();
+              THREADS.newThread(() -> run(delivery, call, key, false)).start();
               return;
             }
             if (!call.deadline().isAfter(Instant.now())) {

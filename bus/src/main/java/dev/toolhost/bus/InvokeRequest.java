@@ -17,16 +17,28 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * An invoke request is a tool call as it travels on the bus to a worker: {@code {tool_call_id,
- * tool_name, arguments, session_id, user, agent, deadline}} (see {@code docs/wire-protocol.md}).
+ * call_key, tool_name, arguments, session_id, user, agent, deadline}} (see {@code
+ * docs/wire-protocol.md}).
  *
- * @param call the call
+ * @param call the call; its id is the caller's label for it, sent back in the reply
+ * @param callKey the host's own id for the call ({@link CallKey}), which workers deduplicate and
+ *     store its result by: the same on every copy of the request, another for every other call
  */
-public record InvokeRequest(ToolCall call) {
+public record InvokeRequest(ToolCall call, String callKey) {
 
   private static final JsonMapper JSON = JsonMapper.shared();
 
   public InvokeRequest {
     Objects.requireNonNull(call, "call");
+    Objects.requireNonNull(callKey, "callKey");
+  }
+
+  /**
+   * The request of a new call, with a key {@linkplain CallKey#mint minted} for it: send this one
+   * request, and only it, as often as the call needs.
+   */
+  public InvokeRequest(ToolCall call) {
+    this(call, CallKey.mint(call));
   }
 
   /** The request as JSON text. */
@@ -52,6 +64,7 @@ public record InvokeRequest(ToolCall call) {
     try (JsonGenerator body = JSON.createGenerator(text)) {
       body.writeStartObject();
       body.writeStringProperty("tool_call_id", call.callId());
+      body.writeStringProperty("call_key", callKey);
       body.writeStringProperty("tool_name", call.toolName());
       body.writeName("arguments");
       body.writeTree(arguments);
@@ -73,12 +86,14 @@ public record InvokeRequest(ToolCall call) {
   /**
    * Reads a request in one streaming pass. The arguments are kept as the text they were sent in (a
    * string holding JSON as that string), not built as a tree and printed again: the worker's
-   * dispatch path parses and validates them once.
+   * dispatch path parses and validates them once. A request without a {@code call_key} (a caller
+   * from before call keys) gets one {@linkplain CallKey#derive derived} from its content.
    *
    * @throws IllegalArgumentException saying why the text is not a request
    */
   public static InvokeRequest parse(String text) {
     String id = null;
+    String key = null;
     String name = null;
     String deadlineText = null;
     String sessionId = null;
@@ -94,6 +109,7 @@ public record InvokeRequest(ToolCall call) {
         JsonToken value = parser.nextToken();
         switch (field) {
           case "tool_call_id" -> id = string(parser, value);
+          case "call_key" -> key = string(parser, value);
           case "tool_name" -> name = string(parser, value);
           case "deadline" -> deadlineText = string(parser, value);
           case "session_id" -> sessionId = string(parser, value);
@@ -125,7 +141,7 @@ public record InvokeRequest(ToolCall call) {
       throw new IllegalArgumentException(
           "'deadline' is not an ISO-8601 instant such as 2026-01-01T00:00:00Z");
     }
-    return new InvokeRequest(
+    ToolCall call =
         new ToolCall(
             id,
             name,
@@ -134,7 +150,8 @@ public record InvokeRequest(ToolCall call) {
             Optional.ofNullable(user),
             Optional.ofNullable(agent),
             Optional.empty(),
-            deadline));
+            deadline);
+    return new InvokeRequest(call, key == null || key.isEmpty() ? CallKey.derive(call) : key);
   }
 
   // A string property's value; null for any other value, which is skipped.

@@ -17,8 +17,9 @@ import redis.clients.jedis.params.SetParams;
  * the lease unless the holder renews it) and {@code done:} plus the reply once finished (expiring
  * after the keep time). Renewing and releasing check the holder in one step (a Lua script), so a
  * worker whose lease lapsed never renews or deletes the claim of the worker that took the call
- * over. Keys are prefixed {@code toolhost:result:}. A Redis that cannot be reached is a {@link
- * BusException}.
+ * over. Keys are {@code toolhost:result:} plus the group and the {@linkplain CallKey call key}:
+ * every host on the broker shares the store, so a key never holds a caller's {@code tool_call_id}
+ * alone. A Redis that cannot be reached is a {@link BusException}.
  */
 public final class RedisResultStore implements ResultStore {
 

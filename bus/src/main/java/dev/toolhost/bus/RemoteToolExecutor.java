@@ -25,10 +25,12 @@ import tools.jackson.databind.JsonNode;
  * broker says so. A tool no worker hosts answers {@code unavailable} at once; no reply by the
  * deadline answers {@code timeout}, and a reply that comes later is dropped.
  *
- * <p>The call id is the request's idempotency key: workers answer a request for a call that ran
- * from its stored result, and one for a call still running with that run's result. So when the
+ * <p>Each call gets a {@linkplain CallKey call key} of its own, minted here, and that is the
+ * request's idempotency key (the caller's call id is only a label: two callers' {@code call_0} are
+ * two calls, and so are two calls of one caller): workers answer a request for a call that ran from
+ * its stored result, and one for a call still running with that run's result. So when the
  * connection to the broker is lost while a reply is awaited, the executor sends the same request
- * (same call id) again once the bus is back, as often as it takes until the deadline, instead of
+ * (same call key) again once the bus is back, as often as it takes until the deadline, instead of
  * answering that the call may or may not have run. A bus that is not reachable when the call starts
  * is waited for at most {@link #RECONNECT_WAIT} (the call never left, so {@code unavailable} is the
  * truth); one lost after the request went out is waited for until the deadline, and only then
@@ -79,7 +81,8 @@ public final class RemoteToolExecutor implements ToolExecutor {
   @Override
   public ToolResult execute(ToolCall call, JsonNode arguments) throws InterruptedException {
     // The arguments the dispatch path parsed and validated go out as they are, not re-read. The
-    // caller's trace goes in headers, only when there is one: an untraced call carries none.
+    // caller's trace goes in headers, only when there is one: an untraced call carries none. The
+    // request, and so its call key, is made once: every copy sent again is the same call.
     Map<String, String> headers = TraceContext.current();
     if (mcpServer.isPresent()) {
       headers = new HashMap<>(headers);

@@ -4,7 +4,8 @@ import java.time.Duration;
 
 /**
  * A result store remembers the replies of finished calls by key, so that a request delivered again
- * (same call id) is answered from its first execution and never runs twice.
+ * (same {@linkplain CallKey call key}) is answered from its first execution and never runs twice.
+ * The key is the host's own id for the call, never the caller's {@code tool_call_id} alone.
  *
  * <p>Two implementations: {@link InMemoryResultStore}, for one worker process, and {@link
  * RedisResultStore}, shared by a worker group. A worker {@link #claim claims} a call before it runs

@@ -32,6 +32,32 @@ class InvokeRequestTest {
   }
 
   @Test
+  void aRequestCarriesItsCallKeyAndEveryNewCallGetsAnotherWhateverItsCallId() {
+    ToolCall call = ToolCall.of("add", "{\"a\":2}").withCallId("call_0").withUser("ada");
+    InvokeRequest request = new InvokeRequest(call);
+    assertThat(request.callKey()).matches("[0-9a-f]{64}");
+    assertThat(InvokeRequest.parse(request.toJson()).callKey()).isEqualTo(request.callKey());
+    assertThat(new InvokeRequest(call).callKey()).isNotEqualTo(request.callKey());
+  }
+
+  @Test
+  void aRequestWithoutACallKeyIsKeyedByItsWholeContent() {
+    String head = "{\"tool_call_id\":\"call_0\",\"tool_name\":\"work\",";
+    String tail = "\"deadline\":\"2030-01-01T00:00:00Z\"}";
+    String alice = head + "\"user\":\"alice\",\"arguments\":{\"tag\":\"alice-order\"}," + tail;
+    String key = InvokeRequest.parse(alice).callKey();
+    assertThat(InvokeRequest.parse(alice).callKey()).isEqualTo(key);
+    assertThat(
+            List.of(
+                alice.replace("\"user\":\"alice\"", "\"user\":\"bob\""),
+                alice.replace("alice-order", "bob-order"),
+                alice.replace("\"work\"", "\"play\""),
+                alice.replace("\"user\"", "\"session_id\""),
+                alice.replace("call_0", "call_1")))
+        .allSatisfy(other -> assertThat(InvokeRequest.parse(other).callKey()).isNotEqualTo(key));
+  }
+
+  @Test
   void deadlinesReadExactlyAsInstantParseReadsThem() {
     SplittableRandom random = new SplittableRandom(42);
     for (int i = 0; i < 10_000; i++) {

@@ -10,7 +10,7 @@ import java.util.List;
  * made until it is closed, for tests of what a part logs. One at a time: it replaces {@link
  * System#err} for the whole JVM.
  */
-final class LogCapture implements AutoCloseable {
+public final class LogCapture implements AutoCloseable {
 
   private final PrintStream before = System.err;
   private final ByteArrayOutputStream captured = new ByteArrayOutputStream();
@@ -20,12 +20,12 @@ final class LogCapture implements AutoCloseable {
   }
 
   /** Starts capturing standard error. */
-  static LogCapture start() {
+  public static LogCapture start() {
     return new LogCapture();
   }
 
   /** The messages logged so far by the named class, without the thread, level and logger. */
-  List<String> messages(Class<?> logger, String level) {
+  public List<String> messages(Class<?> logger, String level) {
     String marker = " " + level + " " + logger.getName() + " - ";
     String text;
     synchronized (captured) {

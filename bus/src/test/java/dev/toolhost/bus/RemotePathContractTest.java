@@ -131,6 +131,18 @@ public abstract class RemotePathContractTest {
     return closeable;
   }
 
+  /**
+   * A result store of the kind this suite's workers share, closed after the test: in-process by
+   * default; a subclass for a shared store (Redis) runs every case with it.
+   */
+  protected ResultStore resultStore() {
+    return new InMemoryResultStore();
+  }
+
+  private ResultStore store() {
+    return closeLater(resultStore());
+  }
+
   protected ToolWorker worker(Object sample, ResultStore store) {
     return worker(sample, store, ToolDispatcher.create());
   }
@@ -614,10 +626,88 @@ public abstract class RemotePathContractTest {
         .isEqualTo(ToolAnnotations.UNSPECIFIED);
   }
 
+  private ToolResult call(ToolCall call) {
+    return dispatcher.dispatch(ToolSet.of(registry, ToolProfiles.MAIN), call);
+  }
+
+  @Test
+  void twoUsersCallingOneToolWithOneCallIdAndOtherArgumentsBothRunAndEachGetsItsOwnAnswer() {
+    Sample sample = new Sample();
+    worker(sample, store());
+    waitForSample();
+    ToolCall alice =
+        ToolCall.of("echo", "{\"text\":\"alice-order\"}")
+            .withCallId("call_0")
+            .withUser("alice")
+            .withTimeout(Duration.ofSeconds(10));
+    ToolCall bob =
+        ToolCall.of("echo", "{\"text\":\"bob-order\"}")
+            .withCallId("call_0")
+            .withUser("bob")
+            .withTimeout(Duration.ofSeconds(10));
+    ToolCall bobsOtherTool =
+        ToolCall.of("slow", "{\"millis\":1}")
+            .withCallId("call_0")
+            .withUser("bob")
+            .withTimeout(Duration.ofSeconds(10));
+
+    assertThat(call(alice)).isEqualTo(ToolResult.success("echo: alice-order"));
+    assertThat(call(bob)).isEqualTo(ToolResult.success("echo: bob-order"));
+    assertThat(call(bobsOtherTool)).isEqualTo(ToolResult.success("slept 1"));
+    assertThat(sample.runs).hasValue(3);
+  }
+
+  @Test
+  void aNewCallWithAnEarlierCallsIdUserSessionAndArgumentsRunsAgain() {
+    // Agent stacks number the calls of every turn from call_0: the same call next turn is a new
+    // call, not a copy of the last one.
+    Sample sample = new Sample();
+    worker(sample, store());
+    waitForSample();
+    ToolCall call =
+        ToolCall.of("echo", "{\"text\":\"again\"}")
+            .withCallId("call_0")
+            .withUser("alice")
+            .withSessionId("s-1")
+            .withTimeout(Duration.ofSeconds(10));
+    assertThat(call(call)).isEqualTo(ToolResult.success("echo: again"));
+    assertThat(call(call)).isEqualTo(ToolResult.success("echo: again"));
+    assertThat(sample.runs).hasValue(2);
+  }
+
+  @Test
+  void aRequestWithoutACallKeyIsKnownByItsWholeContentNotItsCallIdAlone() throws Exception {
+    // A caller from before call keys: its requests carry none.
+    Sample sample = new Sample();
+    worker(sample, store());
+    waitForSample();
+    String deadline = Instant.now().plusSeconds(10).toString();
+    String alice =
+        "{\"tool_call_id\":\"call_0\",\"tool_name\":\"echo\",\"user\":\"alice\","
+            + "\"arguments\":{\"text\":\"alice-order\"},\"deadline\":\""
+            + deadline
+            + "\"}";
+    String bob = alice.replace("alice", "bob");
+    for (String body : List.of(alice, bob, alice)) {
+      try (Replies replies =
+          host.request(ToolWorker.queue(group), Message.of(body), Instant.parse(deadline))) {
+        InvokeReply reply =
+            InvokeReply.parse(replies.next(Instant.parse(deadline)).orElseThrow().body());
+        assertThat(reply.toolCallId()).isEqualTo("call_0");
+        assertThat(reply.result())
+            .isEqualTo(
+                ToolResult.success(
+                    body.contains("alice") ? "echo: alice-order" : "echo: bob-order"));
+      }
+    }
+    // Alice's request delivered again is the one call it was.
+    assertThat(sample.runs).hasValue(2);
+  }
+
   @Test
   void aRequestDeliveredAgainAfterItFinishedIsAnsweredFromItsResult() throws Exception {
     Sample sample = new Sample();
-    worker(sample, new InMemoryResultStore());
+    worker(sample, store());
     waitForSample();
     ToolCall call = ToolCall.of("echo", "{\"text\":\"once\"}").withTimeout(Duration.ofSeconds(10));
     Message request = Message.of(new InvokeRequest(call).toJson());
@@ -635,7 +725,7 @@ public abstract class RemotePathContractTest {
   void aCallThatOutlivesItsLeaseKeepsItsClaimAndASecondDeliveryGetsItsOneResult() throws Exception {
     Sample first = new Sample();
     Sample second = new Sample();
-    ResultStore shared = closeLater(new InMemoryResultStore());
+    ResultStore shared = store();
     // The call runs five leases long: only renewing keeps the second delivery from running it.
     worker(first, shared, ToolDispatcher.create(), Duration.ofMillis(300));
     worker(second, shared, ToolDispatcher.create(), Duration.ofMillis(300));
@@ -659,7 +749,7 @@ public abstract class RemotePathContractTest {
       throws Exception {
     Sample closed = new Sample();
     Sample next = new Sample();
-    ResultStore shared = closeLater(new InMemoryResultStore());
+    ResultStore shared = store();
     ToolWorker first = worker(closed, shared, ToolDispatcher.create(), Duration.ofMillis(300));
     waitFor(() -> registry.find("slow").isPresent());
     ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();

@@ -46,6 +46,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The RabbitMQ bus is the message bus on a RabbitMQ broker, for tools on more than one machine.
@@ -75,6 +78,7 @@ import org.slf4j.LoggerFactory;
 public final class RabbitBus implements MessageBus {
 
   private static final Logger LOG = LoggerFactory.getLogger(RabbitBus.class);
+  private static final JsonMapper JSON = JsonMapper.shared();
   private static final Duration CONFIRM_TIMEOUT = Duration.ofSeconds(10);
   private static final int PUBLISHERS = 4;
 
@@ -87,6 +91,7 @@ public final class RabbitBus implements MessageBus {
   private final AtomicInteger nextPublisher = new AtomicInteger();
   private final Channel admin;
   private final Channel replyChannel;
+  private final Channel droppedChannel;
   private final String replyQueue = "toolhost.reply." + UUID.randomUUID();
   private final Correlations correlations = new Correlations();
   private final Map<String, Boolean> declaredTopics = new ConcurrentHashMap<>();
@@ -104,8 +109,32 @@ public final class RabbitBus implements MessageBus {
     this.maxMessageSize = maxMessageSize;
     this.admin = connection.createChannel();
     admin.exchangeDeclare(DEAD_LETTER_QUEUE, BuiltinExchangeType.FANOUT, true);
+    // Declared plainly, as every client does: its limits are a policy (DeadLetterPolicy), which an
+    // existing queue takes without being declared again.
     admin.queueDeclare(DEAD_LETTER_QUEUE, true, false, false, null);
     admin.queueBind(DEAD_LETTER_QUEUE, DEAD_LETTER_QUEUE, "");
+    // Letters the policy drops from the dead-letter queue come here, for one host to log them. A
+    // queue of Toolhost's own since this version, so it may have arguments: it is bounded too.
+    admin.exchangeDeclare(DeadLetterPolicy.DROPPED, BuiltinExchangeType.FANOUT, true);
+    admin.queueDeclare(
+        DeadLetterPolicy.DROPPED,
+        true,
+        false,
+        false,
+        Map.of("x-message-ttl", 60_000, "x-max-length", 1_000, "x-overflow", "drop-head"));
+    admin.queueBind(DeadLetterPolicy.DROPPED, DeadLetterPolicy.DROPPED, "");
+    this.droppedChannel = connection.createChannel();
+    droppedChannel.basicQos(1);
+    droppedChannel.basicConsume(
+        DeadLetterPolicy.DROPPED,
+        true,
+        new DefaultConsumer(droppedChannel) {
+          @Override
+          public void handleDelivery(
+              String tag, Envelope envelope, AMQP.BasicProperties properties, byte[] body) {
+            logDropped(properties, body);
+          }
+        });
     this.publishers = List.of(newPublishers());
     this.replyChannel = connection.createChannel();
     replyChannel.queueDeclare(replyQueue, false, true, true, null);
@@ -183,6 +212,28 @@ public final class RabbitBus implements MessageBus {
    *     reached or refuses the login
    */
   public static RabbitBus connect(URI uri, int maxMessageSize) {
+    return connect(uri, maxMessageSize, DeadLetterLimits.DEFAULT);
+  }
+
+  /**
+   * Connects to the broker at the URI, and sets the dead-letter queue's limits (in the background:
+   * the bus is usable at once; a broker without the management API keeps the queue as it is, with a
+   * warning saying how to set them).
+   *
+   * @param maxMessageSize as above
+   * @param deadLetters the bounds of {@value MessageBus#DEAD_LETTER_QUEUE}
+   * @throws BusException naming the URI, with the password hidden, when the broker cannot be
+   *     reached or refuses the login
+   */
+  public static RabbitBus connect(URI uri, int maxMessageSize, DeadLetterLimits deadLetters) {
+    RabbitBus bus = open(uri, maxMessageSize);
+    Thread.ofVirtual()
+        .name("toolhost-dead-letter-policy")
+        .start(() -> DeadLetterPolicy.apply(uri, DEAD_LETTER_QUEUE, deadLetters));
+    return bus;
+  }
+
+  private static RabbitBus open(URI uri, int maxMessageSize) {
     if (maxMessageSize < 1 || maxMessageSize > BROKER_LIMIT) {
       throw new IllegalArgumentException(
           "The maximum message size must be from 1 to " + BROKER_LIMIT + " bytes.");
@@ -217,6 +268,39 @@ public final class RabbitBus implements MessageBus {
       String why = why(e);
       throw new BusException("Cannot connect to the message bus at " + redacted + ": " + why, e);
     }
+  }
+
+  // One line per letter the dead-letter queue dropped (over a limit, or expired): its call ids and
+  // size, so that what was lost can be told. The tool_call_id is read from bodies up to 64 KiB.
+  private static void logDropped(AMQP.BasicProperties properties, byte[] body) {
+    String reason = "dropped";
+    String queue = DEAD_LETTER_QUEUE;
+    Object deaths = properties.getHeaders() == null ? null : properties.getHeaders().get("x-death");
+    if (deaths instanceof List<?> list
+        && !list.isEmpty()
+        && list.getFirst() instanceof Map<?, ?> latest) {
+      reason = String.valueOf(latest.get("reason"));
+      queue = String.valueOf(latest.get("queue"));
+    }
+    String toolCallId = "unknown";
+    if (body.length <= 64 * 1024) {
+      try {
+        JsonNode id = JSON.readTree(body).path("tool_call_id");
+        if (id.isString()) {
+          toolCallId = id.asString();
+        }
+      } catch (JacksonException e) {
+        toolCallId = "unknown (not JSON)";
+      }
+    }
+    LOG.warn(
+        "Dropped a letter from dead-letter queue '{}' ({}): tool_call_id {}, correlation_id {},"
+            + " {} bytes",
+        queue,
+        reason,
+        toolCallId,
+        properties.getCorrelationId() == null ? "none" : properties.getCorrelationId(),
+        body.length);
   }
 
   private static String why(Throwable e) {
