@@ -104,25 +104,33 @@ final class ControlGroups implements AutoCloseable {
 
   private static Optional<ControlGroups> openV1(
       String self, List<String[]> mounts, ExecConfig.Limits limits) throws IOException {
-    Map<String, Path> host = new LinkedHashMap<>();
-    String name = PREFIX + ProcessHandle.current().pid() + "-" + HOSTS.incrementAndGet();
+    Map<String, Path> owns = new LinkedHashMap<>();
     for (String controller : List.of("memory", "pids", "cpu")) {
       Optional<Path> own = ownV1(self, mounts, controller);
-      if (own.isEmpty() || !Files.isWritable(own.get())) {
-        if (controller.equals("cpu")) {
-          continue; // the weight is a nicety; memory and pids are the containment
-        }
+      if (own.isPresent() && Files.isWritable(own.get())) {
+        owns.put(controller, own.get());
+      } else if (!controller.equals("cpu")) {
+        // The weight is a nicety; memory and pids are the containment.
         return Optional.empty();
       }
-      removeStale(own.get());
-      Path group = own.get().resolve(name);
+    }
+    String name = PREFIX + ProcessHandle.current().pid() + "-" + HOSTS.incrementAndGet();
+    Map<String, Path> host = new LinkedHashMap<>();
+    for (Map.Entry<String, Path> own : owns.entrySet()) {
+      removeStale(own.getValue());
+      Path group = own.getValue().resolve(name);
       Files.createDirectories(group);
-      host.put(controller, group);
+      host.put(own.getKey(), group);
     }
     ControlGroups groups = new ControlGroups(false, host, limits);
-    String total = Long.toString(limits.hostMemoryBytes());
-    writeTo(host.get("memory"), "memory.limit_in_bytes", total, false);
-    writeTo(host.get("memory"), "memory.memsw.limit_in_bytes", total, true);
+    try {
+      String total = Long.toString(limits.hostMemoryBytes());
+      writeTo(host.get("memory"), "memory.limit_in_bytes", total, false);
+      writeTo(host.get("memory"), "memory.memsw.limit_in_bytes", total, true);
+    } catch (IOException | RuntimeException e) {
+      groups.close();
+      throw e;
+    }
     return Optional.of(groups);
   }
 
@@ -185,8 +193,13 @@ final class ControlGroups implements AutoCloseable {
     Files.createDirectories(group);
     Files.writeString(group.resolve("cgroup.subtree_control"), enable);
     ControlGroups groups = new ControlGroups(true, Map.of("", group), limits);
-    writeTo(group, "memory.max", Long.toString(limits.hostMemoryBytes()), false);
-    writeTo(group, "memory.swap.max", "0", true);
+    try {
+      writeTo(group, "memory.max", Long.toString(limits.hostMemoryBytes()), false);
+      writeTo(group, "memory.swap.max", "0", true);
+    } catch (IOException | RuntimeException e) {
+      groups.close();
+      throw e;
+    }
     return Optional.of(groups);
   }
 
