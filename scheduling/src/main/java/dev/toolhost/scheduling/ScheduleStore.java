@@ -11,6 +11,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import javax.sql.DataSource;
@@ -26,7 +27,11 @@ import org.postgresql.ds.PGSimpleDataSource;
  *
  * <p>Connections are opened per operation (db-scheduler's way); the embedded store keeps one open
  * for its whole life, so that the database stays open and a second process is refused at once.
- * Thread-safe.
+ *
+ * <p>A write it acknowledges is in the database file: an H2 store is opened with {@code
+ * WRITE_DELAY=0}, so that each commit is written to the file before it returns (H2's default holds
+ * commits in memory for half a second, and a {@code kill -9} loses them). PostgreSQL writes its log
+ * before a commit returns. Thread-safe.
  */
 public final class ScheduleStore implements AutoCloseable {
 
@@ -64,7 +69,7 @@ public final class ScheduleStore implements AutoCloseable {
   public static ScheduleStore embedded(Path directory) throws SQLException {
     Path file = directory.toAbsolutePath().resolve("schedules");
     JdbcDataSource h2 = new JdbcDataSource();
-    h2.setURL("jdbc:h2:file:" + file);
+    h2.setURL(durable("jdbc:h2:file:" + file));
     Connection keeper = h2.getConnection();
     ScheduleStore store = new ScheduleStore(h2, Dialect.H2, file + ".mv.db", Optional.of(keeper));
     try {
@@ -95,7 +100,7 @@ public final class ScheduleStore implements AutoCloseable {
       store = new ScheduleStore(pg, Dialect.POSTGRESQL, redacted(url), Optional.empty());
     } else if (url.startsWith("jdbc:h2:")) {
       JdbcDataSource h2 = new JdbcDataSource();
-      h2.setURL(url);
+      h2.setURL(durable(url));
       user.ifPresent(h2::setUser);
       password.ifPresent(h2::setPassword);
       store = new ScheduleStore(h2, Dialect.H2, redacted(url), Optional.of(h2.getConnection()));
@@ -110,6 +115,14 @@ public final class ScheduleStore implements AutoCloseable {
       throw e;
     }
     return store;
+  }
+
+  /**
+   * The H2 URL with commits written to the file as they happen ({@code WRITE_DELAY=0}), unless it
+   * sets a write delay of its own.
+   */
+  static String durable(String url) {
+    return url.toUpperCase(Locale.ROOT).contains(";WRITE_DELAY=") ? url : url + ";WRITE_DELAY=0";
   }
 
   /** The URL without its query, where a password may hide. */
