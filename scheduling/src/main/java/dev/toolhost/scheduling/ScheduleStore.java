@@ -229,29 +229,39 @@ public final class ScheduleStore implements AutoCloseable {
     }
   }
 
-  /** Records how a running fire ended. */
-  void end(String task, Instant due, Instant ended, TaskRun.Status status, String output)
+  /**
+   * Records how a running fire ended, unless it has an outcome already (its host was judged dead
+   * meanwhile): the first outcome stands.
+   *
+   * @return whether it was recorded
+   */
+  boolean end(String task, Instant due, Instant ended, TaskRun.Status status, String output)
       throws SQLException {
     try (Connection connection = dataSource.getConnection();
         PreparedStatement update =
             connection.prepareStatement(
                 "update "
                     + RUNS
-                    + " set ended = ?, status = ?, output = ? where task_name = ? and due = ?")) {
+                    + " set ended = ?, status = ?, output = ? where task_name = ? and due = ? and"
+                    + " status = ?")) {
       update.setTimestamp(1, Timestamp.from(ended));
       update.setString(2, status.wireName());
       update.setString(3, output);
       update.setString(4, task);
       update.setTimestamp(5, Timestamp.from(due));
-      update.executeUpdate();
+      update.setString(6, TaskRun.Status.RUNNING.wireName());
+      return update.executeUpdate() > 0;
     }
   }
 
   /**
    * Marks a fire's run failed, because its host died: the running row when there is one, else a new
    * one; a fire whose run already ended is left as it is.
+   *
+   * @return whether this call marked it (false: it had an outcome already)
    */
-  void died(String task, Instant due, Instant now, String host, String output) throws SQLException {
+  boolean died(String task, Instant due, Instant now, String host, String output)
+      throws SQLException {
     try (Connection connection = dataSource.getConnection();
         PreparedStatement update =
             connection.prepareStatement(
@@ -266,14 +276,18 @@ public final class ScheduleStore implements AutoCloseable {
       update.setTimestamp(5, Timestamp.from(due));
       update.setString(6, TaskRun.Status.RUNNING.wireName());
       if (update.executeUpdate() > 0) {
-        return;
+        return true;
       }
     }
-    record(task, due, Optional.empty(), now, TaskRun.Status.FAILED, host, output);
+    return record(task, due, Optional.empty(), now, TaskRun.Status.FAILED, host, output);
   }
 
-  /** Records a fire that did not run (missed, or its host died before it started). */
-  void record(
+  /**
+   * Records a fire that did not run (missed, or its host died before it started).
+   *
+   * @return false when the fire has a run already
+   */
+  boolean record(
       String task,
       Instant due,
       Optional<Instant> started,
@@ -297,10 +311,12 @@ public final class ScheduleStore implements AutoCloseable {
       insert.setString(6, host);
       insert.setString(7, output);
       insert.executeUpdate();
+      return true;
     } catch (SQLException e) {
       if (!duplicate(e)) {
         throw e;
       }
+      return false;
     }
   }
 
