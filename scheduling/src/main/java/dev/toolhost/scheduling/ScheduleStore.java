@@ -11,6 +11,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import javax.sql.DataSource;
@@ -26,7 +27,11 @@ import org.postgresql.ds.PGSimpleDataSource;
  *
  * <p>Connections are opened per operation (db-scheduler's way); the embedded store keeps one open
  * for its whole life, so that the database stays open and a second process is refused at once.
- * Thread-safe.
+ *
+ * <p>A write it acknowledges is in the database file: an H2 store is opened with {@code
+ * WRITE_DELAY=0}, so that each commit is written to the file before it returns (H2's default holds
+ * commits in memory for half a second, and a {@code kill -9} loses them). PostgreSQL writes its log
+ * before a commit returns. Thread-safe.
  */
 public final class ScheduleStore implements AutoCloseable {
 
@@ -64,7 +69,7 @@ public final class ScheduleStore implements AutoCloseable {
   public static ScheduleStore embedded(Path directory) throws SQLException {
     Path file = directory.toAbsolutePath().resolve("schedules");
     JdbcDataSource h2 = new JdbcDataSource();
-    h2.setURL("jdbc:h2:file:" + file);
+    h2.setURL(durable("jdbc:h2:file:" + file));
     Connection keeper = h2.getConnection();
     ScheduleStore store = new ScheduleStore(h2, Dialect.H2, file + ".mv.db", Optional.of(keeper));
     try {
@@ -95,7 +100,7 @@ public final class ScheduleStore implements AutoCloseable {
       store = new ScheduleStore(pg, Dialect.POSTGRESQL, redacted(url), Optional.empty());
     } else if (url.startsWith("jdbc:h2:")) {
       JdbcDataSource h2 = new JdbcDataSource();
-      h2.setURL(url);
+      h2.setURL(durable(url));
       user.ifPresent(h2::setUser);
       password.ifPresent(h2::setPassword);
       store = new ScheduleStore(h2, Dialect.H2, redacted(url), Optional.of(h2.getConnection()));
@@ -110,6 +115,14 @@ public final class ScheduleStore implements AutoCloseable {
       throw e;
     }
     return store;
+  }
+
+  /**
+   * The H2 URL with commits written to the file as they happen ({@code WRITE_DELAY=0}), unless it
+   * sets a write delay of its own.
+   */
+  static String durable(String url) {
+    return url.toUpperCase(Locale.ROOT).contains(";WRITE_DELAY=") ? url : url + ";WRITE_DELAY=0";
   }
 
   /** The URL without its query, where a password may hide. */
@@ -216,29 +229,39 @@ public final class ScheduleStore implements AutoCloseable {
     }
   }
 
-  /** Records how a running fire ended. */
-  void end(String task, Instant due, Instant ended, TaskRun.Status status, String output)
+  /**
+   * Records how a running fire ended, unless it has an outcome already (its host was judged dead
+   * meanwhile): the first outcome stands.
+   *
+   * @return whether it was recorded
+   */
+  boolean end(String task, Instant due, Instant ended, TaskRun.Status status, String output)
       throws SQLException {
     try (Connection connection = dataSource.getConnection();
         PreparedStatement update =
             connection.prepareStatement(
                 "update "
                     + RUNS
-                    + " set ended = ?, status = ?, output = ? where task_name = ? and due = ?")) {
+                    + " set ended = ?, status = ?, output = ? where task_name = ? and due = ? and"
+                    + " status = ?")) {
       update.setTimestamp(1, Timestamp.from(ended));
       update.setString(2, status.wireName());
       update.setString(3, output);
       update.setString(4, task);
       update.setTimestamp(5, Timestamp.from(due));
-      update.executeUpdate();
+      update.setString(6, TaskRun.Status.RUNNING.wireName());
+      return update.executeUpdate() > 0;
     }
   }
 
   /**
    * Marks a fire's run failed, because its host died: the running row when there is one, else a new
    * one; a fire whose run already ended is left as it is.
+   *
+   * @return whether this call marked it (false: it had an outcome already)
    */
-  void died(String task, Instant due, Instant now, String host, String output) throws SQLException {
+  boolean died(String task, Instant due, Instant now, String host, String output)
+      throws SQLException {
     try (Connection connection = dataSource.getConnection();
         PreparedStatement update =
             connection.prepareStatement(
@@ -253,14 +276,18 @@ public final class ScheduleStore implements AutoCloseable {
       update.setTimestamp(5, Timestamp.from(due));
       update.setString(6, TaskRun.Status.RUNNING.wireName());
       if (update.executeUpdate() > 0) {
-        return;
+        return true;
       }
     }
-    record(task, due, Optional.empty(), now, TaskRun.Status.FAILED, host, output);
+    return record(task, due, Optional.empty(), now, TaskRun.Status.FAILED, host, output);
   }
 
-  /** Records a fire that did not run (missed, or its host died before it started). */
-  void record(
+  /**
+   * Records a fire that did not run (missed, or its host died before it started).
+   *
+   * @return false when the fire has a run already
+   */
+  boolean record(
       String task,
       Instant due,
       Optional<Instant> started,
@@ -284,10 +311,12 @@ public final class ScheduleStore implements AutoCloseable {
       insert.setString(6, host);
       insert.setString(7, output);
       insert.executeUpdate();
+      return true;
     } catch (SQLException e) {
       if (!duplicate(e)) {
         throw e;
       }
+      return false;
     }
   }
 

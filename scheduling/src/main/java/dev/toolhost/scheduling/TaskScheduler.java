@@ -1,9 +1,12 @@
 package dev.toolhost.scheduling;
 
+import com.github.kagkarlsson.scheduler.CurrentlyExecuting;
 import com.github.kagkarlsson.scheduler.Scheduler;
 import com.github.kagkarlsson.scheduler.SchedulerBuilder;
 import com.github.kagkarlsson.scheduler.SchedulerClient.ScheduleOptions;
 import com.github.kagkarlsson.scheduler.SchedulerName;
+import com.github.kagkarlsson.scheduler.event.AbstractSchedulerListener;
+import com.github.kagkarlsson.scheduler.exceptions.ExecutionException;
 import com.github.kagkarlsson.scheduler.exceptions.TaskInstanceCurrentlyExecutingException;
 import com.github.kagkarlsson.scheduler.exceptions.TaskInstanceNotFoundException;
 import com.github.kagkarlsson.scheduler.jdbc.DefaultJdbcCustomization;
@@ -36,6 +39,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.databind.JsonNode;
@@ -59,6 +64,13 @@ import tools.jackson.databind.json.JsonMapper;
  *       {@code missedHeartbeats} heartbeats another host (or this one, restarted) marks that run
  *       {@code failed} and moves the task to its next fire. The run is not retried: an agent turn
  *       may have acted before its host died, and running it again could act twice.
+ *   <li><b>A fire has one outcome.</b> A host that only stalled (a long GC pause, a starved
+ *       machine) for longer than {@code missedHeartbeats} heartbeats is judged dead like one that
+ *       died. It finds out at its next heartbeat (the task's row is no longer the one it picked),
+ *       interrupts the run, and records nothing: the outcome already recorded, {@code failed},
+ *       stands, and the task's next fire is the one the verdict set. Whichever of the two moves the
+ *       task on first wins; the other finds the row changed and leaves it, so that no row is left
+ *       that no host can move on.
  *   <li><b>No run outlives its limit.</b> Each run gets a deadline of the maximum run time.
  *   <li><b>Overlap is skipped.</b> A task never runs twice at once: fires that fall while its own
  *       previous run still runs are skipped, and its next fire is computed when the run ends.
@@ -121,6 +133,15 @@ public final class TaskScheduler implements AutoCloseable {
   private volatile Runner runner;
   private boolean started;
 
+  /** The fires this host runs now, by {@link #key}. */
+  private final Map<String, Running> running = new ConcurrentHashMap<>();
+
+  /**
+   * A fire this host runs: the thread it runs on, db-scheduler's execution it picked, and whether
+   * the host was judged dead while running it.
+   */
+  private record Running(Thread thread, Execution execution, AtomicBoolean judgedDead) {}
+
   private TaskScheduler(Builder builder) {
     this.store = builder.store;
     this.clock = builder.clock;
@@ -142,6 +163,13 @@ public final class TaskScheduler implements AutoCloseable {
             .missedHeartbeatsLimit(builder.missedHeartbeats)
             .threads(builder.threads)
             .enableImmediateExecution()
+            .addSchedulerListener(
+                new AbstractSchedulerListener() {
+                  @Override
+                  public void onExecutionFailedHeartbeat(CurrentlyExecuting executing) {
+                    heartbeatFailed(executing.getExecution());
+                  }
+                })
             .shutdownMaxWait(Duration.ofSeconds(5))
             // Never: a task's row lives until it is cancelled, or its one fire is done.
             .deleteUnresolvedAfter(Duration.ofDays(365_000));
@@ -300,19 +328,80 @@ public final class TaskScheduler implements AutoCloseable {
     TaskData data = instance.getData();
     ScheduledTask scheduled = data.task(instance.getId());
     Instant due = context.getExecution().executionTime;
+    Running fire = new Running(Thread.currentThread(), context.getExecution(), new AtomicBoolean());
+    running.put(key(fire.execution()), fire);
     try {
-      fire(scheduled, due);
+      fire(scheduled, due, fire);
     } catch (SQLException | RuntimeException e) {
       // The store failed while recording: the fire is not rerun, so that it never runs twice.
       LOG.error("Scheduled task '{}' (due {}) could not be recorded", scheduled.name(), due, e);
+    } finally {
+      running.remove(key(fire.execution()), fire);
+      if (fire.judgedDead().get()) {
+        // The interrupt was this fire's, not the pool's: the thread runs the next one.
+        Thread.interrupted();
+      }
     }
-    return (complete, operations) -> next(scheduled, operations, complete);
+    return (complete, operations) -> moveOn(scheduled, operations, complete);
   }
 
-  private void fire(ScheduledTask scheduled, Instant due) throws SQLException {
+  /**
+   * A heartbeat of a running fire changed no row: the row was moved on (the host was judged dead)
+   * or the store failed. When the row is no longer the one picked, the run is interrupted.
+   */
+  private void heartbeatFailed(Execution execution) {
+    Running fire = running.get(key(execution));
+    if (fire == null || fire.judgedDead().get()) {
+      return;
+    }
+    boolean held;
+    try {
+      held = holds(execution);
+    } catch (SQLException e) {
+      // The store is unreachable: nobody can judge this host meanwhile either.
+      LOG.warn("Scheduled task '{}': its heartbeat failed", execution.taskInstance.getId(), e);
+      return;
+    }
+    if (!held && fire.judgedDead().compareAndSet(false, true)) {
+      LOG.warn(
+          "Scheduled task '{}' (due {}): this host '{}' stalled past its heartbeats and was judged"
+              + " dead; the run is interrupted and its outcome not recorded",
+          execution.taskInstance.getId(),
+          execution.executionTime,
+          hostName);
+      fire.thread().interrupt();
+    }
+  }
+
+  /**
+   * A picked execution's key: its task and the row's version, which each pick raises, so that a
+   * stalled fire and a later fire of the same task on this host are apart.
+   */
+  private static String key(Execution execution) {
+    return execution.taskInstance.getId() + "@" + execution.version;
+  }
+
+  /** Whether the execution's row is still the one this host picked. */
+  private boolean holds(Execution execution) throws SQLException {
+    try (Connection connection = store.dataSource().getConnection();
+        PreparedStatement query =
+            connection.prepareStatement(
+                "select 1 from "
+                    + ScheduleStore.TASKS
+                    + " where task_name = ? and task_instance = ? and version = ? and picked")) {
+      query.setString(1, execution.taskInstance.getTaskName());
+      query.setString(2, execution.taskInstance.getId());
+      query.setLong(3, execution.version);
+      try (ResultSet rows = query.executeQuery()) {
+        return rows.next();
+      }
+    }
+  }
+
+  private void fire(ScheduledTask scheduled, Instant due, Running fire) throws SQLException {
     Instant now = clock.instant();
     if (!Duration.between(due, now).minus(grace).isPositive()) {
-      run(scheduled, due);
+      run(scheduled, due, fire);
       return;
     }
     // Late beyond the grace period: every host was down. Find the latest fire that was due.
@@ -350,11 +439,11 @@ public final class TaskScheduler implements AutoCloseable {
               + ") allows (no host was running, or every one was busy).");
     }
     if (runLatest) {
-      run(scheduled, latest);
+      run(scheduled, latest, fire);
     }
   }
 
-  private void run(ScheduledTask scheduled, Instant due) throws SQLException {
+  private void run(ScheduledTask scheduled, Instant due, Running fire) throws SQLException {
     Instant started = clock.instant();
     if (!store.begin(scheduled.name(), due, started, hostName)) {
       LOG.warn(
@@ -368,18 +457,50 @@ public final class TaskScheduler implements AutoCloseable {
       outcome = runner.run(scheduled, due, started.plus(maxRunTime));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      outcome = new Outcome(false, "The run was interrupted: its host is stopping.");
+      outcome =
+          new Outcome(
+              false,
+              fire.judgedDead().get()
+                  ? "The run was interrupted: its host was judged dead."
+                  : "The run was interrupted: its host is stopping.");
     } catch (Exception e) {
       outcome =
           new Outcome(false, "The run failed: " + Objects.requireNonNullElse(e.getMessage(), ""));
       LOG.warn("Scheduled task '{}' (due {}) failed", scheduled.name(), due, e);
     }
-    store.end(
-        scheduled.name(),
-        due,
-        clock.instant(),
-        outcome.succeeded() ? TaskRun.Status.SUCCEEDED : TaskRun.Status.FAILED,
-        cut(outcome.text()));
+    boolean recorded =
+        store.end(
+            scheduled.name(),
+            due,
+            clock.instant(),
+            outcome.succeeded() ? TaskRun.Status.SUCCEEDED : TaskRun.Status.FAILED,
+            cut(outcome.text()));
+    if (!recorded) {
+      LOG.warn(
+          "Scheduled task '{}' (due {}) already has an outcome: this host was judged dead while"
+              + " running it; its own ({}) is not recorded",
+          scheduled.name(),
+          due,
+          outcome.succeeded() ? "succeeded" : "failed");
+    }
+  }
+
+  /**
+   * Moves the task on, unless its row changed since it was picked: then another host moved it on
+   * already (it judged this one dead, or this one judged it), and the row is left as it is.
+   */
+  private static void moveOn(
+      ScheduledTask scheduled,
+      ExecutionOperations<TaskData> operations,
+      ExecutionComplete complete) {
+    try {
+      next(scheduled, operations, complete);
+    } catch (ExecutionException e) {
+      LOG.info(
+          "Scheduled task '{}' (due {}) was moved on by another host meanwhile",
+          scheduled.name(),
+          complete.getExecution().executionTime);
+    }
   }
 
   /** Moves the task to its next fire after both its due instant and now, or removes it. */
@@ -406,28 +527,32 @@ public final class TaskScheduler implements AutoCloseable {
     TaskInstance<TaskData> instance = (TaskInstance<TaskData>) execution.taskInstance;
     ScheduledTask scheduled = instance.getData().task(instance.getId());
     Instant now = clock.instant();
+    boolean marked = false;
     try {
-      store.died(
-          scheduled.name(),
-          execution.executionTime,
-          now,
-          Objects.requireNonNullElse(execution.pickedBy, "unknown"),
-          "Host '"
-              + execution.pickedBy
-              + "' stopped while running this fire (its last heartbeat was "
-              + execution.lastHeartbeat
-              + "); marked failed by '"
-              + hostName
-              + "' and not retried, so that it never runs twice.");
+      marked =
+          store.died(
+              scheduled.name(),
+              execution.executionTime,
+              now,
+              Objects.requireNonNullElse(execution.pickedBy, "unknown"),
+              "Host '"
+                  + execution.pickedBy
+                  + "' stopped while running this fire (its last heartbeat was "
+                  + execution.lastHeartbeat
+                  + "); marked failed by '"
+                  + hostName
+                  + "' and not retried, so that it never runs twice.");
     } catch (SQLException e) {
       LOG.error("The dead run of '{}' could not be recorded", scheduled.name(), e);
     }
-    LOG.warn(
-        "Scheduled task '{}' (due {}) died with host '{}'; marked failed",
-        scheduled.name(),
-        execution.executionTime,
-        execution.pickedBy);
-    next(scheduled, operations, complete);
+    if (marked) {
+      LOG.warn(
+          "Scheduled task '{}' (due {}) died with host '{}'; marked failed",
+          scheduled.name(),
+          execution.executionTime,
+          execution.pickedBy);
+    }
+    moveOn(scheduled, operations, complete);
   }
 
   private static String cut(String text) {
