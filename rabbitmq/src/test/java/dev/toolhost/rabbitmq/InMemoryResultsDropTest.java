@@ -39,6 +39,12 @@ import org.junit.jupiter.api.Timeout;
  * broker closes every connection are redelivered to the same worker process, which still holds
  * their runs or their results, and must answer them from those, never run them again (issue 30,
  * item 3).
+ *
+ * <p>{@code -Dtoolhost.drop.workers=2} measures what the worker's start warning is about: two
+ * workers of one group, each with results of its own, where a call redelivered to the other worker
+ * runs again there. It prints the counts and asserts only that no call is lost. {@code
+ * -Dtoolhost.drop.calls} and {@code -Dtoolhost.drop.closes} set the number of calls (300 by
+ * default) and of drops (2).
  */
 @Timeout(180)
 class InMemoryResultsDropTest {
@@ -88,6 +94,7 @@ class InMemoryResultsDropTest {
   void callsInFlightWhenTheBrokerDropsEveryConnectionFinishOnceOnAWorkerWithInMemoryResults()
       throws Exception {
     int calls = Integer.getInteger("toolhost.drop.calls", 300);
+    int closes = Integer.getInteger("toolhost.drop.closes", 2);
     RabbitBus host = RabbitBus.connect(RabbitBusTest.BROKER);
     closing.add(host);
     ToolRegistry registry = new ToolRegistry();
@@ -95,40 +102,43 @@ class InMemoryResultsDropTest {
     Work work = new Work();
     ToolRegistry hosted = new ToolRegistry();
     hosted.registerAll(MethodTools.of(work, "builtin:drop"));
-    RabbitBus workerBus = RabbitBus.connect(RabbitBusTest.BROKER);
-    closing.add(workerBus);
-    InMemoryResultStore results = new InMemoryResultStore();
-    closing.add(results);
-    closing.add(
-        new ToolWorker(
-                workerBus,
-                group,
-                hosted,
-                ToolDispatcher.create(),
-                results,
-                IN_FLIGHT,
-                Duration.ofSeconds(1))
-            .start());
+    int workerCount = Integer.getInteger("toolhost.drop.workers", 1);
+    for (int w = 0; w < workerCount; w++) {
+      RabbitBus workerBus = RabbitBus.connect(RabbitBusTest.BROKER);
+      closing.add(workerBus);
+      InMemoryResultStore results = new InMemoryResultStore();
+      closing.add(results);
+      closing.add(
+          new ToolWorker(
+                  workerBus,
+                  group,
+                  hosted,
+                  ToolDispatcher.create(),
+                  results,
+                  IN_FLIGHT,
+                  Duration.ofSeconds(1))
+              .start());
+    }
     await()
         .atMost(Duration.ofSeconds(30))
         .until(
             () ->
                 registry.find("work").isPresent()
-                    && host.consumerCount(ToolWorker.queue(group)) == 1);
+                    && host.consumerCount(ToolWorker.queue(group)) == workerCount);
 
     ToolDispatcher dispatcher = ToolDispatcher.create();
     ToolSet tools = ToolSet.of(registry, ToolProfiles.MAIN);
     Random random = new Random(30);
-    Semaphore inFlight = new Semaphore(IN_FLIGHT);
-    List<Future<ToolResult>> results2 = new ArrayList<>();
+    Semaphore inFlight = new Semaphore(IN_FLIGHT * workerCount);
+    List<Future<ToolResult>> outcomes = new ArrayList<>();
     List<String> tokens = new ArrayList<>();
     AtomicInteger drops = new AtomicInteger();
     try (ExecutorService callers = Executors.newVirtualThreadPerTaskExecutor()) {
       Future<?> faults =
           callers.submit(
               () -> {
-                // Two drops, the second once the first has recovered and calls run again.
-                for (int i = 0; i < 2; i++) {
+                // Each drop once the one before has recovered and calls finish again.
+                for (int i = 0; i < closes; i++) {
                   Thread.sleep(2_000);
                   int before = work.finished.size();
                   await().atMost(Duration.ofSeconds(30)).until(() -> work.finished.size() > before);
@@ -148,7 +158,7 @@ class InMemoryResultsDropTest {
         int millis = 300 + random.nextInt(900);
         tokens.add(token);
         inFlight.acquire();
-        results2.add(
+        outcomes.add(
             callers.submit(
                 () -> {
                   try {
@@ -170,7 +180,7 @@ class InMemoryResultsDropTest {
     List<String> examples = new ArrayList<>();
     for (int i = 0; i < calls; i++) {
       String token = tokens.get(i);
-      ToolResult result = results2.get(i).get();
+      ToolResult result = outcomes.get(i).get();
       if (!result.equals(ToolResult.success("worked " + token))) {
         lost++;
         examples.add(token + ": " + result.text());
@@ -189,9 +199,12 @@ class InMemoryResultsDropTest {
                 + " finished_twice=%d",
             calls, IN_FLIGHT, drops.get(), lost, startedTwice, finishedTwice);
     System.out.println(line);
-    assertThat(drops).hasValue(2);
-    assertThat(examples.stream().limit(10).toList()).as(line).isEmpty();
+    assertThat(drops).hasValue(closes);
     assertThat(lost).as(line).isZero();
+    if (workerCount > 1) {
+      return;
+    }
+    assertThat(examples.stream().limit(10).toList()).as(line).isEmpty();
     assertThat(finishedTwice).as(line).isZero();
     assertThat(startedTwice).as(line).isZero();
   }
