@@ -195,9 +195,15 @@ class InMemoryResultsDropTest {
     }
     String line =
         String.format(
-            "IN_MEMORY_DROP calls=%d in_flight=%d drops=%d lost=%d started_twice=%d"
+            "IN_MEMORY_DROP workers=%d calls=%d in_flight=%d drops=%d lost=%d started_twice=%d"
                 + " finished_twice=%d",
-            calls, IN_FLIGHT, drops.get(), lost, startedTwice, finishedTwice);
+            workerCount,
+            calls,
+            IN_FLIGHT * workerCount,
+            drops.get(),
+            lost,
+            startedTwice,
+            finishedTwice);
     System.out.println(line);
     assertThat(drops).hasValue(closes);
     assertThat(lost).as(line).isZero();
