@@ -105,6 +105,12 @@ public final class InMemoryResultStore implements ResultStore {
     return false;
   }
 
+  /** {@inheritDoc} Never: only this process's workers see it. */
+  @Override
+  public boolean shared() {
+    return false;
+  }
+
   /** How many entries the store holds, expired ones not yet evicted included. */
   int size() {
     return entries.size();

@@ -129,4 +129,10 @@ public final class RedisResultStore implements ResultStore {
   public boolean remote() {
     return true;
   }
+
+  /** {@inheritDoc} Always: the workers of a group that connect to one Redis share it. */
+  @Override
+  public boolean shared() {
+    return true;
+  }
 }

@@ -47,6 +47,14 @@ public interface ResultStore extends AutoCloseable {
    */
   boolean remote();
 
+  /**
+   * Whether every worker of the group sees this store's claims and results. With a store that is
+   * not, a request delivered again to another worker of the group (after a broker connection
+   * dropped, or a worker restarted) is run again there: the same worker answers it from its run,
+   * another one does not know of it. A worker with such a store says so when it starts.
+   */
+  boolean shared();
+
   @Override
   void close();
 

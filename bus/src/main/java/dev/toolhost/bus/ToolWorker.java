@@ -33,9 +33,12 @@ import tools.jackson.databind.node.ObjectNode;
  * their tools with its server, so that hosts register those tools with source {@code mcp:{server}}
  * and their MCP management tools see the servers.
  *
- * <p>Requests are handled by an {@link InvokeHandler}, at most {@code concurrency} at once.
- * Thread-safe; {@link #close()} says goodbye and stops consuming, and requests still running go
- * back to the queue for another worker.
+ * <p>Requests are handled by an {@link InvokeHandler}, at most {@code concurrency} at once. With a
+ * result store that is not {@linkplain ResultStore#shared shared} (in-memory), a request delivered
+ * again to this worker is answered from its run, but one delivered to another worker of the group
+ * runs again there; the worker logs that warning once, when it starts. Thread-safe; {@link
+ * #close()} says goodbye and stops consuming, and requests still running go back to the queue for
+ * another worker.
  */
 public final class ToolWorker implements AutoCloseable {
 
@@ -52,6 +55,7 @@ public final class ToolWorker implements AutoCloseable {
   private final InvokeHandler handler;
   private final int concurrency;
   private final Duration heartbeat;
+  private final boolean sharedResults;
   private volatile Supplier<List<McpServerState>> mcpServers;
   private volatile String mcpRegister = "none";
   private Subscription subscription;
@@ -113,6 +117,7 @@ public final class ToolWorker implements AutoCloseable {
     this.registry = Objects.requireNonNull(registry, "registry");
     this.concurrency = concurrency;
     this.heartbeat = Objects.requireNonNull(heartbeat, "heartbeat");
+    this.sharedResults = Objects.requireNonNull(results, "results").shared();
     this.handler =
         new InvokeHandler(
             bus,
@@ -198,6 +203,16 @@ public final class ToolWorker implements AutoCloseable {
         group,
         queue(group),
         String.join(", ", registry.specs().stream().map(ToolSpec::name).toList()));
+    if (!sharedResults) {
+      LOG.warn(
+          "Worker {} of group '{}' keeps call results in this process only: a call in flight when"
+              + " the broker connection drops is delivered again, and when another worker of the"
+              + " group (or this one after a restart) gets it, it runs and may finish twice. For"
+              + " calls that finish once across the group, share results in Redis: toolhost"
+              + " worker --results-redis URI (a RedisResultStore).",
+          workerId,
+          group);
+    }
     return this;
   }
 

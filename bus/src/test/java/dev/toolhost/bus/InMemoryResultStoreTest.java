@@ -79,15 +79,16 @@ class InMemoryResultStoreTest {
   void aRenewedClaimOutlivesItsFirstLeaseAndAnUnrenewedOneLapsesToTheNextClaimant()
       throws InterruptedException {
     try (InMemoryResultStore store = new InMemoryResultStore()) {
-      ResultStore.Granted kept = (ResultStore.Granted) store.claim("g:kept", Duration.ofMillis(50));
-      ResultStore.Granted lapsing =
-          (ResultStore.Granted) store.claim("g:lapsing", Duration.ofMillis(50));
+      // A lease of 600 ms renewed every 200 ms: a renewal is late only after a 400 ms stall, and
+      // the four pauses (800 ms) outlast the unrenewed lease.
+      Duration lease = Duration.ofMillis(600);
+      ResultStore.Granted kept = (ResultStore.Granted) store.claim("g:kept", lease);
+      ResultStore.Granted lapsing = (ResultStore.Granted) store.claim("g:lapsing", lease);
       for (int i = 0; i < 4; i++) {
-        Thread.sleep(20);
-        assertThat(store.renew("g:kept", kept, Duration.ofMillis(50))).isTrue();
+        Thread.sleep(200);
+        assertThat(store.renew("g:kept", kept, lease)).isTrue();
       }
-      assertThat(store.claim("g:kept", Duration.ofMillis(50)))
-          .isInstanceOf(ResultStore.Running.class);
+      assertThat(store.claim("g:kept", lease)).isInstanceOf(ResultStore.Running.class);
       ResultStore.Claim next = store.claim("g:lapsing", Duration.ofSeconds(5));
       assertThat(next).isInstanceOf(ResultStore.Granted.class).isNotEqualTo(lapsing);
       // The first holder lost it: it can neither renew nor release the new holder's claim.

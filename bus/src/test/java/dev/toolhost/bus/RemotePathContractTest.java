@@ -395,6 +395,32 @@ public abstract class RemotePathContractTest {
   }
 
   @Test
+  void aWorkerWithoutASharedResultStoreWarnsOnceAtStartThatCallsMayFinishTwice() {
+    try (LogCapture log = LogCapture.start()) {
+      ResultStore store = store();
+      ToolWorker worker = worker(new Sample(), store);
+      waitForSample();
+      // Heartbeats and a call after the start: the warning is still the one of the start.
+      assertThat(call("echo", "{\"text\":\"hi\"}", Duration.ofSeconds(10)).text())
+          .isEqualTo("echo: hi");
+      List<String> warnings =
+          log.messages(ToolWorker.class, "WARN").stream()
+              .filter(message -> message.contains(worker.workerId()))
+              .toList();
+      if (store.shared()) {
+        assertThat(warnings).isEmpty();
+      } else {
+        assertThat(warnings).hasSize(1);
+        assertThat(warnings.getFirst())
+            .contains("group '" + group + "'")
+            .contains("in this process only")
+            .contains("may finish twice")
+            .contains("--results-redis URI");
+      }
+    }
+  }
+
+  @Test
   void aNameTakenByAnotherGroupOrByTheHostIsLoggedOnceNamingWhoHasIt() {
     registry.register(
         MethodTools.of(new Sample(), "builtin:local").stream()

@@ -56,7 +56,9 @@ import picocli.CommandLine.Spec;
  * describes, run through that host's dispatch chain (its secret scanning included): {@code toolhost
  * worker --group scripts --config runner.yaml --tools exec} is a remote script runner, hosting the
  * sandbox tools for hosts that have no sandbox of their own. Finished results are remembered
- * in-process, or in Redis with {@code --results-redis URI} so that the whole group shares them.
+ * in-process, or in Redis with {@code --results-redis URI} so that the whole group shares them. In
+ * process, a call delivered again to this worker is answered from its run, but one delivered to
+ * another worker of the group runs again there: the worker logs a warning saying so when it starts.
  *
  * <p>When its {@code --config} file has an {@code mcp:} section, it bridges those MCP servers (as a
  * host would) and hosts their tools for its group: it announces each server and marks its tools
@@ -125,7 +127,11 @@ final class WorkerCommand implements Callable<Integer> {
       names = "--results-redis",
       paramLabel = "URI",
       description =
-          "Share finished results with the group in Redis, such as redis://127.0.0.1:6379.")
+          "Share finished results and claims with the group in Redis, such as"
+              + " redis://127.0.0.1:6379, so that a call in flight when the broker connection"
+              + " drops finishes once whichever worker gets it again. Without it results stay in"
+              + " this process: a call redelivered to another worker of the group (or to this one"
+              + " after a restart) may finish twice, and the worker warns so at start.")
   private Optional<URI> resultsRedis = Optional.empty();
 
   @Override
