@@ -1,5 +1,6 @@
 package dev.toolhost.a2a;
 
+import dev.toolhost.core.ApiError;
 import dev.toolhost.core.spi.Route;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
@@ -117,13 +118,7 @@ public final class A2aServer implements AutoCloseable {
     String name = cardRoute.variable(request.path()).orElseThrow();
     Optional<Published> agent = agents.apply(name);
     if (agent.isEmpty()) {
-      ObjectNode error = A2aWire.JSON.createObjectNode();
-      error
-          .putObject("error")
-          .put("code", "not_found")
-          .put("message", "No agent '" + name + "' is published here.");
-      return new Route.Answer(
-          404, "application/json", error.toString().getBytes(StandardCharsets.UTF_8));
+      return Route.Answer.error(ApiError.NOT_FOUND, "No agent '" + name + "' is published here.");
     }
     return Route.Answer.json(A2aWire.JSON.writeValueAsString(cardOf(agent.get())));
   }

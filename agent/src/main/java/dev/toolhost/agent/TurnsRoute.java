@@ -1,5 +1,6 @@
 package dev.toolhost.agent;
 
+import dev.toolhost.core.ApiError;
 import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.spi.Route;
@@ -56,7 +57,6 @@ final class TurnsRoute {
 
   private static final Pattern SESSION_ID = Pattern.compile("[A-Za-z0-9._:-]{1,128}");
   private static final Set<String> FIELDS = Set.of("message", "session_id");
-  private static final String JSON = "application/json";
   private static final String EVENT_STREAM = "text/event-stream";
   private static final JsonMapper MAPPER = JsonMapper.shared();
 
@@ -89,21 +89,20 @@ final class TurnsRoute {
   Route.Answer answer(Route.Request request) {
     Optional<Agents> ready = agents.get();
     if (ready.isEmpty()) {
-      return error(503, "unavailable", "The host's agents are not ready yet.");
+      return Route.Answer.error(ApiError.UNAVAILABLE, "The host's agents are not ready yet.");
     }
     Agents all = ready.get();
     String name = route.variable(request.path()).orElseThrow();
     if (!all.names().contains(name)) {
-      return error(
-          404,
-          "not_found",
+      return Route.Answer.error(
+          ApiError.NOT_FOUND,
           "There is no agent '" + name + "'. Agents: " + String.join(", ", all.names()) + ".");
     }
     Input input;
     try {
       input = read(name, request);
     } catch (IllegalArgumentException e) {
-      return error(400, "bad_request", e.getMessage());
+      return Route.Answer.error(ApiError.INVALID_REQUEST, e.getMessage());
     }
     Session session;
     String sessionId = input.sessionId().orElseGet(() -> UUID.randomUUID().toString());
@@ -111,9 +110,8 @@ final class TurnsRoute {
       String key = name + "\u0000" + sessionId;
       session = sessions.get(key);
       if (session == null && input.sessionId().isPresent()) {
-        return error(
-            404,
-            "not_found",
+        return Route.Answer.error(
+            ApiError.NOT_FOUND,
             "There is no session '"
                 + sessionId
                 + "' with agent '"
@@ -126,9 +124,8 @@ final class TurnsRoute {
         sessions.put(key, session);
       }
       if (session.busy) {
-        return error(
-            409,
-            "conflict",
+        return Route.Answer.error(
+            ApiError.CONFLICT,
             "Session '" + sessionId + "' is running a turn; send the next when it has answered.");
       }
       session.busy = true;
@@ -141,7 +138,7 @@ final class TurnsRoute {
         Turn turn = new Turn(all, name, running.conversation, input.message(), Events.NONE);
         return turn.run()
             .map(document -> Route.Answer.json(document.toString()))
-            .orElseGet(() -> error(502, "model_error", turn.failure));
+            .orElseGet(() -> Route.Answer.error(ApiError.MODEL_ERROR, turn.failure));
       } finally {
         release(running);
       }
@@ -161,12 +158,7 @@ final class TurnsRoute {
             if (done.isPresent()) {
               sink.send("turn", done.get());
             } else {
-              sink.send(
-                  "error",
-                  MAPPER
-                      .createObjectNode()
-                      .put("code", "model_error")
-                      .put("message", turn.failure));
+              sink.send("error", ApiError.MODEL_ERROR.fields(turn.failure));
             }
           } finally {
             release(running);
@@ -242,12 +234,6 @@ final class TurnsRoute {
       sessionId = Optional.of(session.asString());
     }
     return new Input(agent, message.asString(), sessionId);
-  }
-
-  private static Route.Answer error(int status, String code, String message) {
-    ObjectNode document = MAPPER.createObjectNode();
-    document.putObject("error").put("code", code).put("message", message);
-    return new Route.Answer(status, JSON, document.toString().getBytes(StandardCharsets.UTF_8));
   }
 
   /**

@@ -152,7 +152,7 @@ public abstract class ToolService implements AutoCloseable {
       body.putNull("response");
       ObjectNode failure = body.putObject("error");
       failure.put("type", error.getClass().getSimpleName());
-      failure.put("message", String.valueOf(error.getMessage()));
+      failure.put("message", error.getMessage() == null ? "" : error.getMessage());
     } else {
       body.set("response", JSON.valueToTree(response));
       body.putNull("error");

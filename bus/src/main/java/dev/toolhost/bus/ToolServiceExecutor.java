@@ -92,11 +92,16 @@ public final class ToolServiceExecutor implements ToolExecutor {
         }
         JsonNode error = body.path("error");
         if (error.isObject()) {
+          // The type is the service's own (a Java service sends its exception's class name): the
+          // operator's to read, never the model's.
           String type = error.path("type").asString("error");
-          String message = error.path("message").asString("");
+          String message = error.path("message").asString("").strip();
           return ToolResult.failure(
               ErrorCode.EXECUTION_FAILED,
-              "Tool '" + tool.name() + "' failed (" + type + "): " + message);
+              message.isEmpty()
+                  ? "Tool '" + tool.name() + "' failed."
+                  : "Tool '" + tool.name() + "' failed: " + message,
+              "tool service '" + service.id() + "' answered an error of type '" + type + "'");
         }
         JsonNode response = body.path("response");
         if (response.isString()) {

@@ -861,4 +861,49 @@ public abstract class RemotePathContractTest {
     assertThat(call("query-customers", "{\"question\":\"json\"}", Duration.ofSeconds(10)).text())
         .isEqualTo("[customers] {\"answer\":42}");
   }
+
+  @Test
+  void aToolServiceFailureTellsTheModelItsMessageAndOnlyTheOperatorItsType() {
+    String queue = "test.service." + UUID.randomUUID();
+    ToolServiceDescriptor descriptor =
+        ToolServices.parseServices(
+                "{\"id\": \"failing-rag\", \"topic\": \"" + queue + "\", \"config-params\": []}")
+            .getFirst();
+    List<ToolDescriptor> tools =
+        ToolServices.parseTools(
+            """
+            [{"type": "tool-service", "name": "query-failing", "description": "Fails",
+              "service": "failing-rag",
+              "arguments": [{"name": "question", "type": "string", "description": "Anything"}]}]
+            """);
+    MessageBus bus = workerBus();
+    if (bus != host) {
+      closeLater(bus);
+    }
+    closeLater(() -> host.deleteQueue(queue));
+    closeLater(
+            new ToolService(bus, descriptor, tools) {
+              @Override
+              protected Object invoke(Request request) {
+                if (request.arguments().path("question").asString().equals("silent")) {
+                  throw new UnsupportedOperationException();
+                }
+                throw new IllegalStateException("no such collection 'customers'");
+              }
+            })
+        .start();
+    waitFor(() -> registry.find("query-failing").isPresent());
+
+    ToolResult said = call("query-failing", "{\"question\":\"why\"}", Duration.ofSeconds(10));
+    ToolResult silent = call("query-failing", "{\"question\":\"silent\"}", Duration.ofSeconds(10));
+
+    ToolResult.Failure failed = (ToolResult.Failure) said;
+    assertThat(failed.error().code()).isEqualTo(ErrorCode.EXECUTION_FAILED);
+    assertThat(failed.error().message())
+        .isEqualTo("Tool 'query-failing' failed: no such collection 'customers'");
+    assertThat(failed.error().detail()).contains("IllegalStateException").contains("failing-rag");
+    ToolResult.Failure quiet = (ToolResult.Failure) silent;
+    assertThat(quiet.error().message()).isEqualTo("Tool 'query-failing' failed.");
+    assertThat(quiet.error().detail()).contains("UnsupportedOperationException");
+  }
 }

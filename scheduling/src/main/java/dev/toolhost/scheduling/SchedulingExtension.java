@@ -1,5 +1,6 @@
 package dev.toolhost.scheduling;
 
+import dev.toolhost.core.ApiError;
 import dev.toolhost.core.ErrorCode;
 import dev.toolhost.core.ExecutableTool;
 import dev.toolhost.core.ToolCall;
@@ -15,7 +16,6 @@ import dev.toolhost.core.spi.ReadyHost;
 import dev.toolhost.core.spi.Route;
 import dev.toolhost.core.spi.SectionReading;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -261,28 +261,21 @@ public final class SchedulingExtension implements HostExtension {
       try {
         limit = Math.max(1, Math.min(1000, Integer.parseInt(asked.get())));
       } catch (NumberFormatException e) {
-        return error(400, "'limit' is '" + asked.get() + "' (expected a number 1 to 1000)");
+        return Route.Answer.error(
+            ApiError.INVALID_REQUEST,
+            "'limit' is '" + asked.get() + "' (expected a number 1 to 1000)");
       }
     }
     List<TaskRun> runs = scheduler.runs(name, limit);
     if (runs.isEmpty() && !scheduler.exists(name)) {
-      return error(404, "No scheduled task named '" + name + "' and no runs of one.");
+      return Route.Answer.error(
+          ApiError.NOT_FOUND, "No scheduled task named '" + name + "' and no runs of one.");
     }
     ObjectNode document = JSON.createObjectNode();
     document.put("name", name);
     ArrayNode array = document.putArray("runs");
     runs.forEach(run -> array.add(SchedulingTools.json(run)));
     return Route.Answer.json(document.toString());
-  }
-
-  private static Route.Answer error(int status, String message) {
-    ObjectNode document = JSON.createObjectNode();
-    document
-        .putObject("error")
-        .put("code", status == 404 ? "not_found" : "bad_request")
-        .put("message", message);
-    return new Route.Answer(
-        status, "application/json", document.toString().getBytes(StandardCharsets.UTF_8));
   }
 
   @Override

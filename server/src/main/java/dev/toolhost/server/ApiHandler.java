@@ -1,5 +1,6 @@
 package dev.toolhost.server;
 
+import dev.toolhost.core.ApiError;
 import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolProfile;
 import dev.toolhost.core.ToolResult;
@@ -79,14 +80,10 @@ final class ApiHandler extends Handler.Abstract {
     } catch (UnreadableBody e) {
       // The client's fault (an aborted or malformed chunked body): not worth more than debug.
       LOG.debug("Reading the body of {} {} failed", request.getMethod(), e.path, e.getCause());
-      reply = error(e.status, e.code, e.getMessage());
+      reply = error(e.error, e.getMessage());
     } catch (RuntimeException e) {
       LOG.error("Answering {} {} failed", request.getMethod(), request.getHttpURI().getPath(), e);
-      reply =
-          error(
-              500,
-              "internal_error",
-              "The host failed to answer this request; the failure was logged.");
+      reply = error(ApiError.INTERNAL_ERROR, ApiError.INTERNAL_ERROR.defaultMessage());
     }
     response.setStatus(reply.status());
     response.getHeaders().put(HttpHeader.CONTENT_TYPE, reply.contentType());
@@ -165,8 +162,7 @@ final class ApiHandler extends Handler.Abstract {
     }
     List<String> added = host.routeNames();
     return error(
-        404,
-        "not_found",
+        ApiError.NOT_FOUND,
         "No route for "
             + method
             + " "
@@ -211,13 +207,11 @@ final class ApiHandler extends Handler.Abstract {
       answer = route.handler().answer(routed);
     } catch (Exception e) {
       LOG.error("The route {} {} failed", route.method(), route.path(), e);
-      return error(
-          500, "internal_error", "The host failed to answer this request; the failure was logged.");
+      return error(ApiError.INTERNAL_ERROR, ApiError.INTERNAL_ERROR.defaultMessage());
     }
     if (answer == null) {
       LOG.error("The route {} {} answered null", route.method(), route.path());
-      return error(
-          500, "internal_error", "The host failed to answer this request; the failure was logged.");
+      return error(ApiError.INTERNAL_ERROR, ApiError.INTERNAL_ERROR.defaultMessage());
     }
     return new Reply(
         answer.status(), answer.contentType(), answer.body(), Map.of(), answer.stream());
@@ -249,16 +243,14 @@ final class ApiHandler extends Handler.Abstract {
     Optional<ServiceIndex> index = host.service(ServiceIndex.class);
     if (index.isEmpty()) {
       return error(
-          404,
-          "not_found",
+          ApiError.NOT_FOUND,
           "This host has no service search: the service search extension is not among its"
               + " extensions.");
     }
     String query = Request.extractQueryParameters(request).getValue("q");
     if (query == null || query.isBlank()) {
       return error(
-          400,
-          "invalid_request",
+          ApiError.INVALID_REQUEST,
           "The query parameter 'q' is required: keywords that describe the task, such as"
               + " /v1/services/search?q=reschedule+meeting.");
     }
@@ -289,7 +281,7 @@ final class ApiHandler extends Handler.Abstract {
     try {
       invocation = InvokeRequest.parse(json.mapper(), body);
     } catch (IllegalArgumentException e) {
-      return error(400, "invalid_request", e.getMessage());
+      return error(ApiError.INVALID_REQUEST, e.getMessage());
     }
     ToolCall call = invocation.toCall(toolName, set.get().defaultTimeout(toolName));
     // The request's server span (HttpTelemetry), current here, is the parent of the tool's span.
@@ -303,8 +295,7 @@ final class ApiHandler extends Handler.Abstract {
 
   private Reply unknownProfile(String profile) {
     return error(
-        404,
-        "profile_not_found",
+        ApiError.PROFILE_NOT_FOUND,
         "Unknown tool profile '"
             + profile
             + "'. Known profiles: "
@@ -314,8 +305,7 @@ final class ApiHandler extends Handler.Abstract {
 
   private Reply emptyProfile() {
     return error(
-        400,
-        "invalid_request",
+        ApiError.INVALID_REQUEST,
         "The query parameter 'profile' is empty: name a profile ("
             + String.join(", ", host.profiles().names())
             + "), or leave the parameter out for 'main'.");
@@ -340,17 +330,17 @@ final class ApiHandler extends Handler.Abstract {
     try (InputStream in = Request.asInputStream(request)) {
       byte[] body = in.readNBytes(RequestGuard.MAX_BODY_BYTES + 1);
       if (body.length > RequestGuard.MAX_BODY_BYTES) {
-        throw new UnreadableBody(path, 413, "payload_too_large", tooLarge(), null);
+        throw new UnreadableBody(path, ApiError.PAYLOAD_TOO_LARGE, tooLarge(), null);
       }
       return body;
     } catch (HttpException.RuntimeException e) {
       // The size limit, counting a chunked body as it arrives.
       if (e.getCode() == 413) {
-        throw new UnreadableBody(path, 413, "payload_too_large", tooLarge(), e);
+        throw new UnreadableBody(path, ApiError.PAYLOAD_TOO_LARGE, tooLarge(), e);
       }
-      throw new UnreadableBody(path, 400, "invalid_request", unreadable(), e);
+      throw new UnreadableBody(path, ApiError.INVALID_REQUEST, unreadable(), e);
     } catch (IOException | RuntimeException e) {
-      throw new UnreadableBody(path, 400, "invalid_request", unreadable(), e);
+      throw new UnreadableBody(path, ApiError.INVALID_REQUEST, unreadable(), e);
     }
   }
 
@@ -367,14 +357,12 @@ final class ApiHandler extends Handler.Abstract {
   private static final class UnreadableBody extends Exception {
     private static final long serialVersionUID = 1L;
     final String path;
-    final int status;
-    final String code;
+    final ApiError error;
 
-    UnreadableBody(String path, int status, String code, String message, Throwable cause) {
+    UnreadableBody(String path, ApiError error, String message, Throwable cause) {
       super(message, cause, false, false);
       this.path = path;
-      this.status = status;
-      this.code = code;
+      this.error = error;
     }
   }
 
@@ -384,8 +372,7 @@ final class ApiHandler extends Handler.Abstract {
     }
     Reply reply =
         error(
-            405,
-            "method_not_allowed",
+            ApiError.METHOD_NOT_ALLOWED,
             "Method " + method + " is not allowed here; use " + allowed + ".");
     return Optional.of(
         new Reply(
@@ -399,8 +386,8 @@ final class ApiHandler extends Handler.Abstract {
     return new Reply(200, JSON, json.bytes(document), Map.of());
   }
 
-  private static Reply error(int status, String code, String message) {
-    return new Reply(status, JSON, JsonErrorHandler.body(code, message), Map.of());
+  private static Reply error(ApiError error, String message) {
+    return new Reply(error.status(), JSON, error.bytes(message), Map.of());
   }
 
   /** One answer: status, content type, body and extra headers. */

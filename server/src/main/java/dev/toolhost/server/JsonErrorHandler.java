@@ -1,5 +1,6 @@
 package dev.toolhost.server;
 
+import dev.toolhost.core.ApiError;
 import java.nio.ByteBuffer;
 import java.util.Map;
 import org.eclipse.jetty.http.HttpFields;
@@ -9,8 +10,6 @@ import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.handler.ErrorHandler;
 import org.eclipse.jetty.util.Callback;
-import tools.jackson.databind.json.JsonMapper;
-import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The JSON error handler answers the errors Jetty raises itself (a malformed request line, an
@@ -22,8 +21,6 @@ import tools.jackson.databind.node.ObjectNode;
  * one writer of them. Thread-safe.
  */
 final class JsonErrorHandler extends ErrorHandler {
-
-  private static final JsonMapper MAPPER = JsonMapper.shared();
 
   @Override
   public boolean handle(Request request, Response response, Callback callback) {
@@ -39,15 +36,28 @@ final class JsonErrorHandler extends ErrorHandler {
     return true;
   }
 
-  /** Writes one JSON error as the whole response. */
+  /** Writes one JSON error as the whole response, with the error's status. */
   static void write(
       Response response,
       Callback callback,
-      int status,
-      String code,
+      ApiError error,
       String message,
       Map<String, String> headers) {
-    byte[] body = body(code, message);
+    write(response, callback, error.status(), error, message, headers);
+  }
+
+  /**
+   * Writes one JSON error as the whole response, with the status Jetty or a library chose (which
+   * may be one the table has no code of its own for, such as 402).
+   */
+  private static void write(
+      Response response,
+      Callback callback,
+      int status,
+      ApiError error,
+      String message,
+      Map<String, String> headers) {
+    byte[] body = error.bytes(message);
     response.setStatus(status);
     HttpFields.Mutable fields = response.getHeaders();
     fields.put(HttpHeader.CONTENT_TYPE, ApiHandler.JSON);
@@ -56,31 +66,22 @@ final class JsonErrorHandler extends ErrorHandler {
     response.write(true, ByteBuffer.wrap(body), callback);
   }
 
-  /** {@code {"error": {"code", "message"}}} as UTF-8 JSON. */
-  static byte[] body(String code, String message) {
-    ObjectNode document = MAPPER.createObjectNode();
-    ObjectNode error = document.putObject("error");
-    error.put("code", code);
-    error.put("message", message);
-    return MAPPER.writeValueAsBytes(document);
-  }
-
-  /** The error code for a status Jetty or a library chose. */
-  static String code(int status) {
+  /** The error for a status Jetty or a library chose. */
+  static ApiError code(int status) {
     return switch (status) {
-      case 400 -> "invalid_request";
-      case 401 -> "unauthorized";
-      case 403 -> "forbidden";
-      case 404 -> "not_found";
-      case 405 -> "method_not_allowed";
-      case 406 -> "not_acceptable";
-      case 408 -> "request_timeout";
-      case 413 -> "payload_too_large";
-      case 414 -> "uri_too_long";
-      case 415 -> "unsupported_media_type";
-      case 431 -> "headers_too_large";
-      case 503 -> "unavailable";
-      default -> status >= 500 ? "internal_error" : "invalid_request";
+      case 400 -> ApiError.INVALID_REQUEST;
+      case 401 -> ApiError.UNAUTHORIZED;
+      case 403 -> ApiError.FORBIDDEN;
+      case 404 -> ApiError.NOT_FOUND;
+      case 405 -> ApiError.METHOD_NOT_ALLOWED;
+      case 406 -> ApiError.NOT_ACCEPTABLE;
+      case 408 -> ApiError.REQUEST_TIMEOUT;
+      case 413 -> ApiError.PAYLOAD_TOO_LARGE;
+      case 414 -> ApiError.URI_TOO_LONG;
+      case 415 -> ApiError.UNSUPPORTED_MEDIA_TYPE;
+      case 431 -> ApiError.HEADERS_TOO_LARGE;
+      case 503 -> ApiError.UNAVAILABLE;
+      default -> status >= 500 ? ApiError.INTERNAL_ERROR : ApiError.INVALID_REQUEST;
     };
   }
 

@@ -1,5 +1,6 @@
 package dev.toolhost.server;
 
+import dev.toolhost.core.ApiError;
 import dev.toolhost.core.ToolProfile;
 import dev.toolhost.mcp.McpGateway;
 import java.nio.ByteBuffer;
@@ -78,8 +79,7 @@ final class McpGatewayHandler extends Handler.Wrapper implements AutoCloseable {
       JsonErrorHandler.write(
           response,
           callback,
-          404,
-          "profile_not_found",
+          ApiError.PROFILE_NOT_FOUND,
           "No MCP endpoint at "
               + path
               + ": the gateway serves /mcp (profile main) and /mcp/{profile} for the profiles "
@@ -92,8 +92,7 @@ final class McpGatewayHandler extends Handler.Wrapper implements AutoCloseable {
       JsonErrorHandler.write(
           response,
           callback,
-          400,
-          "invalid_request",
+          ApiError.INVALID_REQUEST,
           "The MCP gateway takes its profile from the path, not a query parameter: connect to"
               + " /mcp/{profile}, such as /mcp/subagent.",
           Map.of());
@@ -133,7 +132,7 @@ final class McpGatewayHandler extends Handler.Wrapper implements AutoCloseable {
         return;
       }
       replaced = true;
-      byte[] body = JsonErrorHandler.body(JsonErrorHandler.code(status), message(status));
+      byte[] body = JsonErrorHandler.code(status).bytes(message(status));
       HttpFields.Mutable headers = getHeaders();
       headers.put(HttpHeader.CONTENT_TYPE, ApiHandler.JSON);
       headers.put(HttpHeader.CONTENT_LENGTH, body.length);

@@ -1,5 +1,6 @@
 package dev.toolhost.server;
 
+import dev.toolhost.core.ApiError;
 import java.net.InetAddress;
 import java.net.NetworkInterface;
 import java.net.SocketException;
@@ -85,12 +86,7 @@ final class RequestGuard extends Handler.Wrapper {
     if (refusal.isPresent()) {
       Refusal refused = refusal.get();
       JsonErrorHandler.write(
-          response,
-          callback,
-          refused.status(),
-          refused.code(),
-          refused.message(),
-          refused.headers());
+          response, callback, refused.error(), refused.message(), refused.headers());
       return true;
     }
     return super.handle(request, response, callback);
@@ -101,24 +97,21 @@ final class RequestGuard extends Handler.Wrapper {
     String host = hostName(headers.get(HttpHeader.HOST));
     if (!hosts.contains(host)) {
       return refuse(
-          421,
-          "host_not_allowed",
+          ApiError.HOST_NOT_ALLOWED,
           "This server does not answer for the host named in the Host header. Use 127.0.0.1 or"
               + " localhost, or add the name to http.allowed_hosts.");
     }
     String origin = headers.get(HttpHeader.ORIGIN);
     if (origin != null && !originAllowed(origin, Request.getLocalPort(request))) {
       return refuse(
-          403,
-          "origin_not_allowed",
+          ApiError.ORIGIN_NOT_ALLOWED,
           "Cross-origin requests are refused: the Origin header names another site. A browser"
               + " page may not call this server unless its origin is in http.allowed_origins.");
     }
     if (tokenDigest.isPresent() && !isHealthCheck(request) && !authorized(headers)) {
       return Optional.of(
           new Refusal(
-              401,
-              "unauthorized",
+              ApiError.UNAUTHORIZED,
               headers.get(HttpHeader.AUTHORIZATION) == null
                   ? "This host requires a bearer token: send the header 'Authorization: Bearer"
                       + " <token>'."
@@ -130,14 +123,12 @@ final class RequestGuard extends Handler.Wrapper {
     boolean hasBody = length > 0 || headers.contains(HttpHeader.TRANSFER_ENCODING);
     if (length > MAX_BODY_BYTES) {
       return refuse(
-          413,
-          "payload_too_large",
+          ApiError.PAYLOAD_TOO_LARGE,
           "The request body is " + length + " bytes; the limit is " + MAX_BODY_BYTES + " bytes.");
     }
     if (hasBody && !isJson(headers.getField(HttpHeader.CONTENT_TYPE))) {
       return refuse(
-          415,
-          "unsupported_media_type",
+          ApiError.UNSUPPORTED_MEDIA_TYPE,
           "A request body must be JSON: send the header 'Content-Type: application/json'.");
     }
     return Optional.empty();
@@ -228,8 +219,8 @@ final class RequestGuard extends Handler.Wrapper {
     }
   }
 
-  private static Optional<Refusal> refuse(int status, String code, String message) {
-    return Optional.of(new Refusal(status, code, message, Map.of()));
+  private static Optional<Refusal> refuse(ApiError error, String message) {
+    return Optional.of(new Refusal(error, message, Map.of()));
   }
 
   private static byte[] digest(String token) {
@@ -241,5 +232,5 @@ final class RequestGuard extends Handler.Wrapper {
   }
 
   /** Why a request is refused: status, error code, message and extra headers. */
-  private record Refusal(int status, String code, String message, Map<String, String> headers) {}
+  private record Refusal(ApiError error, String message, Map<String, String> headers) {}
 }

@@ -254,6 +254,9 @@ class HostConversationApiTest {
             .as(each.response().body())
             .isEqualTo(each.status());
         assertThat(json(each.response()).at("/error/message").asString()).contains(each.says());
+        // The README's codes: a bad body is invalid_request (once bad_request), as on every route.
+        assertThat(json(each.response()).at("/error/code").asString())
+            .isEqualTo(each.status() == 400 ? "invalid_request" : "not_found");
       }
       assertThat(server.requestCount()).as("no bad turn reached the model").isZero();
     }
@@ -293,6 +296,7 @@ class HostConversationApiTest {
       release.countDown();
 
       assertThat(busy.statusCode()).as(busy.body()).isEqualTo(409);
+      assertThat(json(busy).at("/error/code").asString()).isEqualTo("conflict");
       assertThat(json(busy).at("/error/message").asString())
           .isEqualTo(
               "Session '" + session + "' is running a turn; send the next when it has answered.");

@@ -175,6 +175,14 @@ class HostSchedulingTest {
               HttpRequest.newBuilder(base.resolve("v1/schedules/nothing/runs")).build(),
               HttpResponse.BodyHandlers.ofString());
       assertThat(unknown.statusCode()).isEqualTo(404);
+      assertThat(unknown.body()).contains("\"code\":\"not_found\"");
+      HttpResponse<String> badLimit =
+          http.send(
+              HttpRequest.newBuilder(base.resolve("v1/schedules/remind/runs?limit=many")).build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(badLimit.statusCode()).isEqualTo(400);
+      // The README's code, once bad_request here.
+      assertThat(badLimit.body()).contains("\"code\":\"invalid_request\"");
     }
   }
 

@@ -1,5 +1,6 @@
 package dev.toolhost.core.spi;
 
+import dev.toolhost.core.ApiError;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
@@ -163,6 +164,14 @@ public record Route(String method, String path, Handler handler) {
     /** A 200 answer of JSON text. */
     public static Answer json(String json) {
       return new Answer(200, "application/json", json.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * An error answer: the error's status and its JSON body, {@code {"error": {"code",
+     * "message"}}}, the same as every other error of the host.
+     */
+    public static Answer error(ApiError error, String message) {
+      return new Answer(error.status(), "application/json", error.bytes(message));
     }
 
     /** A 200 answer of server-sent events, written by the given writer. */

@@ -3,6 +3,7 @@ package dev.toolhost.core.spi;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.toolhost.core.ApiError;
 import org.junit.jupiter.api.Test;
 
 /** Exact paths and templates with one variable segment. */
@@ -79,5 +80,14 @@ class RouteTest {
     answer.stream().orElseThrow().write(written);
     assertThat(written.toString(java.nio.charset.StandardCharsets.UTF_8)).isEqualTo("data: x\n\n");
     assertThat(Route.Answer.json("{}").stream()).isEmpty();
+  }
+
+  @Test
+  void anErrorAnswerHasItsErrorsStatusAndTheOneErrorBody() {
+    Route.Answer answer = Route.Answer.error(ApiError.CONFLICT, "A turn is running.");
+    assertThat(answer.status()).isEqualTo(409);
+    assertThat(answer.contentType()).isEqualTo("application/json");
+    assertThat(new String(answer.body(), java.nio.charset.StandardCharsets.UTF_8))
+        .isEqualTo("{\"error\":{\"code\":\"conflict\",\"message\":\"A turn is running.\"}}");
   }
 }
