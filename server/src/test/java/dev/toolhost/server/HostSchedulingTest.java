@@ -92,6 +92,15 @@ class HostSchedulingTest {
     return JsonMapper.shared().readTree(response.body());
   }
 
+  /**
+   * A second at least four seconds ahead, for a task pinned to it: a pinned cron whose second has
+   * passed by the time it is stored next fires a year later, so the margin must outlast a slow
+   * schedule call on a loaded machine.
+   */
+  private static Instant dueSoon() {
+    return Instant.now().plusSeconds(5).truncatedTo(ChronoUnit.SECONDS);
+  }
+
   @Test
   void aScheduledAgentTurnRunsUnderTheScheduledProfileAndCannotCallWhatItDenies() throws Exception {
     // The turn tries to schedule another task (denied under 'scheduled'), then answers.
@@ -108,7 +117,7 @@ class HostSchedulingTest {
                 .build();
         HttpClient http = HttpClient.newHttpClient()) {
       URI base = host.start();
-      Instant second = Instant.now().plusSeconds(2).truncatedTo(ChronoUnit.SECONDS);
+      Instant second = dueSoon();
 
       ToolResult scheduled =
           call(
@@ -198,7 +207,7 @@ class HostSchedulingTest {
             .formatted(dir.resolve("state"));
     try (Host host =
         Host.builder(HostConfig.parse(yaml, "toolhost.yaml")).environment(Map.of()).build()) {
-      Instant second = Instant.now().plusSeconds(2).truncatedTo(ChronoUnit.SECONDS);
+      Instant second = dueSoon();
       ZonedDateTime paris = second.atZone(java.time.ZoneId.of("Europe/Paris"));
       String cron =
           "%d %d %d %d %d *"
@@ -315,9 +324,10 @@ class HostSchedulingTest {
           poll_interval: 200ms
         """
             .formatted(dir.resolve("state"));
-    Instant second = Instant.now().plusSeconds(3).truncatedTo(ChronoUnit.SECONDS);
+    Instant second;
     try (Host first =
         Host.builder(HostConfig.parse(yaml, "toolhost.yaml")).environment(Map.of()).build()) {
+      second = dueSoon();
       ToolResult scheduled =
           call(
               first,
@@ -349,7 +359,7 @@ class HostSchedulingTest {
     String yaml = config().replace("  grace: 1m\n", "  grace: 1m\n  max_run_time: 1s\n");
     try (Host host =
         Host.builder(HostConfig.parse(yaml, "toolhost.yaml")).environment(Map.of()).build()) {
-      Instant second = Instant.now().plusSeconds(2).truncatedTo(ChronoUnit.SECONDS);
+      Instant second = dueSoon();
       ToolResult scheduled =
           call(
               host,
