@@ -318,8 +318,9 @@ public final class Wisps {
     return text.isBlank() ? "" : " Its last words: " + text;
   }
 
+  /** What the model is told of a wisp's failure: its message, never the exception's type. */
   private static String message(Throwable e) {
-    return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+    return e.getMessage() == null ? "It failed without saying why." : e.getMessage();
   }
 
   private static ToolResult answer(List<String> tasks, List<Outcome> outcomes) {
