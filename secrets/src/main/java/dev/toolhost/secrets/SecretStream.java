@@ -86,7 +86,9 @@ final class SecretStream implements Redactor.Stream {
         || c == '%'
         || c == '\\'
         // A JWT's parts are joined by dots: its run goes on through them.
-        || c == '.';
+        || c == '.'
+        // A zero-width space or a full-width letter hides nothing from the scan of a folded text.
+        || FoldedText.hiding(c);
   }
 
   @Override
