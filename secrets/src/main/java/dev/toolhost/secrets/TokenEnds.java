@@ -18,9 +18,9 @@ package dev.toolhost.secrets;
  *   <li>a backslash: an escaped quote or tab after a token in JSON written inside a string (the
  *       escaped line break was already there);
  *   <li>any character outside ASCII (a curly quote, a full stop or comma of another script): no
- *       token's alphabet holds one. It is written as a negated class of ASCII, not as a range up
- *       to U+10FFFF: RE2/J folds the case of every character of a class under {@code (?i)}, which
- *       for that range takes seconds a rule.
+ *       token's alphabet holds one. It is written as a negated class of ASCII, not as a range up to
+ *       U+10FFFF: RE2/J folds the case of every character of a class under {@code (?i)}, which for
+ *       that range takes seconds a rule.
  * </ul>
  *
  * <p>The characters a token itself may hold ({@code . : = - _ + ~}) are left out: one of them after
@@ -40,11 +40,11 @@ final class TokenEnds {
 
   /** The widened group. */
   static final String WIDE =
-      "(?:[\\x60'\"\\s;&#?/<>()\\[\\]{}|,*\\\\\\x{80}-\\x{10FFFF}]|\\\\[nr]|$)";
+      "(?:[\\x60'\"\\s;&#?/<>()\\[\\]{}|,*\\\\]|(?-i:[^\\x00-\\x7F])|\\\\[nr]|$)";
 
   /** The widened group of the variant with a word boundary. */
   static final String WIDE_OR_BOUNDARY =
-      "(?:[\\x60'\"\\s;&#?/<>()\\[\\]{}|,*\\\\]|[^\\x00-\\x7F]|\\\\[nr]|$|\\b)";
+      "(?:[\\x60'\"\\s;&#?/<>()\\[\\]{}|,*\\\\]|(?-i:[^\\x00-\\x7F])|\\\\[nr]|$|\\b)";
 
   private TokenEnds() {}
 

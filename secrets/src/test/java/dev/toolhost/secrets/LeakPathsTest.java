@@ -47,8 +47,18 @@ class LeakPathsTest {
 
   /** The invisible characters a token may carry, one of them used in each text. */
   private static final String[] INVISIBLE = {
-    "\u200B", "\u200C", "\u200D", "\u2060", "\uFEFF", "\u00AD", "\u202E", "\u2066", "\u200E",
-    "\u180E", "\uFE0F", "\uDB40\uDC41"
+    "\u200B",
+    "\u200C",
+    "\u200D",
+    "\u2060",
+    "\uFEFF",
+    "\u00AD",
+    "\u202E",
+    "\u2066",
+    "\u200E",
+    "\u180E",
+    "\uFE0F",
+    "\uDB40\uDC41"
   };
 
   /** How a secret is written into a text: the text, and what it must become. */
@@ -181,8 +191,7 @@ class LeakPathsTest {
             ToolDispatcher.builder()
                 .interceptor(
                     DispatchStage.OUTPUT_SCAN,
-                    new SecretScanInterceptor(
-                        SCANNER, SecretPolicy.redact(), OpenTelemetry.noop()))
+                    new SecretScanInterceptor(SCANNER, SecretPolicy.redact(), OpenTelemetry.noop()))
                 .build();
         String result =
             dispatcher

@@ -232,9 +232,13 @@ final class SecretSamples {
     return new String[] {"", secret, ""};
   }
 
-  /** A URL around a random password: letters, digits and a few of the marks URLs leave as they are. */
+  /**
+   * A URL around a random password: letters, digits and a few of the marks URLs leave as they are.
+   */
   private static String[] url(String before, Random random, String after) {
-    return new String[] {before, random(random, ALNUM, 14) + random(random, ALNUM + "-_.~!", 6), after};
+    return new String[] {
+      before, random(random, ALNUM, 14) + random(random, ALNUM + "-_.~!", 6), after
+    };
   }
 
   /**

@@ -421,7 +421,8 @@ class SecretVectorsTest {
 
   @Test
   void aTokenFollowedByAnAmpersandIsCaughtByRulesThatWantItsEnd() {
-    // Most of gitleaks' rules for tokens of no fixed length (OpenAI, Anthropic, Google, Stripe, JWT,
+    // Most of gitleaks' rules for tokens of no fixed length (OpenAI, Anthropic, Google, Stripe,
+    // JWT,
     // generic-api-key) want the token followed by a quote, white space, ';', an escaped \\n or \\r,
     // or the end of the text, as in source code. TokenEnds widens that end to what ends a value in
     // a URL: in a query an '&' follows, and they match. Rules of fixed length without that
