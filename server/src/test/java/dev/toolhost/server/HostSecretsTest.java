@@ -50,13 +50,18 @@ class HostSecretsTest {
   /** The issue 36 secrets, as the MCP server's environment holds them (YAML double-quoted). */
   private static final Map<String, String> HANDED =
       Map.of(
-          "HANDED_OPENROUTER", OPENROUTER,
-          "HANDED_BRAVE", BRAVE,
-          "HANDED_DB", "postgresql://orders_app:" + DB_PASSWORD + "@db.internal:5432/orders",
-          "HANDED_QUERY", "https://api.example.test/v1/files?api_key=" + QUERY_KEY + "&page=2",
+          "HANDED_OPENROUTER",
+          OPENROUTER,
+          "HANDED_BRAVE",
+          BRAVE,
+          "HANDED_DB",
+          "postgresql://orders_app:" + DB_PASSWORD + "@db.internal:5432/orders",
+          "HANDED_QUERY",
+          "https://api.example.test/v1/files?api_key=" + QUERY_KEY + "&page=2",
           "HANDED_HIDDEN",
           HIDDEN_PAT.substring(0, 12) + "\\u200B" + HIDDEN_PAT.substring(12),
-          "HANDED_WIDE", fullWidth(WIDE_KEY));
+          "HANDED_WIDE",
+          fullWidth(WIDE_KEY));
 
   private static String random(String alphabet, int length) {
     StringBuilder out = new StringBuilder();
@@ -121,7 +126,11 @@ class HostSecretsTest {
     StringBuilder out = new StringBuilder();
     HANDED.forEach(
         (name, value) ->
-            out.append(out.isEmpty() ? "" : ", ").append(name).append(": \"").append(value).append('"'));
+            out.append(out.isEmpty() ? "" : ", ")
+                .append(name)
+                .append(": \"")
+                .append(value)
+                .append('"'));
     return out.toString();
   }
 
@@ -193,7 +202,9 @@ class HostSecretsTest {
       assertThat(output).doesNotContain(secret);
     }
     // Neither part of the token a zero-width space split is left.
-    assertThat(output).doesNotContain(HIDDEN_PAT.substring(0, 12)).doesNotContain(HIDDEN_PAT.substring(12));
+    assertThat(output)
+        .doesNotContain(HIDDEN_PAT.substring(0, 12))
+        .doesNotContain(HIDDEN_PAT.substring(12));
   }
 
   @Test
