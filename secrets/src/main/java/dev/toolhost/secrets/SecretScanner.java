@@ -301,7 +301,7 @@ public final class SecretScanner implements Redactor {
 
   // ---- rules ----
 
-  /** Adds the rules' matches and the known values' ASCII forms; says whether the text is ASCII. */
+  /** Adds the rules' matches and the known values' ASCII forms; says if the text has non-ASCII. */
   private boolean patterns(String text, List<Finding> found) {
     // Where each candidate rule's keywords are: its expression runs only there (see Plan).
     Map<SecretRule, List<int[]>> windows = new java.util.IdentityHashMap<>();
@@ -325,9 +325,8 @@ public final class SecretScanner implements Redactor {
                   case PREFIX -> anchored(rule, plan, text, start, found);
                   case ASSIGNMENT -> {
                     if (assignmentAfter(text, end)) {
-                      // The name holding the keyword starts on its line; the value may follow on
-                      // the
-                      // next one at most.
+                      // The name holding the keyword starts on its line; the value may
+                      // follow on the next one at most.
                       int lineStart = text.lastIndexOf('\n', start) + 1;
                       int lineEnd = text.indexOf('\n', end);
                       int nextEnd = lineEnd < 0 ? text.length() : text.indexOf('\n', lineEnd + 1);
