@@ -161,14 +161,20 @@ final class Keywords {
     return words.get(index);
   }
 
-  /** Tells the hit of every keyword found in the text, overlapping ones included, in order. */
-  void find(String text, Hit hit) {
+  /**
+   * Tells the hit of every keyword found in the text, overlapping ones included, in order; says
+   * whether the text holds a character outside ASCII (which the pass reads anyway, so that a caller
+   * need not read the text again to know).
+   */
+  boolean find(String text, Hit hit) {
     int state = 0;
     int length = text.length();
+    boolean wide = false;
     for (int i = 0; i < length; i++) {
       char c = text.charAt(i);
       if (c >= ALPHABET) {
         state = 0;
+        wide = true;
         continue;
       }
       state = next[state * width + classes[c]];
@@ -179,5 +185,6 @@ final class Keywords {
         }
       }
     }
+    return wide;
   }
 }

@@ -24,7 +24,10 @@ import tools.jackson.dataformat.toml.TomlMapper;
  * are left out.
  *
  * <p>{@link #gitleaks()} is gitleaks' own rule set, shipped under its MIT licence (see {@code
- * gitleaks-LICENSE.txt} beside it). Immutable.
+ * gitleaks-LICENSE.txt} beside it); {@link #toolhost()} is Toolhost's own rules, in the same form,
+ * for the keys a Toolhost user holds that gitleaks has no rule for; {@link #defaults()} is both.
+ * Every expression read gets {@link TokenEnds}' wider ends: a match may end where a value ends in a
+ * URL or markup, not only where it ends in code. Immutable.
  *
  * @param rules the rules, by id, in file order
  * @param allowlist what every rule lets through
@@ -33,6 +36,7 @@ public record RuleSet(Map<String, SecretRule> rules, List<SecretRule.Allowlist> 
 
   private static final TomlMapper TOML = TomlMapper.builder().build();
   private static final String GITLEAKS = "gitleaks.toml";
+  private static final String TOOLHOST = "toolhost.toml";
 
   public RuleSet {
     rules = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(rules));
@@ -44,16 +48,33 @@ public record RuleSet(Map<String, SecretRule> rules, List<SecretRule.Allowlist> 
    * compiled once per process (a few hundred milliseconds), then shared, being immutable.
    */
   public static RuleSet gitleaks() {
-    return Shipped.RULES;
+    return Shipped.GITLEAKS_RULES;
   }
 
-  /** The shipped rule set, read when first asked for. */
-  private static final class Shipped {
-    static final RuleSet RULES = read();
+  /**
+   * Toolhost's own rules (toolhost.toml beside gitleaks' file): the keys of the providers a
+   * Toolhost host talks to that gitleaks has no rule for (OpenRouter, Brave Search), and the
+   * passwords in database and broker URLs. Each rule's comment in the file names the source of its
+   * format.
+   */
+  public static RuleSet toolhost() {
+    return Shipped.TOOLHOST_RULES;
+  }
 
-    private static RuleSet read() {
-      try (InputStream in = RuleSet.class.getResourceAsStream(GITLEAKS)) {
-        return parse(new String(in.readAllBytes(), StandardCharsets.UTF_8), GITLEAKS);
+  /** The rules a host runs unless its config says otherwise: gitleaks' and Toolhost's. */
+  public static RuleSet defaults() {
+    return Shipped.DEFAULT_RULES;
+  }
+
+  /** The shipped rule sets, read when first asked for. */
+  private static final class Shipped {
+    static final RuleSet GITLEAKS_RULES = read(GITLEAKS);
+    static final RuleSet TOOLHOST_RULES = read(TOOLHOST);
+    static final RuleSet DEFAULT_RULES = GITLEAKS_RULES.with(TOOLHOST_RULES);
+
+    private static RuleSet read(String name) {
+      try (InputStream in = RuleSet.class.getResourceAsStream(name)) {
+        return parse(new String(in.readAllBytes(), StandardCharsets.UTF_8), name);
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
@@ -100,7 +121,7 @@ public record RuleSet(Map<String, SecretRule> rules, List<SecretRule.Allowlist> 
           new SecretRule(
               id,
               rule.path("description").asString(""),
-              compile(rule.path("regex").asString(), where),
+              compile(TokenEnds.widen(rule.path("regex").asString()), where),
               rule.path("secretGroup").asInt(0),
               rule.path("entropy").asDouble(0),
               strings(rule.path("keywords")),

@@ -29,6 +29,12 @@ import java.util.Set;
  * or when its value or rule is allowed by the scanner's own allow-list (a public key meant to be
  * seen).
  *
+ * <p>A text that holds characters that hide a token from the rules (zero-width and other invisible
+ * format characters, soft hyphens, bidirectional controls, full-width and other compatibility
+ * forms) is scanned as its {@link FoldedText}, and each secret found there is redacted over the
+ * whole span of the original it came from. Every expression ends where a value ends in a URL or
+ * markup as well as in code ({@link TokenEnds}).
+ *
  * <p>A redacted secret becomes {@code [REDACTED:{rule}]}, or {@code [REDACTED:{name}]} for a known
  * value; for an encoded secret, the encoded characters that hold it go (for base64, its groups of
  * four). Findings never hold the secret. Immutable and thread-safe.
@@ -202,9 +208,31 @@ public final class SecretScanner implements Redactor {
   }
 
   private List<Finding> scan(String text, int level) {
+    return scan(text, level, false);
+  }
+
+  /**
+   * The findings of one text: known values, rules' matches and encoded secrets. A text that holds a
+   * character that hides a token from the rules (a zero-width space inside it, a full-width form)
+   * is scanned again as its {@link FoldedText}, which the rules read as a reader would, and what is
+   * found there is redacted over the span of the original it came from; the findings of the text as
+   * it is are dropped then, the folded text holding all of them. The keyword pass says whether the
+   * text holds any character outside ASCII, so ordinary text is not read again to know.
+   */
+  private List<Finding> scan(String text, int level, boolean folded) {
     List<Finding> found = new ArrayList<>();
     others(text, found);
-    patterns(text, found);
+    boolean wide = patterns(text, found);
+    if (wide && !folded && FoldedText.hides(text)) {
+      FoldedText view = FoldedText.of(text);
+      List<Finding> inView = new ArrayList<>();
+      // A known value that holds a character folding changes is found where it is, unfolded.
+      others(text, inView);
+      for (Finding finding : scan(view.text(), level, true)) {
+        inView.add(view.original(finding));
+      }
+      return disjoint(inView);
+    }
     if (level < depth) {
       encoded(text, level, found);
     }
@@ -273,57 +301,60 @@ public final class SecretScanner implements Redactor {
 
   // ---- rules ----
 
-  private void patterns(String text, List<Finding> found) {
+  /** Adds the rules' matches and the known values' ASCII forms; says if the text has non-ASCII. */
+  private boolean patterns(String text, List<Finding> found) {
     // Where each candidate rule's keywords are: its expression runs only there (see Plan).
     Map<SecretRule, List<int[]>> windows = new java.util.IdentityHashMap<>();
     for (SecretRule rule : alwaysRun) {
       windows.put(rule, new ArrayList<>(List.of(new int[] {0, text.length()})));
     }
-    keywords.find(
-        text,
-        (word, start, end) -> {
-          Entry entry = entries.get(word);
-          for (Known known : entry.known) {
-            if (text.regionMatches(start, known.form(), 0, end - start)) {
-              found.add(new Finding(known.name(), start, end, known.encoding(), true));
-            }
-          }
-          for (int r = 0; r < entry.plans.length; r++) {
-            SecretRule rule = entry.rules.get(r);
-            Plan plan = entry.plans[r];
-            switch (plan.mode()) {
-              case PREFIX -> anchored(rule, plan, text, start, found);
-              case ASSIGNMENT -> {
-                if (assignmentAfter(text, end)) {
-                  // The name holding the keyword starts on its line; the value may follow on the
-                  // next one at most.
-                  int lineStart = text.lastIndexOf('\n', start) + 1;
-                  int lineEnd = text.indexOf('\n', end);
-                  int nextEnd = lineEnd < 0 ? text.length() : text.indexOf('\n', lineEnd + 1);
-                  window(
-                      windows,
-                      rule,
-                      text,
-                      Math.max(lineStart, start - plan.before()),
-                      Math.min(nextEnd < 0 ? text.length() : nextEnd + 1, end + plan.after()));
+    boolean wide =
+        keywords.find(
+            text,
+            (word, start, end) -> {
+              Entry entry = entries.get(word);
+              for (Known known : entry.known) {
+                if (text.regionMatches(start, known.form(), 0, end - start)) {
+                  found.add(new Finding(known.name(), start, end, known.encoding(), true));
                 }
               }
-              case WINDOW -> {
-                int from = Math.max(0, start - plan.before());
-                int to = Math.min(text.length(), end + plan.after());
-                if (plan.nearby().stream().allMatch(near -> contains(text, from, to, near))) {
-                  window(windows, rule, text, from, to);
+              for (int r = 0; r < entry.plans.length; r++) {
+                SecretRule rule = entry.rules.get(r);
+                Plan plan = entry.plans[r];
+                switch (plan.mode()) {
+                  case PREFIX -> anchored(rule, plan, text, start, found);
+                  case ASSIGNMENT -> {
+                    if (assignmentAfter(text, end)) {
+                      // The name holding the keyword starts on its line; the value may
+                      // follow on the next one at most.
+                      int lineStart = text.lastIndexOf('\n', start) + 1;
+                      int lineEnd = text.indexOf('\n', end);
+                      int nextEnd = lineEnd < 0 ? text.length() : text.indexOf('\n', lineEnd + 1);
+                      window(
+                          windows,
+                          rule,
+                          text,
+                          Math.max(lineStart, start - plan.before()),
+                          Math.min(nextEnd < 0 ? text.length() : nextEnd + 1, end + plan.after()));
+                    }
+                  }
+                  case WINDOW -> {
+                    int from = Math.max(0, start - plan.before());
+                    int to = Math.min(text.length(), end + plan.after());
+                    if (plan.nearby().stream().allMatch(near -> contains(text, from, to, near))) {
+                      window(windows, rule, text, from, to);
+                    }
+                  }
                 }
               }
-            }
-          }
-        });
+            });
     windows.forEach(
         (rule, spans) -> {
           for (int[] span : spans) {
             search(rule, text, span[0], span[1], found);
           }
         });
+    return wide;
   }
 
   /** Adds a window of text for a rule's search, merged with the last one when they overlap. */

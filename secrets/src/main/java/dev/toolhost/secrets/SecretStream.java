@@ -51,9 +51,8 @@ final class SecretStream implements Redactor.Stream {
       run = length + i;
     }
     int safe = pending.length() - HOLD;
-    // The private-key rule ignores case: so does the hold.
-    int begin = pending.toString().toUpperCase(java.util.Locale.ROOT).lastIndexOf("-----BEGIN");
-    if (begin >= 0 && !ended(begin) && pending.length() < MAX_BLOCK) {
+    int begin = unfinishedBlock();
+    if (begin >= 0 && pending.length() < MAX_BLOCK) {
       safe = Math.min(safe, begin);
     }
     // An encoded run (a key base64-encoded on one line) that reaches the end may go on in the next
@@ -65,12 +64,25 @@ final class SecretStream implements Redactor.Stream {
   }
 
   /**
-   * Whether the PEM block that begins there has its END line whole: "-----END" alone is not the
-   * end, for the rest of the line ("RSA PRIVATE KEY-----") is what the rule needs to see the key.
+   * Where the last PEM block of the pending text begins when its END line is not whole yet, or -1:
+   * "-----END" alone is not the end, for the rest of the line ("RSA PRIVATE KEY-----") is what the
+   * rule needs to see the key. Looked for as the scanner reads the text: in its folded form when it
+   * holds characters that hide a token (a block written in full-width forms is still a block).
    */
-  private boolean ended(int begin) {
-    int end = pending.indexOf("-----END", begin);
-    return end >= 0 && pending.indexOf("-----", end + "-----END".length()) >= 0;
+  private int unfinishedBlock() {
+    String text = pending.toString();
+    FoldedText folded = FoldedText.hides(text) ? FoldedText.of(text) : null;
+    String view = folded == null ? text : folded.text();
+    // The private-key rule ignores case: so does the hold.
+    int begin = view.toUpperCase(java.util.Locale.ROOT).lastIndexOf("-----BEGIN");
+    if (begin < 0) {
+      return -1;
+    }
+    int end = view.indexOf("-----END", begin);
+    if (end >= 0 && view.indexOf("-----", end + "-----END".length()) >= 0) {
+      return -1;
+    }
+    return folded == null ? begin : folded.starts()[begin];
   }
 
   /** Whether the character may be part of a base64, hex, percent- or unicode-escaped run. */
@@ -86,7 +98,9 @@ final class SecretStream implements Redactor.Stream {
         || c == '%'
         || c == '\\'
         // A JWT's parts are joined by dots: its run goes on through them.
-        || c == '.';
+        || c == '.'
+        // A zero-width space or a full-width letter hides nothing from the scan of a folded text.
+        || FoldedText.hiding(c);
   }
 
   @Override

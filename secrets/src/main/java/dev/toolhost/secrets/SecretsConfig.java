@@ -16,9 +16,9 @@ import tools.jackson.databind.JsonNode;
 
 /**
  * A secrets config is the {@code secrets:} section of a host config: what happens to a result that
- * holds a secret (by default, by caller profile, by tool source), which rules run (gitleaks' set,
- * plus or instead of rule files), what is allowed through, which environment variables hold secrets
- * besides those whose names say so, and how deep encodings are undone.
+ * holds a secret (by default, by caller profile, by tool source), which rules run (gitleaks' set
+ * and Toolhost's own, plus or instead of rule files), what is allowed through, which environment
+ * variables hold secrets besides those whose names say so, and how deep encodings are undone.
  *
  * <pre>{@code
  * secrets:
@@ -26,7 +26,7 @@ import tools.jackson.databind.JsonNode;
  *   profiles: {subagent: block}    # by the caller's profile
  *   sources: {"mcp:docs": off}     # by the tool's source; wins over the profile
  *   rules: [rules/company.toml]    # gitleaks-format rule files: added, same id replaced
- *   replace_rules: false           # true: only the files' rules, not gitleaks' set
+ *   replace_rules: false           # true: only the files' rules, not the shipped sets
  *   allow:
  *     values: [pk_live_public...]  # values meant to be seen (public keys)
  *     rules: [generic-api-key]     # rules whose matches are let through
@@ -57,11 +57,11 @@ public record SecretsConfig(
     secretEnv = List.copyOf(secretEnv);
   }
 
-  /** Redaction everywhere with gitleaks' rules: the default. */
+  /** Redaction everywhere with gitleaks' rules and Toolhost's own: the default. */
   public static SecretsConfig defaults() {
     return new SecretsConfig(
         SecretPolicy.redact(),
-        RuleSet.gitleaks(),
+        RuleSet.defaults(),
         Set.of(),
         Set.of(),
         List.of(),
@@ -113,7 +113,7 @@ public record SecretsConfig(
     RuleSet rules =
         Boolean.TRUE.equals(raw.replaceRules())
             ? new RuleSet(Map.of(), List.of())
-            : RuleSet.gitleaks();
+            : RuleSet.defaults();
     List<String> files = raw.rules() == null ? List.of() : raw.rules();
     boolean ruleFileFailed = false;
     for (int i = 0; i < files.size(); i++) {

@@ -172,6 +172,39 @@ class FalsePositiveVectorsTest {
   }
 
   @Test
+  void urlsWithoutAPasswordPlaceholdersAndLocalDefaultsPassUntouched() {
+    assertUntouched(
+        """
+        bus: amqp://guest:guest@127.0.0.1:5672/
+        cache: redis://cache.internal:6379/0
+        db: postgres://db.internal:5432/orders?sslmode=require
+        template: postgresql://app:${DB_PASSWORD}@db.internal/app
+        example: mysql://user:password@localhost/test and mongodb://admin:changeme@localhost
+        docs: mongodb+srv://<user>:<password>@cluster0.example.net/
+        jdbc: jdbc:postgresql://db.internal:5432/orders?user=app&password=${PGPASSWORD}
+        git: https://github.com/toolhost/toolhost.git#main
+        """);
+  }
+
+  @Test
+  void shortPrefixesOfTheNewProvidersAndProseAboutThemPassUntouched() {
+    assertUntouched(
+        "OpenRouter keys start with sk-or-v1- and Brave's with BSA; set OPENROUTER_API_KEY and"
+            + " BRAVE_API_KEY (placeholders such as BSA-test-key or sk-or-v1-abc123). The BSA (Business Software"
+            + " Alliance) report, subsample and absalom are words.");
+  }
+
+  @Test
+  void ordinaryTextInOtherScriptsAndTypographyPassesUntouched() {
+    assertUntouched(
+        "Le café est fermé — à demain. Привет, мир. 鍵は「設定」にあります。 “Quoted” text, an"
+            + " apostrophe’s mark, 2 × 3 = 6, ½ cup, ﬁle, a non\u00a0breaking space, 🚀 ✅.");
+    assertUntouched(
+        "| name | value |\n|---|---|\n| token | `${GITHUB_TOKEN}` |\n| page | <b>2</b> |\n"
+            + "[docs](https://docs.example.test/guide?lang=en&v=2#secrets)");
+  }
+
+  @Test
   void aPublicKeyIsFoundUntilTheHostAllowsIt() {
     Random random = new Random(14);
     String algolia = SecretSamples.random(random, "abcdefghijklmnopqrstuvwxyz0123456789", 32);

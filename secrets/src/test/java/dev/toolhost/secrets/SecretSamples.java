@@ -14,7 +14,7 @@ import java.util.function.Function;
 /**
  * Fake secrets for the scanner's tests, and the encodings they are hidden in.
  *
- * <p>Every value is made at run time from a fixed seed, so that the tests are repeatable and the
+ * <p>Every value is made at run time from a seeded random, so that the tests are repeatable and the
  * source holds no string that a secret scanner run over this repository would flag. Each value
  * matches its gitleaks rule's expression, has more entropy than the rule asks for, and holds none
  * of the stop words of the rule's or the set's allow-list (gitleaks' own data, read from the rule
@@ -22,7 +22,8 @@ import java.util.function.Function;
  */
 final class SecretSamples {
 
-  static final RuleSet RULES = RuleSet.gitleaks();
+  /** The rules a host runs by default: gitleaks' and Toolhost's own. */
+  static final RuleSet RULES = RuleSet.defaults();
 
   static final String UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
   static final String ALNUM = UPPER + "abcdefghijklmnopqrstuvwxyz0123456789";
@@ -33,7 +34,7 @@ final class SecretSamples {
 
   private SecretSamples() {}
 
-  /** A scanner of gitleaks' rules with no known value and nothing allowed. */
+  /** A scanner of the default rules with no known value and nothing allowed. */
   static SecretScanner scanner() {
     return SecretScanner.builder(RULES).build();
   }
@@ -88,13 +89,15 @@ final class SecretSamples {
             "Anthropic admin key",
             "anthropic-admin-api-key",
             r -> bare("sk-ant-admin01-" + random(r, URL_SAFE, 93) + "AA")));
-    // gitleaks has no OpenRouter rule: a bare sk-or-v1-<64 hex> goes unnoticed (see
-    // SecretVectorsTest), and only an assignment to a key-like name is caught, by generic-api-key.
+    // gitleaks has no OpenRouter rule: Toolhost's own rule set (toolhost.toml) has.
     families.add(
         family(
-            "OpenRouter key assigned",
-            "generic-api-key",
-            r -> new String[] {"OPENROUTER_API_KEY=", "sk-or-v1-" + random(r, HEX, 64), ""}));
+            "OpenRouter key", "openrouter-api-key", r -> bare("sk-or-v1-" + random(r, HEX, 64))));
+    families.add(
+        family(
+            "Brave Search key",
+            "brave-search-api-key",
+            r -> bare("BSA" + random(r, URL_SAFE, 28))));
     families.add(family("GitHub PAT", "github-pat", r -> bare("ghp_" + random(r, ALNUM, 36))));
     families.add(
         family(
@@ -175,6 +178,45 @@ final class SecretSamples {
     families.add(family("JWT", "jwt", r -> bare(jwt(r))));
     families.add(
         family(
+            "PostgreSQL URL password",
+            "database-url-password",
+            r -> url("postgresql://orders_app:", r, "@db.internal:5432/orders?sslmode=require")));
+    families.add(
+        family(
+            "MySQL JDBC URL password",
+            "database-url-password",
+            r -> url("jdbc:mysql://reporter:", r, "@mysql.internal:3306/sales")));
+    families.add(
+        family(
+            "Redis URL password, no user",
+            "database-url-password",
+            r -> url("redis://:", r, "@cache.internal:6379/0")));
+    families.add(
+        family(
+            "Redis TLS URL password",
+            "database-url-password",
+            r -> url("rediss://default:", r, "@cache.internal:6380")));
+    families.add(
+        family(
+            "MongoDB SRV URL password",
+            "database-url-password",
+            r -> url("mongodb+srv://catalog:", r, "@cluster0.ab1cd.mongodb.net/catalog")));
+    families.add(
+        family(
+            "AMQP URL password",
+            "database-url-password",
+            r -> url("amqp://toolhost:", r, "@broker.internal:5672/%2f")));
+    families.add(
+        family(
+            "JDBC password property",
+            "jdbc-password",
+            r ->
+                url(
+                    "jdbc:postgresql://db.internal:5432/orders?user=orders_app&password=",
+                    r,
+                    "&ssl=true")));
+    families.add(
+        family(
             "Generic API key assigned",
             "generic-api-key",
             r -> new String[] {"api_key = \"", random(r, ALNUM, 24) + random(r, "_-", 1), "\""}));
@@ -188,6 +230,15 @@ final class SecretSamples {
 
   private static String[] bare(String secret) {
     return new String[] {"", secret, ""};
+  }
+
+  /**
+   * A URL around a random password: letters, digits and a few of the marks URLs leave as they are.
+   */
+  private static String[] url(String before, Random random, String after) {
+    return new String[] {
+      before, random(random, ALNUM, 14) + random(random, ALNUM + "-_.~!", 6), after
+    };
   }
 
   /**

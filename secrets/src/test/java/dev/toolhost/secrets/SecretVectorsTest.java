@@ -341,18 +341,18 @@ class SecretVectorsTest {
   }
 
   @Test
-  void aBareOpenRouterKeyIsNotFoundForGitleaksHasNoRuleForIt() {
-    // gitleaks' rule set has no OpenRouter rule, and sk-or-v1-<64 hex> looks like nothing else it
-    // knows: outside an assignment to a key-like name it passes. This pins that gap down; a rule
-    // added for it (a custom rule file) would make this test fail, and it should then be changed.
-    String key = family("OpenRouter key assigned").secret();
-    assertThat(SecretSamples.RULES.rules().keySet()).noneMatch(id -> id.contains("openrouter"));
+  void aBareOpenRouterKeyIsFoundByToolhostsOwnRule() {
+    // gitleaks' rule set has no OpenRouter rule; Toolhost's (toolhost.toml) has. Before it, a bare
+    // sk-or-v1-<64 hex> passed outside an assignment to a key-like name.
+    String key = family("openrouter-api-key").secret();
+    assertThat(RuleSet.gitleaks().rules().keySet()).noneMatch(id -> id.contains("openrouter"));
 
-    assertThat(SCANNER.redaction("Use " + key + " for the router.").findings()).isEmpty();
+    assertThat(SCANNER.redact("Use " + key + " for the router."))
+        .isEqualTo("Use [REDACTED:openrouter-api-key] for the router.");
     assertThat(SCANNER.redact("OPENROUTER_API_KEY=" + key + "\n"))
-        .isEqualTo("OPENROUTER_API_KEY=[REDACTED:generic-api-key]\n");
+        .isEqualTo("OPENROUTER_API_KEY=[REDACTED:openrouter-api-key]\n");
     assertThat(SCANNER.redact("{\"openrouter_key\": \"" + key + "\"}"))
-        .isEqualTo("{\"openrouter_key\": \"[REDACTED:generic-api-key]\"}");
+        .isEqualTo("{\"openrouter_key\": \"[REDACTED:openrouter-api-key]\"}");
   }
 
   @Test
@@ -420,23 +420,28 @@ class SecretVectorsTest {
   }
 
   @Test
-  void aTokenFollowedByAnAmpersandIsMissedByRulesThatWantItsEnd() {
-    // A known gap of the rule set, pinned here so that a change shows: most of gitleaks' rules for
-    // tokens of no fixed length (OpenAI, Anthropic, Google, Stripe, JWT, generic-api-key) want the
-    // token followed by a quote, white space, ';', an escaped \\n or \\r, or the end of the text,
-    // as in source code. In a URL's query an '&' follows, and they do not match. Rules of fixed
-    // length without that condition (GitHub, Slack, AWS) are not affected.
+  void aTokenFollowedByAnAmpersandIsCaughtByRulesThatWantItsEnd() {
+    // Most of gitleaks' rules for tokens of no fixed length (OpenAI, Anthropic, Google, Stripe,
+    // JWT,
+    // generic-api-key) want the token followed by a quote, white space, ';', an escaped \\n or \\r,
+    // or the end of the text, as in source code. TokenEnds widens that end to what ends a value in
+    // a URL: in a query an '&' follows, and they match. Rules of fixed length without that
+    // condition (GitHub, Slack, AWS) were never affected.
     String google = family("gcp-api-key").secret();
     String github = family("github-pat").secret();
+    String openai = family("OpenAI project key").secret();
+    String generic = SecretSamples.random(new Random(5), SecretSamples.ALNUM, 28);
 
     assertThat(
             SCANNER.redact("GET /maps/api/geocode/json?address=Berlin&key=" + google + " HTTP/1.1"))
         .isEqualTo("GET /maps/api/geocode/json?address=Berlin&key=[REDACTED:gcp-api-key] HTTP/1.1");
     assertThat(
-            SCANNER
-                .redaction("GET /maps/api/geocode/json?key=" + google + "&address=Berlin HTTP/1.1")
-                .findings())
-        .isEmpty();
+            SCANNER.redact("GET /maps/api/geocode/json?key=" + google + "&address=Berlin HTTP/1.1"))
+        .isEqualTo("GET /maps/api/geocode/json?key=[REDACTED:gcp-api-key]&address=Berlin HTTP/1.1");
+    assertThat(SCANNER.redact("GET /v1/files?api_key=" + openai + "&page=2"))
+        .isEqualTo("GET /v1/files?api_key=[REDACTED:openai-api-key]&page=2");
+    assertThat(SCANNER.redact("GET /v1/files?api_key=" + generic + "&page=2"))
+        .isEqualTo("GET /v1/files?api_key=[REDACTED:generic-api-key]&page=2");
     assertThat(SCANNER.redact("GET /repos?access_token=" + github + "&page=2 HTTP/1.1"))
         .isEqualTo("GET /repos?access_token=[REDACTED:github-pat]&page=2 HTTP/1.1");
   }

@@ -137,7 +137,8 @@ public final class Main implements Callable<Integer> {
   }
 
   // The host's log lines go to standard error; none leaves with a secret in it: every secret of
-  // this process's environment (by its name) and every gitleaks rule's match is redacted, line by
+  // this process's environment (by its name) and every shipped rule's match (gitleaks' and
+  // Toolhost's) is redacted, line by
   // line. The rules load on the first line logged.
   private static void redactLogs() {
     System.setErr(
