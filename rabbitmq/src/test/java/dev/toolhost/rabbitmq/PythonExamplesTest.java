@@ -119,7 +119,9 @@ class PythonExamplesTest {
     assertThat(refused).isInstanceOf(ToolResult.Failure.class);
     ToolResult.Failure failure = (ToolResult.Failure) refused;
     assertThat(failure.error().code()).isEqualTo(ErrorCode.EXECUTION_FAILED);
-    assertThat(failure.error().message()).contains("(bad-request): text is empty");
+    // The model reads the service's message; its error type is the operator's detail.
+    assertThat(failure.error().message()).endsWith("failed: text is empty");
+    assertThat(failure.error().detail()).contains("bad-request");
 
     python.destroy();
     assertThat(python.waitFor(10, TimeUnit.SECONDS)).isTrue();
