@@ -67,6 +67,11 @@ public final class InMemoryBus implements MessageBus {
   }
 
   @Override
+  public boolean spansProcesses() {
+    return false;
+  }
+
+  @Override
   public int maxMessageSize() {
     return maxMessageSize;
   }

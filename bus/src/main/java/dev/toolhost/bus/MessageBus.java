@@ -103,6 +103,14 @@ public interface MessageBus extends AutoCloseable {
     request.ack();
   }
 
+  /**
+   * Whether messages cross processes through a broker, whose connection may drop and deliver a
+   * message again to another consumer; false for a bus inside one process.
+   */
+  default boolean spansProcesses() {
+    return true;
+  }
+
   /** Closes the bus: subscriptions stop, waiting requests fail. May be called more than once. */
   @Override
   void close();

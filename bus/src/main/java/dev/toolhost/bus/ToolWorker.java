@@ -203,7 +203,8 @@ public final class ToolWorker implements AutoCloseable {
         group,
         queue(group),
         String.join(", ", registry.specs().stream().map(ToolSpec::name).toList()));
-    if (!sharedResults) {
+    // Within one process (the in-memory bus) nothing is delivered to another worker again.
+    if (!sharedResults && bus.spansProcesses()) {
       LOG.warn(
           "Worker {} of group '{}' keeps call results in this process only: a call in flight when"
               + " the broker connection drops is delivered again, and when another worker of the"
