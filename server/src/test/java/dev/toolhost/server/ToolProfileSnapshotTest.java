@@ -85,10 +85,12 @@ class ToolProfileSnapshotTest {
   static void closeHost() throws IOException {
     host.close();
     bus.close();
-    Files.delete(workspaces);
-    try (Stream<Path> files = Files.walk(STATE)) {
-      for (Path file : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
-        Files.delete(file);
+    // The workspace root holds the folder of the workspaces' images besides them.
+    for (Path made : List.of(workspaces, STATE)) {
+      try (Stream<Path> files = Files.walk(made)) {
+        for (Path file : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+          Files.delete(file);
+        }
       }
     }
   }
