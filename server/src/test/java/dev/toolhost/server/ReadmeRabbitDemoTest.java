@@ -170,15 +170,18 @@ class ReadmeRabbitDemoTest {
     assertThat(serve.stop(Duration.ofSeconds(30))).as(serve.err()).isZero();
 
     for (ToolhostProcess process : processes) {
-      assertThat(process.err().lines())
+      // The one warning the demo's workers give by design: they keep results in their own
+      // process (no --results-redis), and say at start what that guarantees.
+      assertThat(process.err().lines().filter(line -> !line.contains("in this process only")))
           .as("standard error of toolhost %s", process.pid())
           .noneMatch(line -> line.contains(" WARN ") || line.contains(" ERROR "))
           .noneMatch(line -> line.toLowerCase(java.util.Locale.ROOT).contains("warning"))
           .noneMatch(line -> line.startsWith("\tat ") || line.contains("Exception"));
     }
-    // Nothing but the host logs at INFO, and a registry change is one line, not one per profile.
+    // Nothing but the host logs at INFO (a worker only its start warning), and a registry change
+    // is one line, not one per profile.
     for (ToolhostProcess worker : workers) {
-      assertThat(worker.err()).isEmpty();
+      assertThat(worker.err().lines()).allMatch(line -> line.contains("in this process only"));
     }
     assertThat(serve.err().lines())
         .filteredOn(line -> line.contains("Registered remote tools of group '" + group + "'"))
