@@ -383,15 +383,20 @@ final class WorkspaceFiles {
    * full quota leaves nothing half-written.
    */
   private long create(Beneath parent, String name, byte[] bytes, String named) throws IOException {
-    try (SeekableByteChannel channel =
-        parent.channel(
-            name, Set.of(StandardOpenOption.WRITE, StandardOpenOption.CREATE_NEW), named)) {
-      workspaces.own(parent, name);
-      writeAll(channel, bytes);
-      return channel.size();
+    SeekableByteChannel made;
+    try {
+      made =
+          parent.channel(
+              name, Set.of(StandardOpenOption.WRITE, StandardOpenOption.CREATE_NEW), named);
     } catch (FileAlreadyExistsException e) {
       throw ToolException.invalidArguments(
           "'" + named + "' was made by another process meanwhile; try again.");
+    }
+    // Only a file this call made is removed when its write fails.
+    try (SeekableByteChannel channel = made) {
+      workspaces.own(parent, name);
+      writeAll(channel, bytes);
+      return channel.size();
     } catch (IOException e) {
       parent.delete(name);
       throw full(e, named);
