@@ -21,16 +21,15 @@ class WorkspaceQuotaTest {
 
   private static final long MIB = 1L << 20;
 
+  /** The defaults, but a quota of 16 MiB a workspace and 64 MiB a file. */
+  private static final ExecConfig.Limits LIMITS =
+      new ExecConfig.Limits(1024 * MIB, 300, 64 * MIB, 256, 64 * 1024, 16 * MIB, 2048 * MIB, 50);
+
   private static ExecFixture fixture;
 
   @BeforeAll
   static void start() throws Exception {
-    fixture =
-        new ExecFixture(
-            builder ->
-                builder.limits(
-                    new ExecConfig.Limits(
-                        1024 * MIB, 300, 64 * MIB, 256, 64 * 1024, 16 * MIB, 2048 * MIB, 50)));
+    fixture = new ExecFixture(builder -> builder.limits(LIMITS));
     assertThat(fixture.workspaces.kernelQuota()).as("the kernel keeps quotas here").isTrue();
   }
 
@@ -83,12 +82,7 @@ class WorkspaceQuotaTest {
   @Test
   void aHostTakesOverTheWorkspacesADeadHostLeftMountedAndUnmountsThemWhenItCloses()
       throws Exception {
-    ExecConfig config =
-        ExecConfig.builder(fixture.root)
-            .limits(
-                new ExecConfig.Limits(
-                    1024 * MIB, 300, 64 * MIB, 256, 64 * 1024, 16 * MIB, 2048 * MIB, 50))
-            .build();
+    ExecConfig config = ExecConfig.builder(fixture.root).limits(LIMITS).build();
     // The first host mounts a workspace and dies without unmounting it.
     Workspaces dead = new Workspaces(config, fixture.sandbox.childUid());
     dead.prepare();
@@ -111,9 +105,7 @@ class WorkspaceQuotaTest {
   void aStartingHostRemovesTheWorkspacesNoCallUsedForLongerThanTheirTime() throws Exception {
     ExecConfig config =
         ExecConfig.builder(fixture.root)
-            .limits(
-                new ExecConfig.Limits(
-                    1024 * MIB, 300, 64 * MIB, 256, 64 * 1024, 16 * MIB, 2048 * MIB, 50))
+            .limits(LIMITS)
             .workspaceTtl(java.time.Duration.ofDays(1))
             .build();
     Workspaces first = new Workspaces(config, fixture.sandbox.childUid());
