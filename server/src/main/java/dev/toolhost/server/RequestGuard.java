@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -19,6 +20,8 @@ import java.util.Set;
 import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpHeaderValue;
+import org.eclipse.jetty.http.HttpVersion;
 import org.eclipse.jetty.http.MimeTypes;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
@@ -85,8 +88,14 @@ final class RequestGuard extends Handler.Wrapper {
     Optional<Refusal> refusal = check(request);
     if (refusal.isPresent()) {
       Refusal refused = refusal.get();
-      JsonErrorHandler.write(
-          response, callback, refused.error(), refused.message(), refused.headers());
+      Map<String, String> headers = new HashMap<>(refused.headers());
+      if (hasBody(request.getHeaders())
+          && request.getConnectionMetaData().getHttpVersion() != HttpVersion.HTTP_2) {
+        // The body is never read: Jetty closes the connection after the answer, so the answer
+        // says so, or a client would send its next request on a connection that is closing.
+        headers.put(HttpHeader.CONNECTION.asString(), HttpHeaderValue.CLOSE.asString());
+      }
+      JsonErrorHandler.write(response, callback, refused.error(), refused.message(), headers);
       return true;
     }
     return super.handle(request, response, callback);
@@ -120,18 +129,22 @@ final class RequestGuard extends Handler.Wrapper {
               Map.of(HttpHeader.WWW_AUTHENTICATE.asString(), "Bearer realm=\"toolhost\"")));
     }
     long length = headers.getLongField(HttpHeader.CONTENT_LENGTH);
-    boolean hasBody = length > 0 || headers.contains(HttpHeader.TRANSFER_ENCODING);
     if (length > MAX_BODY_BYTES) {
       return refuse(
           ApiError.PAYLOAD_TOO_LARGE,
           "The request body is " + length + " bytes; the limit is " + MAX_BODY_BYTES + " bytes.");
     }
-    if (hasBody && !isJson(headers.getField(HttpHeader.CONTENT_TYPE))) {
+    if (hasBody(headers) && !isJson(headers.getField(HttpHeader.CONTENT_TYPE))) {
       return refuse(
           ApiError.UNSUPPORTED_MEDIA_TYPE,
           "A request body must be JSON: send the header 'Content-Type: application/json'.");
     }
     return Optional.empty();
+  }
+
+  private static boolean hasBody(HttpFields headers) {
+    return headers.getLongField(HttpHeader.CONTENT_LENGTH) > 0
+        || headers.contains(HttpHeader.TRANSFER_ENCODING);
   }
 
   private static boolean isHealthCheck(Request request) {

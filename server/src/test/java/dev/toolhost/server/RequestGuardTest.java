@@ -339,6 +339,42 @@ class RequestGuardTest {
   }
 
   @Test
+  void aRefusedBodyClosesItsConnectionAndSaysSoSoAClientNeverReusesIt() throws Exception {
+    int port = start();
+    String invoke = "/v1/tools/side_effect/invoke";
+    Answer refused =
+        send(
+            port,
+            "POST",
+            invoke,
+            "127.0.0.1:" + port,
+            List.of("Content-Type: text/plain"),
+            "{\"arguments\":{}}");
+    java.net.http.HttpClient client = java.net.http.HttpClient.newHttpClient();
+    java.net.URI uri = java.net.URI.create("http://127.0.0.1:" + port + invoke);
+    List<Integer> statuses = new java.util.ArrayList<>();
+    for (int round = 0; round < 40; round++) {
+      for (String type : List.of("text/plain", "application/json")) {
+        statuses.add(
+            client
+                .send(
+                    java.net.http.HttpRequest.newBuilder(uri)
+                        .header("Content-Type", type)
+                        .POST(
+                            java.net.http.HttpRequest.BodyPublishers.ofString("{\"arguments\":{}}"))
+                        .build(),
+                    java.net.http.HttpResponse.BodyHandlers.discarding())
+                .statusCode());
+      }
+    }
+
+    assertThat(refused.status()).isEqualTo(415);
+    assertThat(refused.headers()).containsEntry("connection", "close");
+    assertThat(statuses).containsOnly(415, 200).hasSize(80);
+    assertThat(sideEffect.runs).hasValue(40);
+  }
+
+  @Test
   void aClientTricklingItsHeadersIsCutOff() throws Exception {
     host =
         Host.builder(HostConfig.defaults().withHttp(HostConfig.Http.defaults().withPort(0)))
