@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,21 +41,17 @@ import tools.jackson.databind.JsonNode;
  * the web extension's outbound policy (the defaults without it) that also opens the hosts of the
  * configured agents, which an operator chose; a card that names another host reaches it only when
  * the policy allows it, and never with the agent's credential. Found by {@link
- * java.util.ServiceLoader}; made with an {@link A2aConfig}, it uses that one.
+ * java.util.ServiceLoader}; made with an {@link OutboundHttp.Lookup}, it resolves names with it.
  */
-public final class A2aExtension implements HostExtension {
+public final class A2aExtension implements HostExtension<A2aConfig> {
 
   /** The extension's name and config key. */
   public static final String NAME = "a2a";
 
   private static final Logger LOG = LoggerFactory.getLogger(A2aExtension.class);
 
-  private final Optional<A2aConfig> given;
   private final OutboundHttp.Lookup lookup;
-  private OutboundHttp http;
   private A2aTools tools;
-  private A2aServer server;
-  private Thread firstFetch;
   private final AtomicReference<Agents> agents = new AtomicReference<>();
   private final AtomicReference<ReadyHost> ready = new AtomicReference<>();
   private final Map<String, Conversation> contexts =
@@ -68,15 +65,13 @@ public final class A2aExtension implements HostExtension {
             }
           });
 
-  /** The extension reading the host's {@code a2a:} section. */
+  /** The extension resolving names with the system's resolver. */
   public A2aExtension() {
-    this.given = Optional.empty();
-    this.lookup = OutboundHttp.Lookup.system();
+    this(OutboundHttp.Lookup.system());
   }
 
-  /** The extension with the given config and resolver, whatever the host's config file says. */
-  public A2aExtension(A2aConfig config, OutboundHttp.Lookup lookup) {
-    this.given = Optional.of(Objects.requireNonNull(config, "config"));
+  /** The extension resolving names with the given resolver (a test's fixed addresses). */
+  public A2aExtension(OutboundHttp.Lookup lookup) {
     this.lookup = Objects.requireNonNull(lookup, "lookup");
   }
 
@@ -85,10 +80,13 @@ public final class A2aExtension implements HostExtension {
     return NAME;
   }
 
+  /**
+   * The web's outbound policy (the defaults without it), the service index the agents' skills join,
+   * working memory for long answers; the agents are found once the host is ready.
+   */
   @Override
-  public int order() {
-    // After web (150, the outbound policy), search (200, the index) and agents (400).
-    return 450;
+  public Set<Class<?>> uses() {
+    return Set.of(OutboundHttp.class, ServiceIndex.class, WorkingMemory.class);
   }
 
   @Override
@@ -97,16 +95,16 @@ public final class A2aExtension implements HostExtension {
   }
 
   @Override
-  public void check(JsonNode section, SectionReading reading) {
-    A2aConfig.read(section, reading);
+  public A2aConfig read(JsonNode section, SectionReading reading) {
+    return A2aConfig.read(section, reading);
   }
 
   @Override
-  public void start(HostContext host) {
-    if (given.isEmpty() && !host.configured()) {
+  public void start(HostContext host, Optional<A2aConfig> section) {
+    if (section.isEmpty()) {
       return;
     }
-    A2aConfig config = given.orElseGet(() -> ConfigSections.read(this, host, A2aConfig::read));
+    A2aConfig config = section.get();
     OutboundPolicy policy =
         host.service(OutboundHttp.class)
             .map(OutboundHttp::policy)
@@ -118,44 +116,41 @@ public final class A2aExtension implements HostExtension {
       // A blocking read of a remote task may last as long as a caller may wait.
       policy = policy.withCaps(policy.maxRedirects(), policy.maxBodyBytes(), config.maxWait());
     }
-    http = OutboundHttp.start(policy, lookup);
-    try {
-      A2aClient client = new A2aClient(http);
-      Optional<ServiceIndex> index = host.service(ServiceIndex.class);
-      AgentDirectory directory =
-          new AgentDirectory(
-              config.agents(),
-              client,
-              config.cardRefresh(),
-              host.environment(),
-              index,
-              Clock.systemUTC());
-      tools = new A2aTools(directory, client, config, host.service(WorkingMemory.class));
-      tools.onLateAnswer(this::synthesise);
-      host.registry().registerAll(tools.tools());
-      host.guide(A2aTools.GUIDE);
-      if (!config.agents().isEmpty()) {
-        firstFetch =
-            Thread.ofVirtual()
-                .name("toolhost-a2a-cards")
-                .start(
-                    () -> {
-                      try {
-                        directory.refreshAll();
-                      } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                      }
-                    });
+    OutboundHttp http = host.own(OutboundHttp.start(policy, lookup));
+    A2aClient client = new A2aClient(http);
+    Optional<ServiceIndex> index = host.service(ServiceIndex.class);
+    AgentDirectory directory =
+        new AgentDirectory(
+            config.agents(),
+            client,
+            config.cardRefresh(),
+            host.environment(),
+            index,
+            Clock.systemUTC());
+    tools = host.own(new A2aTools(directory, client, config, host.service(WorkingMemory.class)));
+    tools.onLateAnswer(this::synthesise);
+    host.registry().registerAll(tools.tools());
+    host.guide(A2aTools.GUIDE);
+    if (!config.agents().isEmpty()) {
+      Thread firstFetch =
+          Thread.ofVirtual()
+              .name("toolhost-a2a-cards")
+              .start(
+                  () -> {
+                    try {
+                      directory.refreshAll();
+                    } catch (InterruptedException e) {
+                      Thread.currentThread().interrupt();
+                    }
+                  });
+      host.own(firstFetch::interrupt);
+    }
+    if (config.server().isPresent()) {
+      A2aServer server =
+          host.own(new A2aServer(config.server().get(), this::published, this::run));
+      for (Route route : server.routes()) {
+        host.route(route);
       }
-      if (config.server().isPresent()) {
-        server = new A2aServer(config.server().get(), this::published, this::run);
-        for (Route route : server.routes()) {
-          host.route(route);
-        }
-      }
-    } catch (RuntimeException e) {
-      close();
-      throw e;
     }
   }
 
@@ -236,24 +231,5 @@ public final class A2aExtension implements HostExtension {
                 + "\n\nSay in a few sentences what this result means for the conversation.",
             RunListener.NONE);
     session.get().conversation().deliver(answer.notice() + "\n\n[a2a_synthesis] " + result.text());
-  }
-
-  @Override
-  public void close() {
-    try {
-      if (firstFetch != null) {
-        firstFetch.interrupt();
-      }
-      if (server != null) {
-        server.close();
-      }
-      if (tools != null) {
-        tools.close();
-      }
-    } finally {
-      if (http != null) {
-        http.close();
-      }
-    }
   }
 }

@@ -14,6 +14,7 @@ import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSet;
 import dev.toolhost.core.ToolSpec;
+import dev.toolhost.core.spi.AgentCatalog;
 import dev.toolhost.search.ServiceIndex;
 import dev.toolhost.search.ToolSearch;
 import java.time.Duration;
@@ -49,7 +50,7 @@ import tools.jackson.databind.node.ObjectNode;
  * A run that passes its deadline answers {@code timeout}. Thread-safe; {@link #close()} cancels
  * running subagents, unregisters the tools and closes the model clients.
  */
-public final class Agents implements AutoCloseable {
+public final class Agents implements AgentCatalog, AutoCloseable {
 
   /** The source prefix of agent tools: {@code agent:{name}}. */
   public static final String SOURCE_PREFIX = "agent:";

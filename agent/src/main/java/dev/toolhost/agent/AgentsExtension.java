@@ -4,8 +4,8 @@ import dev.toolhost.core.ExecutableTool;
 import dev.toolhost.core.Redactor;
 import dev.toolhost.core.ToolProfiles;
 import dev.toolhost.core.ToolRegistry;
+import dev.toolhost.core.spi.AgentCatalog;
 import dev.toolhost.core.spi.ConfigException;
-import dev.toolhost.core.spi.ConfigSections;
 import dev.toolhost.core.spi.HostContext;
 import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.core.spi.ReadyHost;
@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
@@ -30,15 +31,14 @@ import tools.jackson.databind.node.ObjectNode;
  * serves the conversation API, {@code POST /v1/agents/{name}/turns} ({@link TurnsRoute}), whose
  * turns have the channel tools.
  *
- * <p>Found by {@link java.util.ServiceLoader}, it reads its section from the host's config; made
- * with a list of definitions, it uses those.
+ * <p>Found by {@link java.util.ServiceLoader}; a host made in code gives it an {@link AgentsConfig}
+ * of definitions through its builder.
  */
-public final class AgentsExtension implements HostExtension {
+public final class AgentsExtension implements HostExtension<AgentsConfig> {
 
   /** The extension's name and config key. */
   public static final String NAME = "agents";
 
-  private final Optional<List<AgentDefinition>> given;
   private List<AgentDefinition> definitions = List.of();
   private Optional<String> summaryWriter = Optional.empty();
   private SummaryWriter summaries;
@@ -47,24 +47,24 @@ public final class AgentsExtension implements HostExtension {
   private final List<ExecutableTool> kit = new ArrayList<>();
   private ToolRegistry registry;
 
-  /** The extension reading the host's {@code agents:} section. */
-  public AgentsExtension() {
-    this.given = Optional.empty();
-  }
-
-  /** The extension with the given agents, whatever the host's config file says. */
-  public AgentsExtension(List<AgentDefinition> definitions) {
-    this.given = Optional.of(List.copyOf(definitions));
-  }
-
   @Override
   public String name() {
     return NAME;
   }
 
+  /** Shared once the host is ready, when the agents' dispatcher exists. */
   @Override
-  public int order() {
-    return 400;
+  public Set<Class<?>> provides() {
+    return Set.of(Agents.class, AgentCatalog.class);
+  }
+
+  /**
+   * The secret scanner on what goes to and comes from models, the service index for context hints
+   * and summaries, working memory for the whiteboard.
+   */
+  @Override
+  public Set<Class<?>> uses() {
+    return Set.of(Redactor.class, ServiceIndex.class, WorkingMemory.class);
   }
 
   /**
@@ -105,20 +105,13 @@ public final class AgentsExtension implements HostExtension {
   }
 
   @Override
-  public void check(JsonNode section, SectionReading reading) {
-    AgentsConfig.read(section, reading);
+  public AgentsConfig read(JsonNode section, SectionReading reading) {
+    return AgentsConfig.read(section, reading);
   }
 
   @Override
-  public void start(HostContext host) {
-    AgentsConfig config =
-        given
-            .map(AgentsConfig::new)
-            .orElseGet(
-                () ->
-                    host.configured()
-                        ? ConfigSections.read(this, host, AgentsConfig::read)
-                        : new AgentsConfig(List.of()));
+  public void start(HostContext host, Optional<AgentsConfig> section) {
+    AgentsConfig config = section.orElseGet(() -> new AgentsConfig(List.of()));
     definitions = config.agents();
     summaryWriter = config.summaryWriter();
     environment = host.environment();
@@ -164,6 +157,7 @@ public final class AgentsExtension implements HostExtension {
                             SummaryWriter.start(
                                 index, host.registry(), agents.agent(name).client())));
     host.provide(Agents.class, agents);
+    host.provide(AgentCatalog.class, agents);
     // The whiteboard (where the host has working memory) and wisps: agent tools, gone with them.
     List<ExecutableTool> tools = new ArrayList<>();
     host.service(WorkingMemory.class)

@@ -11,6 +11,7 @@ import dev.toolhost.web.OutboundHttp;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.util.Optional;
+import java.util.Set;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -31,12 +32,11 @@ import tools.jackson.databind.JsonNode;
  * Profiles}), which a host started after a crash deletes. Close ends every browser and deletes
  * every profile. Found by {@link java.util.ServiceLoader}.
  */
-public final class BrowserExtension implements HostExtension {
+public final class BrowserExtension implements HostExtension<BrowserConfig> {
 
   /** The extension's name and config key. */
   public static final String NAME = "browser";
 
-  private Browsers browsers;
 
   /** The extension reading the host's {@code browser:} section. */
   public BrowserExtension() {}
@@ -46,10 +46,10 @@ public final class BrowserExtension implements HostExtension {
     return NAME;
   }
 
+  /** Every page the browser loads passes the web extension's outbound checks. */
   @Override
-  public int order() {
-    // After the web extension (150), whose outbound checks every request passes.
-    return 170;
+  public Set<Class<?>> uses() {
+    return Set.of(OutboundHttp.class, WorkingMemory.class);
   }
 
   @Override
@@ -58,16 +58,16 @@ public final class BrowserExtension implements HostExtension {
   }
 
   @Override
-  public void check(JsonNode section, SectionReading reading) {
-    BrowserConfig.read(section, reading);
+  public BrowserConfig read(JsonNode section, SectionReading reading) {
+    return BrowserConfig.read(section, reading);
   }
 
   @Override
-  public void start(HostContext host) {
-    if (!host.configured()) {
+  public void start(HostContext host, Optional<BrowserConfig> section) {
+    if (section.isEmpty()) {
       return;
     }
-    BrowserConfig config = ConfigSections.read(this, host, BrowserConfig::read);
+    BrowserConfig config = section.get();
     if (!config.enabled() || !host.builtin(NAME)) {
       return;
     }
@@ -88,7 +88,7 @@ public final class BrowserExtension implements HostExtension {
     OutboundHttp http = vetting.get();
     Profiles profiles;
     try {
-      profiles = Profiles.open(config.profileDir());
+      profiles = host.own(Profiles.open(config.profileDir()));
     } catch (IOException e) {
       throw new ConfigException(
           "'browser.profile_dir' is '"
@@ -99,42 +99,31 @@ public final class BrowserExtension implements HostExtension {
     }
     VettingProxy proxy;
     try {
-      proxy = VettingProxy.start(http);
+      proxy = host.own(VettingProxy.start(http));
     } catch (IOException e) {
-      profiles.close();
       throw new IllegalStateException("The browser's vetting proxy did not start: " + e, e);
     }
-    ChildProcesses children = new ChildProcesses(NAME);
-    browsers =
-        new Browsers(
-            config.maxBrowsers(),
-            config.idleTimeout(),
-            () ->
-                Chromium.start(
-                    config.binary(),
-                    config.headless(),
-                    profiles.base(),
-                    config.startTimeout(),
-                    http::vet,
-                    proxy.address(),
-                    children),
-            () -> {
-              // After every browser ended: the spawner's end would kill what is left.
-              children.close();
-              proxy.close();
-              profiles.close();
-            });
+    ChildProcesses children = host.own(new ChildProcesses(NAME));
+    // Owned last, so closed first: every browser ends before its spawner kills what is left, then
+    // the proxy and the profiles go.
+    Browsers browsers =
+        host.own(
+            new Browsers(
+                config.maxBrowsers(),
+                config.idleTimeout(),
+                () ->
+                    Chromium.start(
+                        config.binary(),
+                        config.headless(),
+                        profiles.base(),
+                        config.startTimeout(),
+                        http::vet,
+                        proxy.address(),
+                        children)));
     BrowserTool tool =
         new BrowserTool(
             config, browsers, http, host.environment(), host.service(WorkingMemory.class));
     host.registry().register(tool.tool());
     host.guide(BrowserTool.GUIDE);
-  }
-
-  @Override
-  public void close() {
-    if (browsers != null) {
-      browsers.close();
-    }
   }
 }

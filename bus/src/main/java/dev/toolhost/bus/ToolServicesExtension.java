@@ -1,11 +1,12 @@
 package dev.toolhost.bus;
 
 import dev.toolhost.core.spi.ConfigException;
-import dev.toolhost.core.spi.ConfigSections;
+
 import dev.toolhost.core.spi.HostContext;
 import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.core.spi.SectionReading;
 import java.util.Optional;
+import java.util.Set;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
@@ -23,12 +24,10 @@ import tools.jackson.databind.node.ObjectNode;
  * host's start, since its tools could not be called. The bus itself belongs to whoever made it, who
  * closes it after the host.
  */
-public final class ToolServicesExtension implements HostExtension {
+public final class ToolServicesExtension implements HostExtension<ToolServicesConfig> {
 
   /** The extension's name and config key. */
   public static final String NAME = ToolServicesConfig.KEY;
-
-  private RemoteTools remoteTools;
 
   @Override
   public String name() {
@@ -36,8 +35,14 @@ public final class ToolServicesExtension implements HostExtension {
   }
 
   @Override
-  public int order() {
-    return 500;
+  public Set<Class<?>> provides() {
+    return Set.of(ToolServices.class, RemoteTools.class);
+  }
+
+  /** The bus is the host's, given to its builder: none is no error while no service is named. */
+  @Override
+  public Set<Class<?>> uses() {
+    return Set.of(MessageBus.class);
   }
 
   /**
@@ -63,16 +68,13 @@ public final class ToolServicesExtension implements HostExtension {
   }
 
   @Override
-  public void check(JsonNode section, SectionReading reading) {
-    ToolServicesConfig.read(section, reading);
+  public ToolServicesConfig read(JsonNode section, SectionReading reading) {
+    return ToolServicesConfig.read(section, reading);
   }
 
   @Override
-  public void start(HostContext host) {
-    ToolServicesConfig config =
-        host.configured()
-            ? ConfigSections.read(this, host, ToolServicesConfig::read)
-            : ToolServicesConfig.none();
+  public void start(HostContext host, Optional<ToolServicesConfig> section) {
+    ToolServicesConfig config = section.orElseGet(ToolServicesConfig::none);
     Optional<MessageBus> bus = host.service(MessageBus.class);
     if (bus.isEmpty()) {
       if (!config.services().isEmpty() || !config.tools().isEmpty()) {
@@ -84,24 +86,11 @@ public final class ToolServicesExtension implements HostExtension {
       return;
     }
     ToolServices services = new ToolServices(bus.get(), host.registry());
-    remoteTools = new RemoteTools(bus.get(), host.registry(), services).start();
-    try {
-      host.provide(ToolServices.class, services);
-      // The MCP extension's management tools list and reach the MCP servers workers bridge.
-      host.provide(RemoteTools.class, remoteTools);
-      config.applyTo(services);
-    } catch (RuntimeException e) {
-      // A start that throws is not closed by the host: what it opened, it closes.
-      remoteTools.close();
-      remoteTools = null;
-      throw e;
-    }
-  }
-
-  @Override
-  public void close() {
-    if (remoteTools != null) {
-      remoteTools.close();
-    }
+    RemoteTools remoteTools =
+        host.own(new RemoteTools(bus.get(), host.registry(), services).start());
+    host.provide(ToolServices.class, services);
+    // The MCP extension's management tools list and reach the MCP servers workers bridge.
+    host.provide(RemoteTools.class, remoteTools);
+    config.applyTo(services);
   }
 }

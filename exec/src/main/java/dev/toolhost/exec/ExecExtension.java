@@ -16,8 +16,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.databind.JsonNode;
@@ -35,10 +35,10 @@ import tools.jackson.databind.JsonNode;
  * host reaches a sandboxed process: the environment is built clean, and neither a passed-through
  * variable nor one a call sets may carry a value the host knows as secret.
  *
- * <p>Found by {@link java.util.ServiceLoader}, it reads its section from the host's config; made
- * with an {@link ExecConfig}, it uses that one.
+ * <p>Found by {@link java.util.ServiceLoader}; a host made in code gives it an {@link ExecConfig}
+ * through its builder.
  */
-public final class ExecExtension implements HostExtension {
+public final class ExecExtension implements HostExtension<ExecConfig> {
 
   private static final Logger LOG = LoggerFactory.getLogger(ExecExtension.class);
 
@@ -62,27 +62,19 @@ public final class ExecExtension implements HostExtension {
           ToolProfiles.SUBAGENT.name(), ExecTools.NAMES,
           ToolProfiles.SCHEDULED.name(), ExecTools.NAMES);
 
-  private final Optional<ExecConfig> given;
-  private Sandbox sandbox;
-
-  /** The extension reading the host's {@code exec:} section. */
-  public ExecExtension() {
-    this.given = Optional.empty();
-  }
-
-  /** The extension with the given config, whatever the host's config file says. */
-  public ExecExtension(ExecConfig config) {
-    this.given = Optional.of(Objects.requireNonNull(config, "config"));
-  }
-
   @Override
   public String name() {
     return NAME;
   }
 
   @Override
-  public int order() {
-    return 600;
+  public Set<Class<?>> provides() {
+    return Set.of(Sandbox.class);
+  }
+
+  @Override
+  public Set<Class<?>> uses() {
+    return Set.of(Redactor.class);
   }
 
   @Override
@@ -90,13 +82,9 @@ public final class ExecExtension implements HostExtension {
     return ConfigSections.schema(ExecConfig.Raw.class);
   }
 
-  @Override
-  public void check(JsonNode section, SectionReading reading) {
-    read(section, reading);
-  }
-
   /** The section read, with the workspace root checked against the protected paths. */
-  private static ExecConfig read(JsonNode section, SectionReading reading) {
+  @Override
+  public ExecConfig read(JsonNode section, SectionReading reading) {
     ExecConfig config = ExecConfig.read(section, reading);
     if (section.hasNonNull("workspace_root")) {
       protectedAround(config.workspaceRoot(), config.protectedPaths())
@@ -153,15 +141,9 @@ public final class ExecExtension implements HostExtension {
   }
 
   @Override
-  public void start(HostContext host) {
+  public void start(HostContext host, Optional<ExecConfig> config) {
     PROFILE_RULES.forEach(
         (profile, tools) -> host.denyTools(profile, tools.toArray(String[]::new)));
-    Optional<ExecConfig> config =
-        given.or(
-            () ->
-                host.configured()
-                    ? Optional.of(ConfigSections.read(this, host, ExecExtension::read))
-                    : Optional.empty());
     if (config.isEmpty()) {
       return;
     }
@@ -187,45 +169,32 @@ public final class ExecExtension implements HostExtension {
         secrets.add(value);
       }
     }
-    sandbox = new Sandbox(config.get(), host.environment(), secrets);
+    Sandbox sandbox = host.own(new Sandbox(config.get(), host.environment(), secrets));
+    List<ExecutableTool> tools;
     try {
-      List<ExecutableTool> tools = ExecTools.create(sandbox);
-      if (config.get().unsandboxed()) {
-        LOG.warn(
-            "exec.unsandboxed is true: shell, exec and execute_python_script run commands WITHOUT"
-                + " containment, with the host's user and file system");
-      }
-      host.registry().registerAll(tools);
-      host.guide(GUIDE);
-      host.provide(Sandbox.class, sandbox);
-      // Says in the log at once when the sandbox cannot run here; the tools say it on each call.
-      Sandbox probing = sandbox;
-      Thread.ofVirtual()
-          .name("toolhost-sandbox-probe")
-          .start(
-              () -> {
-                try {
-                  probing.unavailable();
-                } catch (RuntimeException e) {
-                  // The host closed while the probe ran; the next call probes again anyway.
-                  LOG.debug("The sandbox probe ended early", e);
-                }
-              });
+      tools = ExecTools.create(sandbox);
     } catch (IOException e) {
-      sandbox.close();
-      sandbox = null;
       throw new ConfigException("'exec.workspace_root': " + e.getMessage());
-    } catch (RuntimeException e) {
-      sandbox.close();
-      sandbox = null;
-      throw e;
     }
-  }
-
-  @Override
-  public void close() {
-    if (sandbox != null) {
-      sandbox.close();
+    if (config.get().unsandboxed()) {
+      LOG.warn(
+          "exec.unsandboxed is true: shell, exec and execute_python_script run commands WITHOUT"
+              + " containment, with the host's user and file system");
     }
+    host.registry().registerAll(tools);
+    host.guide(GUIDE);
+    host.provide(Sandbox.class, sandbox);
+    // Says in the log at once when the sandbox cannot run here; the tools say it on each call.
+    Thread.ofVirtual()
+        .name("toolhost-sandbox-probe")
+        .start(
+            () -> {
+              try {
+                sandbox.unavailable();
+              } catch (RuntimeException e) {
+                // The host closed while the probe ran; the next call probes again anyway.
+                LOG.debug("The sandbox probe ended early", e);
+              }
+            });
   }
 }

@@ -110,12 +110,31 @@ public record LongTermMemoryConfig(
    * @param password the password, read from the variable the section names, if any
    * @param tablePrefix the tables' names start with it
    */
-  public record Postgres(String url, String user, Optional<String> password, String tablePrefix) {
+  public record Postgres(
+      String url,
+      String user,
+      Optional<String> password,
+      String tablePrefix,
+      Optional<String> passwordEnv) {
     public Postgres {
       Objects.requireNonNull(url, "url");
       Objects.requireNonNull(user, "user");
       Objects.requireNonNull(password, "password");
       Objects.requireNonNull(tablePrefix, "tablePrefix");
+      Objects.requireNonNull(passwordEnv, "passwordEnv");
+    }
+
+    /** A connection with the given password, read from no variable. */
+    public Postgres(String url, String user, Optional<String> password, String tablePrefix) {
+      this(url, user, password, tablePrefix, Optional.empty());
+    }
+
+    /** This connection with its password read from the variable it names, if it names one. */
+    public Postgres withPasswordFrom(java.util.Map<String, String> environment) {
+      return passwordEnv.isEmpty()
+          ? this
+          : new Postgres(
+              url, user, passwordEnv.map(environment::get), tablePrefix, passwordEnv);
     }
 
     /** The password's variable is resolved where the host starts, not here. */
@@ -333,7 +352,8 @@ public record LongTermMemoryConfig(
                   p.url() == null ? "" : p.url(),
                   p.user() == null ? System.getProperty("user.name", "postgres") : p.user(),
                   passwordEnv.map(environment::get),
-                  prefix));
+                  prefix,
+                  passwordEnv));
     }
     EmbedderChoice embedder = EmbedderChoice.bundled();
     if (raw.embedder() != null) {

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.databind.JsonNode;
@@ -30,9 +31,9 @@ import tools.jackson.databind.JsonNode;
  * a2a_synthesis}, which reads another agent's answer, may recall but not save, so that an outside
  * agent cannot plant a memory. Skills follow the same rules: {@code delete_skill} only where a user
  * profile grants it, and no {@code save_skill} in {@code a2a_synthesis}. Found by {@link
- * java.util.ServiceLoader}; made with a config and an embedder, it uses those.
+ * java.util.ServiceLoader}; made with an embedder, it uses that one.
  */
-public final class LongTermMemoryExtension implements HostExtension {
+public final class LongTermMemoryExtension implements HostExtension<LongTermMemoryConfig> {
 
   /** The extension's name and config key. */
   public static final String NAME = "long_term_memory";
@@ -47,22 +48,18 @@ public final class LongTermMemoryExtension implements HostExtension {
 
   private static final Logger LOG = LoggerFactory.getLogger(LongTermMemoryExtension.class);
 
-  private final Optional<LongTermMemoryConfig> given;
   private final Optional<Embedder> givenEmbedder;
-  private LongTermMemory memory;
 
-  /** The extension reading the host's {@code long_term_memory:} section. */
+  /** The extension with the embedder its config names. */
   public LongTermMemoryExtension() {
-    this.given = Optional.empty();
     this.givenEmbedder = Optional.empty();
   }
 
   /**
-   * The extension with the given config and embedder, whatever the host's config file says; the
-   * embedder is closed with the extension.
+   * The extension with the given embedder, whatever its config names; the embedder is closed with
+   * the host.
    */
-  public LongTermMemoryExtension(LongTermMemoryConfig config, Embedder embedder) {
-    this.given = Optional.of(Objects.requireNonNull(config, "config"));
+  public LongTermMemoryExtension(Embedder embedder) {
     this.givenEmbedder = Optional.of(Objects.requireNonNull(embedder, "embedder"));
   }
 
@@ -72,9 +69,8 @@ public final class LongTermMemoryExtension implements HostExtension {
   }
 
   @Override
-  public int order() {
-    // After working memory (100) and the web (150); nothing it needs starts later.
-    return 170;
+  public Set<Class<?>> provides() {
+    return Set.of(LongTermMemory.class);
   }
 
   @Override
@@ -82,63 +78,45 @@ public final class LongTermMemoryExtension implements HostExtension {
     return ConfigSections.schema(LongTermMemoryConfig.Raw.class);
   }
 
+  /** The section read; a password's variable is read when the host starts. */
   @Override
-  public void check(JsonNode section, SectionReading reading) {
-    LongTermMemoryConfig.read(section, reading, Map.of());
+  public LongTermMemoryConfig read(JsonNode section, SectionReading reading) {
+    return LongTermMemoryConfig.read(section, reading, Map.of());
   }
 
   @Override
-  public void start(HostContext host) {
-    if (given.isEmpty() && !host.configured()) {
+  public void start(HostContext host, Optional<LongTermMemoryConfig> section) {
+    if (section.isEmpty()) {
       return;
     }
     LongTermMemoryConfig config =
-        given.orElseGet(
-            () ->
-                ConfigSections.read(
-                    this,
-                    host,
-                    (section, reading) ->
-                        LongTermMemoryConfig.read(section, reading, host.environment())));
-    Embedder embedder = givenEmbedder.orElseGet(() -> embedder(config, host.environment()));
-    MemoryStore store;
-    try {
-      store = store(config);
-    } catch (RuntimeException e) {
-      embedder.close();
-      throw e;
-    }
-    try {
-      memory = new LongTermMemory(store, embedder, config.embedRetry(), Clock.systemUTC());
-    } catch (RuntimeException e) {
-      // A start that throws is not closed by the host: what it opened, it closes.
-      try {
-        store.close();
-      } finally {
-        embedder.close();
-      }
-      throw e;
-    }
-    try {
-      LOG.info(
-          "Long-term memory in {} ({}), embedded with {}",
-          config.store() == LongTermMemoryConfig.Store.LUCENE
-              ? config.stateDirectory().toAbsolutePath()
-              : config.postgres().orElseThrow().url(),
-          config.store().name().toLowerCase(java.util.Locale.ROOT),
-          memory.model());
-      PROFILE_RULES.forEach(
-          (profile, tools) -> host.denyTools(profile, tools.toArray(String[]::new)));
-      host.provide(LongTermMemory.class, memory);
-      host.registry().registerAll(new LongTermMemoryTools(memory, config).tools());
-      host.guide(LongTermMemoryTools.GUIDE);
-      Skills skills = new Skills(store, config, host.guides(), Clock.systemUTC());
-      host.registry().registerAll(skills.tools());
-      host.guides().ifPresent(guides -> guides.shelve(skills));
-    } catch (RuntimeException e) {
-      close();
-      throw e;
-    }
+        section
+            .get()
+            .postgres()
+            .map(postgres -> section.get().withPostgres(postgres.withPasswordFrom(host.environment())))
+            .orElse(section.get());
+    Embedder embedder =
+        host.own(givenEmbedder.orElseGet(() -> embedder(config, host.environment())));
+    MemoryStore store = host.own(store(config));
+    // Closes the store and the embedder after its background pass; they are owned as well for a
+    // start that fails before it exists, and a second close of either does nothing.
+    LongTermMemory memory =
+        host.own(new LongTermMemory(store, embedder, config.embedRetry(), Clock.systemUTC()));
+    LOG.info(
+        "Long-term memory in {} ({}), embedded with {}",
+        config.store() == LongTermMemoryConfig.Store.LUCENE
+            ? config.stateDirectory().toAbsolutePath()
+            : config.postgres().orElseThrow().url(),
+        config.store().name().toLowerCase(java.util.Locale.ROOT),
+        memory.model());
+    PROFILE_RULES.forEach(
+        (profile, tools) -> host.denyTools(profile, tools.toArray(String[]::new)));
+    host.provide(LongTermMemory.class, memory);
+    host.registry().registerAll(new LongTermMemoryTools(memory, config).tools());
+    host.guide(LongTermMemoryTools.GUIDE);
+    Skills skills = new Skills(store, config, host.guides(), Clock.systemUTC());
+    host.registry().registerAll(skills.tools());
+    host.guides().ifPresent(guides -> guides.shelve(skills));
   }
 
   private static Embedder embedder(LongTermMemoryConfig config, Map<String, String> environment) {
@@ -182,14 +160,5 @@ public final class LongTermMemoryExtension implements HostExtension {
       }
       case POSTGRES -> PostgresMemoryStore.open(config.postgres().orElseThrow());
     };
-  }
-
-  @Override
-  public void close() {
-    LongTermMemory opened = memory;
-    memory = null;
-    if (opened != null) {
-      opened.close();
-    }
   }
 }

@@ -11,8 +11,8 @@ import dev.toolhost.core.spi.ReadyHost;
 import dev.toolhost.core.spi.SectionReading;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import tools.jackson.databind.JsonNode;
 
@@ -32,9 +32,9 @@ import tools.jackson.databind.JsonNode;
  *
  * <p>It owns the profile rule about its tools: subagents and scheduled tasks may not register or
  * unregister servers. Found by {@link java.util.ServiceLoader}, it reads its section from the
- * host's config; made with an {@link McpConfig}, it uses that one.
+ * host's config.
  */
-public final class McpExtension implements HostExtension {
+public final class McpExtension implements HostExtension<McpConfig> {
 
   /** The extension's name and config key. */
   public static final String NAME = "mcp";
@@ -50,19 +50,7 @@ public final class McpExtension implements HostExtension {
           ToolProfiles.SCHEDULED.name(),
           List.of(McpManagementTools.REGISTER_SERVER, McpManagementTools.UNREGISTER_SERVER));
 
-  private final Optional<McpConfig> given;
-  private McpConfig config;
   private McpBridge bridge;
-
-  /** The extension reading the host's {@code mcp:} section. */
-  public McpExtension() {
-    this.given = Optional.empty();
-  }
-
-  /** The extension with the given config, whatever the host's config file says. */
-  public McpExtension(McpConfig config) {
-    this.given = Optional.of(Objects.requireNonNull(config, "config"));
-  }
 
   @Override
   public String name() {
@@ -70,8 +58,8 @@ public final class McpExtension implements HostExtension {
   }
 
   @Override
-  public int order() {
-    return 300;
+  public Set<Class<?>> provides() {
+    return Set.of(McpBridge.class);
   }
 
   @Override
@@ -80,24 +68,15 @@ public final class McpExtension implements HostExtension {
   }
 
   @Override
-  public void check(JsonNode section, SectionReading reading) {
-    new McpConfigReader(reading.problems()).read(section);
+  public McpConfig read(JsonNode section, SectionReading reading) {
+    return new McpConfigReader(reading.problems()).read(section);
   }
 
   @Override
-  public void start(HostContext host) {
+  public void start(HostContext host, Optional<McpConfig> section) {
     PROFILE_RULES.forEach(
         (profile, tools) -> host.denyTools(profile, tools.toArray(String[]::new)));
-    config =
-        given.orElseGet(
-            () ->
-                !host.configured()
-                    ? McpConfig.none()
-                    : ConfigSections.read(
-                        this,
-                        host,
-                        (section, reading) ->
-                            new McpConfigReader(reading.problems()).read(section)));
+    McpConfig config = section.orElseGet(McpConfig::none);
     if (!config.enabled()) {
       return;
     }
@@ -108,19 +87,12 @@ public final class McpExtension implements HostExtension {
             .startTimeout(config.startTimeout())
             .registration(config.registration());
     config.stateDirectory().ifPresent(builder::stateDirectory);
-    bridge = builder.build();
-    try {
-      host.provide(McpBridge.class, bridge);
-      host.guide(McpBridge.GUIDE);
-      // Connects in parallel, waiting at most the start timeout; if a later extension fails to
-      // start, the host closes this one and so every server it started.
-      bridge.start(config.servers());
-    } catch (RuntimeException e) {
-      // A start that throws is not closed by the host: what it opened, it closes.
-      bridge.close();
-      bridge = null;
-      throw e;
-    }
+    // Disconnects every server it started when the host closes, or when a later step fails.
+    bridge = host.own(builder.build());
+    host.provide(McpBridge.class, bridge);
+    host.guide(McpBridge.GUIDE);
+    // Connects in parallel, waiting at most the start timeout.
+    bridge.start(config.servers());
   }
 
   @Override
@@ -166,12 +138,5 @@ public final class McpExtension implements HostExtension {
         };
     workers.onMcpServers(offer);
     offer.run();
-  }
-
-  @Override
-  public void close() {
-    if (bridge != null) {
-      bridge.close();
-    }
   }
 }

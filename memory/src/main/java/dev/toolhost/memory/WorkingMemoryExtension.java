@@ -5,8 +5,8 @@ import dev.toolhost.core.spi.ConfigSections;
 import dev.toolhost.core.spi.HostContext;
 import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.core.spi.SectionReading;
-import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -17,26 +17,13 @@ import tools.jackson.databind.JsonNode;
  * builtin:memory}) and their guide and chunks every result longer than the caller's model's
  * threshold into it at the {@link DispatchStage#RESULT_SHAPING result shaping} stage.
  *
- * <p>Found by {@link java.util.ServiceLoader}, it reads its section from the host's config; made
- * with a {@link MemoryConfig}, it uses that one.
+ * <p>Found by {@link java.util.ServiceLoader}; without a section, in-process memory with the default
+ * chunking.
  */
-public final class WorkingMemoryExtension implements HostExtension {
+public final class WorkingMemoryExtension implements HostExtension<MemoryConfig> {
 
   /** The extension's name and config key. */
   public static final String NAME = "memory";
-
-  private final Optional<MemoryConfig> given;
-  private WorkingMemory memory;
-
-  /** The extension reading the host's {@code memory:} section. */
-  public WorkingMemoryExtension() {
-    this.given = Optional.empty();
-  }
-
-  /** The extension with the given config, whatever the host's config file says. */
-  public WorkingMemoryExtension(MemoryConfig config) {
-    this.given = Optional.of(Objects.requireNonNull(config, "config"));
-  }
 
   @Override
   public String name() {
@@ -44,8 +31,8 @@ public final class WorkingMemoryExtension implements HostExtension {
   }
 
   @Override
-  public int order() {
-    return 100;
+  public Set<Class<?>> provides() {
+    return Set.of(WorkingMemory.class);
   }
 
   @Override
@@ -54,39 +41,20 @@ public final class WorkingMemoryExtension implements HostExtension {
   }
 
   @Override
-  public void check(JsonNode section, SectionReading reading) {
-    new MemoryConfigReader(reading.problems()).read(section);
+  public MemoryConfig read(JsonNode section, SectionReading reading) {
+    return new MemoryConfigReader(reading.problems()).read(section);
   }
 
   @Override
-  public void start(HostContext host) {
-    MemoryConfig config =
-        given.orElseGet(
-            () ->
-                ConfigSections.read(
-                    this,
-                    host,
-                    (section, reading) ->
-                        new MemoryConfigReader(reading.problems()).read(section)));
-    memory = config.open();
-    try {
-      host.provide(WorkingMemory.class, memory);
-      if (host.builtin(NAME)) {
-        host.registry().registerAll(new WorkingMemoryTools(memory).tools());
-        host.guide(WorkingMemoryTools.GUIDE);
-        host.interceptor(
-            DispatchStage.RESULT_SHAPING, new ResultChunker(memory, config.chunking()));
-      }
-    } catch (RuntimeException e) {
-      // A start that throws is not closed by the host: what it opened, it closes.
-      memory.close();
-      throw e;
+  public void start(HostContext host, Optional<MemoryConfig> section) {
+    MemoryConfig config = section.orElseGet(MemoryConfig::defaults);
+    // Closes the Redis connections with the host; the entries stay in Redis until they expire.
+    WorkingMemory memory = host.own(config.open());
+    host.provide(WorkingMemory.class, memory);
+    if (host.builtin(NAME)) {
+      host.registry().registerAll(new WorkingMemoryTools(memory).tools());
+      host.guide(WorkingMemoryTools.GUIDE);
+      host.interceptor(DispatchStage.RESULT_SHAPING, new ResultChunker(memory, config.chunking()));
     }
-  }
-
-  @Override
-  public void close() {
-    // Closes the Redis connections; the entries stay in Redis until they expire.
-    memory.close();
   }
 }

@@ -6,7 +6,6 @@ import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.core.spi.SectionReading;
 import dev.toolhost.web.OutboundHttp;
 import dev.toolhost.web.OutboundPolicy;
-import java.util.Objects;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,36 +20,18 @@ import tools.jackson.databind.JsonNode;
  * <p>Off until configured. Calls go through an {@link OutboundHttp} client that opens only the
  * configured API's host (an operator's choice); the key comes from the environment variable the
  * section names and never appears in a result, an error or a log line. Found by {@link
- * java.util.ServiceLoader}; made with an {@link OpenRouterConfig}, it uses that one.
+ * java.util.ServiceLoader}.
  */
-public final class OpenRouterExtension implements HostExtension {
+public final class OpenRouterExtension implements HostExtension<OpenRouterConfig> {
 
   /** The extension's name and config key. */
   public static final String NAME = "openrouter";
 
   private static final Logger LOG = LoggerFactory.getLogger(OpenRouterExtension.class);
 
-  private final Optional<OpenRouterConfig> given;
-  private OutboundHttp http;
-
-  /** The extension reading the host's {@code openrouter:} section. */
-  public OpenRouterExtension() {
-    this.given = Optional.empty();
-  }
-
-  /** The extension with the given config, whatever the host's config file says. */
-  public OpenRouterExtension(OpenRouterConfig config) {
-    this.given = Optional.of(Objects.requireNonNull(config, "config"));
-  }
-
   @Override
   public String name() {
     return NAME;
-  }
-
-  @Override
-  public int order() {
-    return 160;
   }
 
   @Override
@@ -59,17 +40,16 @@ public final class OpenRouterExtension implements HostExtension {
   }
 
   @Override
-  public void check(JsonNode section, SectionReading reading) {
-    OpenRouterConfig.read(section, reading);
+  public OpenRouterConfig read(JsonNode section, SectionReading reading) {
+    return OpenRouterConfig.read(section, reading);
   }
 
   @Override
-  public void start(HostContext host) {
-    if (given.isEmpty() && !host.configured()) {
+  public void start(HostContext host, Optional<OpenRouterConfig> section) {
+    if (section.isEmpty()) {
       return;
     }
-    OpenRouterConfig config =
-        given.orElseGet(() -> ConfigSections.read(this, host, OpenRouterConfig::read));
+    OpenRouterConfig config = section.get();
     Optional<String> key =
         Optional.ofNullable(host.environment().get(config.apiKeyEnv())).filter(k -> !k.isBlank());
     if (key.isEmpty()) {
@@ -77,23 +57,12 @@ public final class OpenRouterExtension implements HostExtension {
           "The OpenRouter tools have no key: {} is not set, so their calls will fail until it is",
           config.apiKeyEnv());
     }
-    http = OutboundHttp.start(OutboundPolicy.defaults().allowingHost(config.baseUrl().getHost()));
-    try {
-      if (host.builtin(NAME)) {
-        host.registry().registerAll(new OpenRouterTools(config, http, key).tools());
-        host.guide(OpenRouterTools.GUIDE);
-      }
-    } catch (RuntimeException e) {
-      // A start that throws is not closed by the host: what it opened, it closes.
-      http.close();
-      throw e;
-    }
-  }
-
-  @Override
-  public void close() {
-    if (http != null) {
-      http.close();
+    OutboundHttp http =
+        host.own(
+            OutboundHttp.start(OutboundPolicy.defaults().allowingHost(config.baseUrl().getHost())));
+    if (host.builtin(NAME)) {
+      host.registry().registerAll(new OpenRouterTools(config, http, key).tools());
+      host.guide(OpenRouterTools.GUIDE);
     }
   }
 }

@@ -2,12 +2,12 @@ package dev.toolhost.scheduling;
 
 import dev.toolhost.core.ApiError;
 import dev.toolhost.core.ErrorCode;
-import dev.toolhost.core.ExecutableTool;
 import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolDispatcher;
 import dev.toolhost.core.ToolProfiles;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSet;
+import dev.toolhost.core.spi.AgentCatalog;
 import dev.toolhost.core.spi.ConfigException;
 import dev.toolhost.core.spi.ConfigSections;
 import dev.toolhost.core.spi.HostContext;
@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
@@ -52,11 +53,10 @@ import tools.jackson.databind.node.ObjectNode;
  * agent whose own profile allows more gets no more when a fire calls it.
  *
  * <p>Off until configured: a host whose config has no {@code scheduling:} section registers no
- * tool, opens no database and adds no route. Found by {@link java.util.ServiceLoader}; made with a
- * {@link SchedulingConfig}, it uses that one, and with an {@link InstantSource}, it reads time from
- * it.
+ * tool, opens no database and adds no route. Found by {@link java.util.ServiceLoader}; made with an
+ * {@link InstantSource}, it reads time from it.
  */
-public final class SchedulingExtension implements HostExtension {
+public final class SchedulingExtension implements HostExtension<SchedulingConfig> {
 
   /** The extension's name and config key. */
   public static final String NAME = "scheduling";
@@ -85,22 +85,18 @@ public final class SchedulingExtension implements HostExtension {
 
   private final Route runsRoute = new Route("GET", RUNS_PATH, this::runs);
 
-  private final Optional<SchedulingConfig> given;
   private final InstantSource clock;
   private SchedulingConfig config;
-  private ScheduleStore store;
   private TaskScheduler scheduler;
   private SchedulingTools tools;
 
-  /** The extension reading the host's {@code scheduling:} section. */
+  /** The extension on the system clock. */
   public SchedulingExtension() {
-    this.given = Optional.empty();
-    this.clock = InstantSource.system();
+    this(InstantSource.system());
   }
 
-  /** The extension with the given config and clock, whatever the host's config file says. */
-  public SchedulingExtension(SchedulingConfig config, InstantSource clock) {
-    this.given = Optional.of(Objects.requireNonNull(config, "config"));
+  /** The extension on the given clock, for tests that move time. */
+  public SchedulingExtension(InstantSource clock) {
     this.clock = Objects.requireNonNull(clock, "clock");
   }
 
@@ -110,9 +106,14 @@ public final class SchedulingExtension implements HostExtension {
   }
 
   @Override
-  public int order() {
-    // After the agents (400), whose tools fires call, and the tool services (500).
-    return 600;
+  public Set<Class<?>> provides() {
+    return Set.of(TaskScheduler.class);
+  }
+
+  /** The agents, whose turns fires run: told ready after them, it checks the agent it names. */
+  @Override
+  public Set<Class<?>> uses() {
+    return Set.of(AgentCatalog.class);
   }
 
   @Override
@@ -121,18 +122,19 @@ public final class SchedulingExtension implements HostExtension {
   }
 
   @Override
-  public void check(JsonNode section, SectionReading reading) {
-    SchedulingConfig.read(section, reading);
+  public SchedulingConfig read(JsonNode section, SectionReading reading) {
+    return SchedulingConfig.read(section, reading);
   }
 
   @Override
-  public void start(HostContext host) throws SQLException, IOException {
-    if (given.isEmpty() && !host.configured()) {
+  public void start(HostContext host, Optional<SchedulingConfig> section)
+      throws SQLException, IOException {
+    if (section.isEmpty()) {
       PROFILE_RULES.forEach(
           (profile, denied) -> host.denyTools(profile, denied.toArray(String[]::new)));
       return;
     }
-    config = given.orElseGet(() -> ConfigSections.read(this, host, SchedulingConfig::read));
+    config = section.get();
     PROFILE_RULES.forEach(
         (profile, denied) ->
             host.denyTools(
@@ -140,29 +142,25 @@ public final class SchedulingExtension implements HostExtension {
                 denied.stream()
                     .filter(tool -> !(config.firesMaySchedule() && profile.equals(PROFILE)))
                     .toArray(String[]::new)));
-    store = open(config.store(), host.environment());
-    try {
-      scheduler =
-          TaskScheduler.builder(store)
-              .clock(clock)
-              .grace(config.grace())
-              .maxRunTime(config.maxRunTime())
-              .pollInterval(config.pollInterval())
-              .heartbeat(config.heartbeat(), 4)
-              .build();
-      tools = new SchedulingTools(scheduler, config, clock);
-      if (host.builtin(NAME)) {
-        host.registry().registerAll(tools.tools());
-        host.guide(SchedulingTools.GUIDE);
-      }
-      host.route(new Route("GET", SCHEDULES_PATH, request -> list()));
-      host.route(runsRoute);
-      host.provide(TaskScheduler.class, scheduler);
-    } catch (RuntimeException e) {
-      // A start that throws is not closed by the host: what it opened, it closes.
-      close();
-      throw e;
+    ScheduleStore store = host.own(open(config.store(), host.environment()));
+    // Fires call the agents' and the tool services' tools, found once the host is ready.
+    scheduler =
+        host.own(
+            TaskScheduler.builder(store)
+                .clock(clock)
+                .grace(config.grace())
+                .maxRunTime(config.maxRunTime())
+                .pollInterval(config.pollInterval())
+                .heartbeat(config.heartbeat(), 4)
+                .build());
+    tools = new SchedulingTools(scheduler, config, clock);
+    if (host.builtin(NAME)) {
+      host.registry().registerAll(tools.tools());
+      host.guide(SchedulingTools.GUIDE);
     }
+    host.route(new Route("GET", SCHEDULES_PATH, request -> list()));
+    host.route(runsRoute);
+    host.provide(TaskScheduler.class, scheduler);
   }
 
   private static ScheduleStore open(SchedulingConfig.Store store, Map<String, String> environment)
@@ -211,8 +209,11 @@ public final class SchedulingExtension implements HostExtension {
     ToolSet scheduled = host.toolSet(PROFILE);
     if (config.agent().isPresent()) {
       String agent = config.agent().get();
-      Optional<ExecutableTool> tool = host.registry().find(agent);
-      if (tool.isEmpty() || !tool.get().spec().source().equals("agent:" + agent)) {
+      boolean known =
+          host.service(AgentCatalog.class)
+              .map(agents -> agents.names().contains(agent))
+              .orElse(false);
+      if (!known) {
         throw new ConfigException(
             "scheduling.agent names '"
                 + agent
@@ -276,18 +277,5 @@ public final class SchedulingExtension implements HostExtension {
     ArrayNode array = document.putArray("runs");
     runs.forEach(run -> array.add(SchedulingTools.json(run)));
     return Route.Answer.json(document.toString());
-  }
-
-  @Override
-  public void close() {
-    try {
-      if (scheduler != null) {
-        scheduler.close();
-      }
-    } finally {
-      if (store != null) {
-        store.close();
-      }
-    }
   }
 }

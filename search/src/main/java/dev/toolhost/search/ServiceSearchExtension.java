@@ -2,6 +2,9 @@ package dev.toolhost.search;
 
 import dev.toolhost.core.spi.HostContext;
 import dev.toolhost.core.spi.HostExtension;
+import dev.toolhost.core.spi.SectionReading;
+import java.util.Optional;
+import java.util.Set;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.MissingNode;
 
@@ -13,12 +16,10 @@ import tools.jackson.databind.node.MissingNode;
  * from it), and, unless {@code builtins.search} is off, registers {@code search_known_services}
  * (source {@code builtin:search}) and its guide. It reads no config section of its own.
  */
-public final class ServiceSearchExtension implements HostExtension {
+public final class ServiceSearchExtension implements HostExtension<Void> {
 
   /** The extension's name. */
   public static final String NAME = "search";
-
-  private RegistryFeed feed;
 
   @Override
   public String name() {
@@ -26,8 +27,8 @@ public final class ServiceSearchExtension implements HostExtension {
   }
 
   @Override
-  public int order() {
-    return 200;
+  public Set<Class<?>> provides() {
+    return Set.of(ServiceIndex.class);
   }
 
   /** None: the extension reads no section ({@code builtins.search} turns its tool off). */
@@ -36,19 +37,20 @@ public final class ServiceSearchExtension implements HostExtension {
     return MissingNode.getInstance();
   }
 
+  /** Never called: there is no section to read. */
   @Override
-  public void start(HostContext host) {
+  public Void read(JsonNode section, SectionReading reading) {
+    return null;
+  }
+
+  @Override
+  public void start(HostContext host, Optional<Void> none) {
     ServiceIndex index = new ServiceIndex();
     host.provide(ServiceIndex.class, index);
     if (host.builtin(NAME)) {
       host.registry().registerAll(index.tools());
       host.guide(ServiceIndex.GUIDE);
     }
-    feed = RegistryFeed.attach(host.registry(), index);
-  }
-
-  @Override
-  public void close() {
-    feed.close();
+    host.own(RegistryFeed.attach(host.registry(), index));
   }
 }

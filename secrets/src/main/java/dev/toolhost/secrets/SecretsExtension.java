@@ -9,7 +9,7 @@ import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.core.spi.SectionReading;
 import io.opentelemetry.api.OpenTelemetry;
 import java.util.Map;
-import java.util.Objects;
+import java.util.Set;
 import java.util.Optional;
 import tools.jackson.databind.JsonNode;
 
@@ -23,26 +23,13 @@ import tools.jackson.databind.JsonNode;
  * agent loop's model requests and chat stream.
  *
  * <p>On by default, redacting: a host that leaks nothing loses nothing by it. Found by {@link
- * java.util.ServiceLoader}, it reads its section from the host's config; made with a {@link
- * SecretsConfig}, it uses that one. It starts first, so that every later extension finds its
- * redactor.
+ * java.util.ServiceLoader}; without a section, the shipped rules. Every extension that uses its
+ * {@link Redactor} starts after it.
  */
-public final class SecretsExtension implements HostExtension {
+public final class SecretsExtension implements HostExtension<SecretsConfig> {
 
   /** The extension's name and config key. */
   public static final String NAME = "secrets";
-
-  private final Optional<SecretsConfig> given;
-
-  /** The extension reading the host's {@code secrets:} section. */
-  public SecretsExtension() {
-    this.given = Optional.empty();
-  }
-
-  /** The extension with the given config, whatever the host's config file says. */
-  public SecretsExtension(SecretsConfig config) {
-    this.given = Optional.of(Objects.requireNonNull(config, "config"));
-  }
 
   @Override
   public String name() {
@@ -50,8 +37,8 @@ public final class SecretsExtension implements HostExtension {
   }
 
   @Override
-  public int order() {
-    return 50;
+  public Set<Class<?>> provides() {
+    return Set.of(SecretScanner.class, Redactor.class);
   }
 
   @Override
@@ -60,18 +47,13 @@ public final class SecretsExtension implements HostExtension {
   }
 
   @Override
-  public void check(JsonNode section, SectionReading reading) {
-    SecretsConfig.read(section, reading);
+  public SecretsConfig read(JsonNode section, SectionReading reading) {
+    return SecretsConfig.read(section, reading);
   }
 
   @Override
-  public void start(HostContext host) {
-    SecretsConfig config =
-        given.orElseGet(
-            () ->
-                host.configured()
-                    ? ConfigSections.read(this, host, SecretsConfig::read)
-                    : SecretsConfig.defaults());
+  public void start(HostContext host, Optional<SecretsConfig> section) {
+    SecretsConfig config = section.orElseGet(SecretsConfig::defaults);
     SecretScanner scanner = scanner(config, host.environment(), host.secrets());
     host.provide(SecretScanner.class, scanner);
     host.provide(Redactor.class, scanner);

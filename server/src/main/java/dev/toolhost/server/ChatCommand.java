@@ -141,7 +141,11 @@ final class ChatCommand implements Callable<Integer> {
       name = agentName.orElse(definitions.getFirst().name());
     }
     try (CommandHost opened =
-        CommandHost.open(config, file -> file, bus, List.of(new AgentsExtension(definitions)))) {
+        CommandHost.open(
+            config,
+            file -> file,
+            bus,
+            builder -> builder.extension(new AgentsExtension(), new AgentsConfig(definitions)))) {
       Agents agents = opened.host().service(Agents.class).orElseThrow();
       // The model's tool-call arguments are shown redacted: a model may put a secret in them.
       Redactor redactor = opened.host().service(Redactor.class).orElse(Redactor.NONE);

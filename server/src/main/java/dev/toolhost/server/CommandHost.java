@@ -2,8 +2,7 @@ package dev.toolhost.server;
 
 import dev.toolhost.bus.MessageBus;
 import dev.toolhost.core.spi.ConfigException;
-import dev.toolhost.core.spi.HostExtension;
-import java.util.List;
+import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 
 /**
@@ -36,24 +35,24 @@ final class CommandHost implements AutoCloseable {
    */
   static CommandHost open(
       ConfigOption config, UnaryOperator<HostConfig> transform, BusOption busOption) {
-    return open(config, transform, busOption, List.of());
+    return open(config, transform, busOption, builder -> {});
   }
 
   /**
-   * Opens a command host as {@link #open(ConfigOption, UnaryOperator, BusOption)} does, with the
-   * given extensions in place of those of their names (chat's agents, say).
+   * Opens a command host as {@link #open(ConfigOption, UnaryOperator, BusOption)} does, with what
+   * the command changes in the host's builder (chat's agents, say).
    */
   static CommandHost open(
       ConfigOption config,
       UnaryOperator<HostConfig> transform,
       BusOption busOption,
-      List<HostExtension> replacing) {
+      Consumer<Host.Builder> customize) {
     HostConfig hostConfig = transform.apply(config.load());
     MessageBus bus = busOption.open();
     try {
       Host.Builder builder =
           Host.builder(hostConfig).extensions(config.extensions()).service(MessageBus.class, bus);
-      replacing.forEach(builder::extension);
+      customize.accept(builder);
       return new CommandHost(builder.build(), bus);
     } catch (RuntimeException e) {
       bus.close();

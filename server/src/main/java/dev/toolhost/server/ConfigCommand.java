@@ -41,12 +41,12 @@ final class ConfigCommand implements Callable<Integer> {
   }
 
   /** The JSON Schema of the whole config file, with the given extensions' sections. */
-  static ObjectNode schema(List<HostExtension> extensions) {
+  static ObjectNode schema(List<HostExtension<?>> extensions) {
     ObjectNode schema = ConfigSections.schema(ConfigReader.RawConfig.class);
     schema.put("$schema", "https://json-schema.org/draft/2020-12/schema");
     schema.put("title", "Toolhost config");
     ObjectNode properties = (ObjectNode) schema.get("properties");
-    for (HostExtension extension : extensions) {
+    for (HostExtension<?> extension : extensions) {
       if (!extension.configSchema().isMissingNode()) {
         properties.set(extension.name(), extension.configSchema());
       }

@@ -18,10 +18,10 @@ final class ConfigOption {
   private Optional<Path> file = Optional.empty();
 
   // Found once per command: the same extensions read the file's sections and run in its host.
-  private List<HostExtension> extensions;
+  private List<HostExtension<?>> extensions;
 
   /** The host extensions on the class path ({@link HostExtensions#discovered()}), found once. */
-  List<HostExtension> extensions() {
+  List<HostExtension<?>> extensions() {
     if (extensions == null) {
       extensions = HostExtensions.discovered();
     }

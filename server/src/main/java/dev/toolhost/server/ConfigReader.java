@@ -53,7 +53,7 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
  * value sits, a binding pass (Jackson, unknown keys refused) of the host's own sections into the
  * file's raw shape, with the host extensions' sections taken out as trees, and a check of what
  * binding cannot see (ranges, profile names, {@code extends}) and of each extension's section,
- * against its schema and then by the extension ({@link HostExtension#check}), which collects every
+ * against its schema and then by the extension ({@link HostExtension#read}), which collects every
  * problem of the file into one {@link ConfigProblems} before refusing it. Locations are the YAML
  * parser's token locations, found by the JSON pointer of the key or value at fault.
  */
@@ -64,10 +64,10 @@ final class ConfigReader {
       List.of("allow_sources", "deny_sources", "allow_tools", "deny_tools");
 
   // The host extensions whose sections the file may hold, by section name.
-  private final Map<String, HostExtension> extensions = new LinkedHashMap<>();
+  private final Map<String, HostExtension<?>> extensions = new LinkedHashMap<>();
 
   /** A reader of the host's own sections and the given extensions'. */
-  ConfigReader(List<HostExtension> extensions) {
+  ConfigReader(List<HostExtension<?>> extensions) {
     extensions.stream()
         .filter(extension -> !extension.configSchema().isMissingNode())
         .forEach(extension -> this.extensions.put(extension.name(), extension));
@@ -361,12 +361,12 @@ final class ConfigReader {
     SectionReading reading = new SectionReading(placed, directory, profileNames(raw.profiles()));
     sections.forEach(
         (name, section) -> {
-          HostExtension extension = extensions.get(name);
+          HostExtension<?> extension = extensions.get(name);
           int before = problems.size();
           ConfigSections.check(name, extension.configSchema(), section, placed);
           // What the schema refused, the extension's own checks would only repeat.
           if (problems.size() == before) {
-            extension.check(section, reading);
+            extension.read(section, reading);
           }
         });
     if (!problems.isEmpty()) {

@@ -34,6 +34,7 @@ import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -158,9 +159,33 @@ public final class Host implements AutoCloseable {
     // What a host killed before it could end its children left (browsers, stdio MCP servers).
     ChildProcesses.endOrphans();
     // Extensions start in their order; one that fails closes those before it, in reverse.
-    this.extensions = HostExtensions.of(HostExtensions.ordered(builder.extensions()));
     try {
-      extensions.start(extension -> new ExtensionContext(extension, dispatch, builder.environment));
+      this.extensions =
+          HostExtensions.of(
+              HostExtensions.ordered(builder.extensions(), Set.copyOf(services.keySet())),
+              builder.configs);
+    } catch (IllegalArgumentException e) {
+      openTelemetry.close();
+      throw new ConfigException(e.getMessage());
+    }
+    Set<Class<?>> provided = new HashSet<>();
+    extensions.all().forEach(extension -> provided.addAll(extension.provides()));
+    try {
+      extensions.start(
+          new HostExtensions.Host() {
+            @Override
+            public HostContext context(HostExtension<?> extension, HostExtensions.Owned owned) {
+              return new ExtensionContext(
+                  extension, owned, provided, dispatch, builder.environment);
+            }
+
+            @Override
+            public Optional<JsonNode> section(String name) {
+              return config.sections().containsKey(name)
+                  ? Optional.of(config.section(name))
+                  : Optional.empty();
+            }
+          });
       // The built-in profiles with the extensions' rules, then the user's composed onto them.
       this.profiles = config.toolProfiles(ToolProfiles.withDenied(denied));
     } catch (RuntimeException | Error e) {
@@ -183,7 +208,7 @@ public final class Host implements AutoCloseable {
   }
 
   /** The extensions this host runs, in their start order. */
-  public List<HostExtension> extensions() {
+  public List<HostExtension<?>> extensions() {
     return extensions.all();
   }
 
@@ -227,13 +252,22 @@ public final class Host implements AutoCloseable {
 
   /** What a starting extension sees of this host. */
   private final class ExtensionContext implements HostContext {
-    private final HostExtension extension;
+    private final HostExtension<?> extension;
+    private final HostExtensions.Owned owned;
+    // The contracts some extension of this host provides: those need declaring to be looked up.
+    private final Set<Class<?>> provided;
     private final ToolDispatcher.Builder dispatch;
     private final Map<String, String> environment;
 
     ExtensionContext(
-        HostExtension extension, ToolDispatcher.Builder dispatch, Map<String, String> environment) {
+        HostExtension<?> extension,
+        HostExtensions.Owned owned,
+        Set<Class<?>> provided,
+        ToolDispatcher.Builder dispatch,
+        Map<String, String> environment) {
       this.extension = extension;
+      this.owned = owned;
+      this.provided = provided;
       this.dispatch = dispatch;
       this.environment = environment;
     }
@@ -295,16 +329,6 @@ public final class Host implements AutoCloseable {
     }
 
     @Override
-    public boolean configured() {
-      return config.sections().containsKey(extension.name());
-    }
-
-    @Override
-    public JsonNode config() {
-      return config.section(extension.name());
-    }
-
-    @Override
     public SectionReading reading() {
       List<String> names = new ArrayList<>();
       ToolProfiles.BUILT_IN.forEach(profile -> names.add(profile.name()));
@@ -330,12 +354,37 @@ public final class Host implements AutoCloseable {
 
     @Override
     public <T> void provide(Class<T> type, T service) {
+      if (!extension.provides().contains(type)) {
+        throw new IllegalArgumentException(
+            "Host extension '"
+                + extension.name()
+                + "' shares "
+                + type.getSimpleName()
+                + " but does not declare it among what it provides().");
+      }
       share(type, service, "Host extension '" + extension.name() + "'");
     }
 
     @Override
     public <T> Optional<T> service(Class<T> type) {
+      if (provided.contains(type)
+          && !extension.requires().contains(type)
+          && !extension.uses().contains(type)
+          && !extension.provides().contains(type)) {
+        throw new IllegalArgumentException(
+            "Host extension '"
+                + extension.name()
+                + "' looks up "
+                + type.getSimpleName()
+                + " but declares it neither in requires() nor in uses(), so nothing orders it"
+                + " after the extension that provides it.");
+      }
       return Host.this.service(type);
+    }
+
+    @Override
+    public <T extends AutoCloseable> T own(T resource) {
+      return owned.add(resource);
     }
   }
 
@@ -611,7 +660,9 @@ public final class Host implements AutoCloseable {
     private final List<SpanProcessor> spanProcessors = new ArrayList<>();
     private Duration headerTimeout = DEFAULT_HEADER_TIMEOUT;
     // By name, in the order given: the class path's first, then those added.
-    private final Map<String, HostExtension> extensions = new LinkedHashMap<>();
+    private final Map<String, HostExtension<?>> extensions = new LinkedHashMap<>();
+    // The configs made in code, by extension name: each typed by its extension when added.
+    private final Map<String, Object> configs = new LinkedHashMap<>();
     private final Map<Class<?>, Object> services = new LinkedHashMap<>();
     private final Map<String, String> secrets = new LinkedHashMap<>();
 
@@ -643,14 +694,26 @@ public final class Host implements AutoCloseable {
     }
 
     /**
-     * Adds a host extension, in place of one of the same name (one found on the class path, say: to
-     * configure it in code rather than by its config section). Extensions start by {@link
-     * HostExtension#order()}, those of one order in the order added, and close in reverse.
+     * Adds a host extension, in place of one of the same name (one found on the class path, say, to
+     * give it a resolver or a clock); it reads its section of the config. Extensions start after
+     * those whose contracts they require or use, otherwise in the order added, and close in
+     * reverse.
      */
-    public Builder extension(HostExtension extension) {
+    public Builder extension(HostExtension<?> extension) {
       Objects.requireNonNull(extension, "extension");
       extensions.remove(extension.name());
+      configs.remove(extension.name());
       extensions.put(extension.name(), extension);
+      return this;
+    }
+
+    /**
+     * Adds a host extension with its config made in code, in place of one of the same name and of
+     * its section in the config: the one way to configure an extension without a file.
+     */
+    public <C> Builder extension(HostExtension<C> extension, C config) {
+      extension(extension);
+      configs.put(extension.name(), Objects.requireNonNull(config, "config"));
       return this;
     }
 
@@ -658,8 +721,9 @@ public final class Host implements AutoCloseable {
      * Sets the host's extensions to exactly the given ones, in place of those found on the class
      * path; an empty list gives a host with no capability but its built-in guides.
      */
-    public Builder extensions(List<HostExtension> extensions) {
+    public Builder extensions(List<? extends HostExtension<?>> extensions) {
       this.extensions.clear();
+      this.configs.clear();
       extensions.forEach(this::extension);
       return this;
     }
@@ -684,7 +748,7 @@ public final class Host implements AutoCloseable {
       return this;
     }
 
-    private List<HostExtension> extensions() {
+    private List<HostExtension<?>> extensions() {
       return List.copyOf(extensions.values());
     }
 

@@ -39,7 +39,7 @@ import tools.jackson.databind.node.JsonNodeFactory;
  * @param telemetry what traces record
  * @param profiles the user's tool profiles, in file order; the built-in ones always exist besides
  * @param sections the sections of host extensions, by extension name, each checked against its
- *     extension's schema and by the extension (see {@link HostExtension#check})
+ *     extension's schema and by the extension (see {@link HostExtension#read})
  * @param directory the directory of the config file, which relative paths in sections are resolved
  *     against; the empty path (the working directory) for a config not read from a file
  */
@@ -90,7 +90,7 @@ public record HostConfig(
    *
    * @throws ConfigException as {@link #load(Path)} does
    */
-  public static HostConfig load(Path file, List<HostExtension> extensions) {
+  public static HostConfig load(Path file, List<HostExtension<?>> extensions) {
     return new ConfigReader(extensions).read(file);
   }
 

@@ -15,12 +15,15 @@ import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.core.spi.HostExtensionException;
 import dev.toolhost.core.spi.ReadyHost;
 import dev.toolhost.core.spi.Route;
+import dev.toolhost.core.spi.SectionReading;
 import dev.toolhost.memory.WorkingMemory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -52,8 +55,11 @@ class HostExtensionTest {
   }
 
   /** The smallest real extension: a weather capability with its own config section. */
-  static final class WeatherExtension implements HostExtension {
+  static final class WeatherExtension implements HostExtension<WeatherExtension.Weather> {
     final List<String> readyWith = new ArrayList<>();
+
+    /** The section: the city and the units. */
+    record Weather(String city, String units) {}
 
     @Override
     public String name() {
@@ -71,10 +77,22 @@ class HostExtensionTest {
           """);
     }
 
+    /** Its answers are kept in working memory, another extension's contract. */
     @Override
-    public void start(HostContext host) {
-      String city = host.config().path("city").asString("Lyon");
-      String units = host.config().path("units").asString("metric");
+    public Set<Class<?>> requires() {
+      return Set.of(WorkingMemory.class);
+    }
+
+    @Override
+    public Weather read(JsonNode section, SectionReading reading) {
+      return new Weather(
+          section.path("city").asString("Lyon"), section.path("units").asString("metric"));
+    }
+
+    @Override
+    public void start(HostContext host, Optional<Weather> config) {
+      String city = config.map(Weather::city).orElse("Lyon");
+      String units = config.map(Weather::units).orElse("metric");
       host.registry()
           .register(
               ExecutableTool.of(
@@ -260,7 +278,7 @@ class HostExtensionTest {
   }
 
   /** An extension that opens a thread and a child process, and records its close. */
-  static final class Resourceful implements HostExtension {
+  static final class Resourceful implements HostExtension<Void> {
     private final String name;
     private final List<String> closed;
     private Thread thread;
@@ -277,7 +295,12 @@ class HostExtensionTest {
     }
 
     @Override
-    public void start(HostContext host) throws Exception {
+    public Void read(JsonNode section, SectionReading reading) {
+      return null;
+    }
+
+    @Override
+    public void start(HostContext host, Optional<Void> config) throws Exception {
       thread =
           Thread.ofPlatform()
               .name("test-extension-" + name)
@@ -307,19 +330,74 @@ class HostExtensionTest {
   }
 
   @Test
+  void anExtensionWhoseRequiredContractNoExtensionProvidesStopsTheHostBeforeAnythingOpens() {
+    List<String> closed = new CopyOnWriteArrayList<>();
+    Resourceful first = new Resourceful("first", closed);
+
+    assertThatThrownBy(
+            () ->
+                Host.builder(HostConfig.defaults())
+                    .environment(Map.of())
+                    .extensions(List.of(first, new WeatherExtension()))
+                    .build())
+        .isInstanceOf(ConfigException.class)
+        .hasMessageStartingWith(
+            "Host extension 'weather' requires WorkingMemory, which no extension of this host"
+                + " provides");
+    assertThat(first.thread).isNull();
+  }
+
+  @Test
+  void anExtensionThatLooksUpAContractItDidNotDeclareIsToldWhichAndWhy() {
+    HostExtension<Void> undeclared =
+        new HostExtension<>() {
+          @Override
+          public String name() {
+            return "undeclared";
+          }
+
+          @Override
+          public Void read(JsonNode section, SectionReading reading) {
+            return null;
+          }
+
+          @Override
+          public void start(HostContext host, Optional<Void> config) {
+            host.service(WorkingMemory.class);
+          }
+        };
+
+    assertThatThrownBy(
+            () ->
+                Host.builder(HostConfig.defaults())
+                    .environment(Map.of())
+                    .extension(undeclared)
+                    .build())
+        .isInstanceOf(HostExtensionException.class)
+        .hasMessageContaining(
+            "'undeclared' looks up WorkingMemory but declares it neither in requires() nor in"
+                + " uses()");
+  }
+
+  @Test
   void whenTheThirdExtensionFailsToStartTheFirstTwoAreClosedInReverseWithNothingLeftRunning() {
     List<String> closed = new CopyOnWriteArrayList<>();
     Resourceful first = new Resourceful("first", closed);
     Resourceful second = new Resourceful("second", closed);
-    HostExtension third =
-        new HostExtension() {
+    HostExtension<Void> third =
+        new HostExtension<>() {
           @Override
           public String name() {
             return "third";
           }
 
           @Override
-          public void start(HostContext host) {
+          public Void read(JsonNode section, SectionReading reading) {
+            return null;
+          }
+
+          @Override
+          public void start(HostContext host, Optional<Void> config) {
             throw new IllegalStateException("port 9 is taken");
           }
         };

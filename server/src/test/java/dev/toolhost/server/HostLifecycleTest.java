@@ -7,6 +7,7 @@ import dev.toolhost.core.spi.HostContext;
 import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.core.spi.HostExtensionException;
 import dev.toolhost.core.spi.ReadyHost;
+import dev.toolhost.core.spi.SectionReading;
 import dev.toolhost.mcp.McpConfig;
 import dev.toolhost.mcp.McpExtension;
 import dev.toolhost.mcp.McpServerConfig;
@@ -18,6 +19,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.LongSupplier;
 import org.junit.jupiter.api.Test;
@@ -36,15 +38,26 @@ class HostLifecycleTest {
   private static final String MARKER = "mcp-server-everything";
 
   /** An extension as it is, with its start and close noted in a shared log. */
-  private record Logged(HostExtension extension, List<String> log) implements HostExtension {
+  private record Logged<C>(HostExtension<C> extension, List<String> log)
+      implements HostExtension<C> {
     @Override
     public String name() {
       return extension.name();
     }
 
     @Override
-    public int order() {
-      return extension.order();
+    public Set<Class<?>> provides() {
+      return extension.provides();
+    }
+
+    @Override
+    public Set<Class<?>> requires() {
+      return extension.requires();
+    }
+
+    @Override
+    public Set<Class<?>> uses() {
+      return extension.uses();
     }
 
     @Override
@@ -53,8 +66,13 @@ class HostLifecycleTest {
     }
 
     @Override
-    public void start(HostContext host) throws Exception {
-      extension.start(host);
+    public C read(JsonNode section, SectionReading reading) {
+      return extension.read(section, reading);
+    }
+
+    @Override
+    public void start(HostContext host, Optional<C> config) throws Exception {
+      extension.start(host, config);
       log.add("started " + name());
     }
 
@@ -76,37 +94,22 @@ class HostLifecycleTest {
     LongSupplier redisClients = HostLifecycleTest::redisClients;
     long clientsBefore = redisClients.getAsLong();
     List<String> log = new CopyOnWriteArrayList<>();
-    HostExtension memory =
-        new Logged(
-            new WorkingMemoryExtension(
-                MemoryConfig.redis(MemoryConfig.DEFAULT_REDIS_URI, "toolhost-test:lifecycle:")),
-            log);
-    HostExtension mcp =
-        new Logged(
-            new McpExtension(
-                McpConfig.of(
-                    List.of(
-                        new McpServerConfig(
-                            "everything",
-                            new McpServerConfig.Stdio(
-                                NpmPackages.bin(MARKER), List.of("stdio"), Map.of(), List.of()),
-                            Optional.empty(),
-                            Duration.ofSeconds(30))))),
-            log);
-    HostExtension broken =
-        new HostExtension() {
+    Logged<MemoryConfig> memory = new Logged<>(new WorkingMemoryExtension(), log);
+    Logged<McpConfig> mcp = new Logged<>(new McpExtension(), log);
+    HostExtension<Void> broken =
+        new HostExtension<>() {
           @Override
           public String name() {
             return "broken";
           }
 
           @Override
-          public int order() {
-            return 350;
+          public Void read(JsonNode section, SectionReading reading) {
+            return null;
           }
 
           @Override
-          public void start(HostContext host) {
+          public void start(HostContext host, Optional<Void> config) {
             // By now the first two hold a Redis connection pool and a running MCP server.
             assertThat(TestProcesses.aliveDescendants(MARKER)).isPositive();
             throw new IllegalStateException("port 9 is taken");
@@ -117,7 +120,25 @@ class HostLifecycleTest {
             () ->
                 Host.builder(HostConfig.defaults())
                     .environment(Map.of())
-                    .extensions(List.of(memory, mcp, broken))
+                    .extensions(List.of())
+                    .extension(
+                        memory,
+                        MemoryConfig.redis(
+                            MemoryConfig.DEFAULT_REDIS_URI, "toolhost-test:lifecycle:"))
+                    .extension(
+                        mcp,
+                        McpConfig.of(
+                            List.of(
+                                new McpServerConfig(
+                                    "everything",
+                                    new McpServerConfig.Stdio(
+                                        NpmPackages.bin(MARKER),
+                                        List.of("stdio"),
+                                        Map.of(),
+                                        List.of()),
+                                    Optional.empty(),
+                                    Duration.ofSeconds(30)))))
+                    .extension(broken)
                     .build())
         .isInstanceOf(HostExtensionException.class)
         .hasMessageContaining("'broken' failed to start: port 9 is taken");

@@ -133,7 +133,7 @@ class MemoryConfigTest {
         MemoryConfig.redis(URI.create("redis://ana:s3cret@127.0.0.1:1"), "unused:");
 
     assertThatThrownBy(
-            () -> Host.builder(config).extension(new WorkingMemoryExtension(memory)).build())
+            () -> Host.builder(config).extension(new WorkingMemoryExtension(), memory).build())
         .isInstanceOf(ConfigException.class)
         .hasMessageStartingWith(
             "Cannot reach the Redis working memory at redis://ana:***@127.0.0.1:1 (memory.redis_uri):")
@@ -146,7 +146,9 @@ class MemoryConfigTest {
         MemoryConfig.redis(MemoryConfig.DEFAULT_REDIS_URI, "toolhost-test:unused:");
 
     try (Host host =
-        Host.builder(HostConfig.defaults()).extension(new WorkingMemoryExtension(memory)).build()) {
+        Host.builder(HostConfig.defaults())
+            .extension(new WorkingMemoryExtension(), memory)
+            .build()) {
       WorkingMemory working = host.service(WorkingMemory.class).orElseThrow();
       assertThat(working).isInstanceOf(RedisWorkingMemory.class);
       assertThat(working.list("")).isEmpty();

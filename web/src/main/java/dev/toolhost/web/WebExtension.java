@@ -7,6 +7,7 @@ import dev.toolhost.core.spi.SectionReading;
 import dev.toolhost.memory.WorkingMemory;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.databind.JsonNode;
@@ -23,30 +24,25 @@ import tools.jackson.databind.JsonNode;
  * search provider and GitHub's API by a second one that also opens the hosts of their configured
  * URLs, which an operator chose, so that a model cannot reach those through {@code web_browse}
  * unless the policy opens them too. Keys come from the environment variables the section names and
- * never appear in any output. Found by {@link java.util.ServiceLoader}; made with a {@link
- * WebConfig}, it uses that one, and with an {@link OutboundHttp.Lookup}, it resolves names with it.
+ * never appear in any output. Found by {@link java.util.ServiceLoader}; made with an {@link
+ * OutboundHttp.Lookup}, it resolves names with it.
  */
-public final class WebExtension implements HostExtension {
+public final class WebExtension implements HostExtension<WebConfig> {
 
   /** The extension's name and config key. */
   public static final String NAME = "web";
 
   private static final Logger LOG = LoggerFactory.getLogger(WebExtension.class);
 
-  private final Optional<WebConfig> given;
   private final OutboundHttp.Lookup lookup;
-  private OutboundHttp pages;
-  private OutboundHttp apis;
 
-  /** The extension reading the host's {@code web:} section. */
+  /** The extension resolving names with the system's resolver. */
   public WebExtension() {
-    this.given = Optional.empty();
-    this.lookup = OutboundHttp.Lookup.system();
+    this(OutboundHttp.Lookup.system());
   }
 
-  /** The extension with the given config and resolver, whatever the host's config file says. */
-  public WebExtension(WebConfig config, OutboundHttp.Lookup lookup) {
-    this.given = Optional.of(Objects.requireNonNull(config, "config"));
+  /** The extension resolving names with the given resolver (a test's fixed addresses). */
+  public WebExtension(OutboundHttp.Lookup lookup) {
     this.lookup = Objects.requireNonNull(lookup, "lookup");
   }
 
@@ -56,9 +52,14 @@ public final class WebExtension implements HostExtension {
   }
 
   @Override
-  public int order() {
-    // After working memory (100), which large pages are chunked into.
-    return 150;
+  public Set<Class<?>> provides() {
+    return Set.of(OutboundHttp.class);
+  }
+
+  /** Large pages are chunked into working memory. */
+  @Override
+  public Set<Class<?>> uses() {
+    return Set.of(WorkingMemory.class);
   }
 
   @Override
@@ -67,64 +68,44 @@ public final class WebExtension implements HostExtension {
   }
 
   @Override
-  public void check(JsonNode section, SectionReading reading) {
-    WebConfig.read(section, reading);
+  public WebConfig read(JsonNode section, SectionReading reading) {
+    return WebConfig.read(section, reading);
   }
 
   @Override
-  public void start(HostContext host) {
-    if (given.isEmpty() && !host.configured()) {
+  public void start(HostContext host, Optional<WebConfig> section) {
+    if (section.isEmpty()) {
       return;
     }
-    WebConfig config = given.orElseGet(() -> ConfigSections.read(this, host, WebConfig::read));
+    WebConfig config = section.get();
     OutboundPolicy apiPolicy = config.outbound().allowingHost(config.github().apiUrl().getHost());
     if (config.search().isPresent()) {
       apiPolicy = apiPolicy.allowingHost(config.search().get().url().getHost());
     }
-    pages = OutboundHttp.start(config.outbound(), lookup);
-    try {
-      apis = OutboundHttp.start(apiPolicy, lookup);
-      Optional<WebSearch> search =
-          config
-              .search()
-              .map(
-                  s -> {
-                    Optional<String> key =
-                        Optional.ofNullable(host.environment().get(s.apiKeyEnv()));
-                    if (s.provider() == WebConfig.Provider.BRAVE && key.isEmpty()) {
-                      LOG.warn(
-                          "web_search uses Brave Search, but {} is not set: searches will fail"
-                              + " until it is",
-                          s.apiKeyEnv());
-                    }
-                    return new WebSearch(s, apis, key);
-                  });
-      Optional<String> token =
-          config.github().tokenEnv().map(variable -> host.environment().get(variable));
-      WebTools tools =
-          new WebTools(config, pages, apis, search, token, host.service(WorkingMemory.class));
-      host.provide(OutboundHttp.class, pages);
-      if (host.builtin(NAME)) {
-        host.registry().registerAll(tools.tools());
-        host.guide(WebTools.GUIDE);
-      }
-    } catch (RuntimeException e) {
-      // A start that throws is not closed by the host: what it opened, it closes.
-      close();
-      throw e;
-    }
-  }
-
-  @Override
-  public void close() {
-    try {
-      if (apis != null) {
-        apis.close();
-      }
-    } finally {
-      if (pages != null) {
-        pages.close();
-      }
+    OutboundHttp pages = host.own(OutboundHttp.start(config.outbound(), lookup));
+    OutboundHttp apis = host.own(OutboundHttp.start(apiPolicy, lookup));
+    Optional<WebSearch> search =
+        config
+            .search()
+            .map(
+                s -> {
+                  Optional<String> key = Optional.ofNullable(host.environment().get(s.apiKeyEnv()));
+                  if (s.provider() == WebConfig.Provider.BRAVE && key.isEmpty()) {
+                    LOG.warn(
+                        "web_search uses Brave Search, but {} is not set: searches will fail"
+                            + " until it is",
+                        s.apiKeyEnv());
+                  }
+                  return new WebSearch(s, apis, key);
+                });
+    Optional<String> token =
+        config.github().tokenEnv().map(variable -> host.environment().get(variable));
+    WebTools tools =
+        new WebTools(config, pages, apis, search, token, host.service(WorkingMemory.class));
+    host.provide(OutboundHttp.class, pages);
+    if (host.builtin(NAME)) {
+      host.registry().registerAll(tools.tools());
+      host.guide(WebTools.GUIDE);
     }
   }
 }

@@ -12,7 +12,7 @@ import tools.jackson.databind.JsonNode;
  * Config problems are the problems found while reading one config file, each message placed at the
  * line and column of the value or key it is about.
  *
- * <p>Host extensions add to it while they check their sections ({@link HostExtension#check}), and
+ * <p>Host extensions add to it while they check their sections ({@link HostExtension#read}), and
  * the host's own sections do too, so that one reading reports every problem of the file at once; a
  * file the config names (a tool descriptor file, say) adds its problems to the same list through
  * {@link #in}, placed in that file. Not thread-safe: one reading, one thread.

@@ -27,7 +27,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.BiFunction;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JsonNode;
@@ -109,24 +108,6 @@ public final class ConfigSections {
       throw new ConfigException(
           "'" + name + "': " + e.getOriginalMessage().lines().findFirst().orElse("invalid"));
     }
-  }
-
-  /**
-   * Reads an extension's section while the extension starts: checks it against the extension's
-   * schema, then reads it with the given reader, and throws every problem found at once. For a
-   * section that a config file held, this finds nothing the file's reading did not; for one made in
-   * code, it is the only check.
-   *
-   * @throws ConfigException listing every problem of the section
-   */
-  public static <T> T read(
-      HostExtension extension, HostContext host, BiFunction<JsonNode, SectionReading, T> reader) {
-    SectionReading reading = host.reading();
-    JsonNode section = host.config();
-    check(extension.name(), extension.configSchema(), section, reading.problems());
-    T read = reading.problems().count() == 0 ? reader.apply(section, reading) : null;
-    reading.problems().throwIfAny();
-    return read;
   }
 
   /** Adds a problem for every way the section breaks its extension's schema. */

@@ -7,16 +7,15 @@ import dev.toolhost.core.ToolInterceptor;
 import dev.toolhost.core.ToolRegistry;
 import java.util.Map;
 import java.util.Optional;
-import tools.jackson.databind.JsonNode;
 
 /**
  * The host context is what a starting extension sees of its host: the registry to put its tools in,
  * the guides, the dispatch chain's stages, the HTTP routes, its own config section, and the
  * services other extensions share.
  *
- * <p>Services are keyed by type: the working memory extension provides its {@code WorkingMemory},
- * and an extension started after it finds it there. Thread-confined: an extension uses it only
- * while its {@link HostExtension#start} runs.
+ * <p>Services are keyed by contract type: the working memory extension provides its {@code
+ * WorkingMemory}, and an extension that declares it finds it there. Thread-confined: an extension
+ * uses it only while its {@link HostExtension#start} runs.
  */
 public interface HostContext {
 
@@ -58,16 +57,9 @@ public interface HostContext {
    */
   void denyTools(String profile, String... tools);
 
-  /** Whether the config holds the extension's section (one with no value counts as absent). */
-  boolean configured();
-
-  /** The extension's config section; an empty object when the config has none. */
-  JsonNode config();
-
   /**
-   * A reading of the extension's section for {@link ConfigSections#read}: its problems placed at
-   * the config (the file's reading placed them at their lines already), the config file's
-   * directory, and the host's profile names.
+   * A reading of the extension's section: its problems placed at the config (the file's reading
+   * placed them at their lines already), the config file's directory, and the host's profile names.
    */
   SectionReading reading();
 
@@ -83,10 +75,24 @@ public interface HostContext {
   /**
    * Shares a service with the extensions started after this one.
    *
-   * @throws IllegalArgumentException when a service of that type is already shared
+   * @throws IllegalArgumentException when a service of that type is already shared, or the
+   *     extension does not declare the type among what it {@link HostExtension#provides}
    */
   <T> void provide(Class<T> type, T service);
 
-  /** The service of that type an extension started earlier shares, if any. */
+  /**
+   * The service of that type the host or an extension started earlier shares, if any.
+   *
+   * @throws IllegalArgumentException when an extension provides the type but this one declares it
+   *     neither among what it {@link HostExtension#requires} nor what it {@link HostExtension#uses}
+   */
   <T> Optional<T> service(Class<T> type);
+
+  /**
+   * Gives the host a resource this start opened, to close after the extension's own {@link
+   * HostExtension#close}, or at once when the start throws: in reverse order of giving, every time.
+   *
+   * @return the resource
+   */
+  <T extends AutoCloseable> T own(T resource);
 }

@@ -5,7 +5,7 @@ import java.util.List;
 
 /**
  * A section reading is what an extension is given while its config section is checked ({@link
- * HostExtension#check}): where to report problems, the directory relative paths in the section are
+ * HostExtension#read}): where to report problems, the directory relative paths in the section are
  * resolved against, and the names a profile key may take.
  *
  * @param problems the file's problems, each placed by the JSON pointer of its key or value; the
