@@ -146,8 +146,7 @@ public final class A2aExtension implements HostExtension<A2aConfig> {
       host.own(firstFetch::interrupt);
     }
     if (config.server().isPresent()) {
-      A2aServer server =
-          host.own(new A2aServer(config.server().get(), this::published, this::run));
+      A2aServer server = host.own(new A2aServer(config.server().get(), this::published, this::run));
       for (Route route : server.routes()) {
         host.route(route);
       }

@@ -37,7 +37,6 @@ public final class BrowserExtension implements HostExtension<BrowserConfig> {
   /** The extension's name and config key. */
   public static final String NAME = "browser";
 
-
   /** The extension reading the host's {@code browser:} section. */
   public BrowserExtension() {}
 

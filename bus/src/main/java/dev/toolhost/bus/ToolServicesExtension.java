@@ -1,7 +1,6 @@
 package dev.toolhost.bus;
 
 import dev.toolhost.core.spi.ConfigException;
-
 import dev.toolhost.core.spi.HostContext;
 import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.core.spi.SectionReading;

@@ -133,8 +133,7 @@ public record LongTermMemoryConfig(
     public Postgres withPasswordFrom(java.util.Map<String, String> environment) {
       return passwordEnv.isEmpty()
           ? this
-          : new Postgres(
-              url, user, passwordEnv.map(environment::get), tablePrefix, passwordEnv);
+          : new Postgres(url, user, passwordEnv.map(environment::get), tablePrefix, passwordEnv);
     }
 
     /** The password's variable is resolved where the host starts, not here. */

@@ -93,7 +93,9 @@ public final class LongTermMemoryExtension implements HostExtension<LongTermMemo
         section
             .get()
             .postgres()
-            .map(postgres -> section.get().withPostgres(postgres.withPasswordFrom(host.environment())))
+            .map(
+                postgres ->
+                    section.get().withPostgres(postgres.withPasswordFrom(host.environment())))
             .orElse(section.get());
     Embedder embedder =
         host.own(givenEmbedder.orElseGet(() -> embedder(config, host.environment())));

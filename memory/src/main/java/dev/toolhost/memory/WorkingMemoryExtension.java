@@ -17,8 +17,8 @@ import tools.jackson.databind.JsonNode;
  * builtin:memory}) and their guide and chunks every result longer than the caller's model's
  * threshold into it at the {@link DispatchStage#RESULT_SHAPING result shaping} stage.
  *
- * <p>Found by {@link java.util.ServiceLoader}; without a section, in-process memory with the default
- * chunking.
+ * <p>Found by {@link java.util.ServiceLoader}; without a section, in-process memory with the
+ * default chunking.
  */
 public final class WorkingMemoryExtension implements HostExtension<MemoryConfig> {
 
