@@ -1,6 +1,7 @@
 package dev.toolhost.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.toolhost.core.ErrorCode;
 import dev.toolhost.core.MethodTools;
@@ -331,9 +332,7 @@ class AgentLoopTest {
                                   }
                                 })));
     server.takeRequest();
-    while (text.isEmpty()) {
-      Thread.sleep(10);
-    }
+    await().atMost(Duration.ofSeconds(10)).until(() -> !text.isEmpty());
 
     turn.interrupt();
     turn.join(Duration.ofSeconds(5));

@@ -18,6 +18,8 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -460,18 +462,27 @@ class ModelClientTest {
     server.enqueue(
         ScriptedReply.stream().text("slow").pause(Duration.ofSeconds(30)).done().build());
     List<Throwable> thrown = new ArrayList<>();
+    CountDownLatch streaming = new CountDownLatch(1);
+    ModelListener listener =
+        new ModelListener() {
+          @Override
+          public void onText(String delta) {
+            streaming.countDown();
+          }
+        };
     Thread caller =
         Thread.ofVirtual()
             .start(
                 () -> {
                   try {
-                    client.complete(request(true), ModelListener.NONE);
+                    client.complete(request(true), listener);
                   } catch (Throwable e) {
                     thrown.add(e);
                   }
                 });
     server.takeRequest();
-    Thread.sleep(200);
+    // The first chunk is in: the caller now waits on the stream's pause.
+    assertThat(streaming.await(10, TimeUnit.SECONDS)).isTrue();
 
     caller.interrupt();
     caller.join(Duration.ofSeconds(5));

@@ -60,7 +60,8 @@ class BrowserLifecycleTest {
       Thread pending =
           Thread.ofVirtual()
               .start(() -> web.call("a", "action", "navigate", "url", web.pages.url("/slow")));
-      Thread.sleep(500);
+      // The page's image is asked for and never answered: the call is waiting on it.
+      await().atMost(Duration.ofSeconds(10)).until(() -> web.pages.requests.contains("/never"));
       web.browsers.close();
       pending.join(Duration.ofSeconds(20));
       assertThat(pending.isAlive()).isFalse();

@@ -1,6 +1,7 @@
 package dev.toolhost.browser;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.web.OutboundHttp;
@@ -13,6 +14,7 @@ import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -97,7 +99,16 @@ class BrowserProxyTest {
             "navigate",
             "url",
             web.pages.url("/image?src=" + java.net.URLEncoder.encode(image, "UTF-8"))));
-    Thread.sleep(500);
+    // The image is complete once its load has ended, here in failure: no request for it is to come.
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> ok(web.call(s, "action", "evaluate", "script", "document.images[0].complete")),
+            result -> result.text().equals("true"));
+    assertThat(
+            ok(web.call(s, "action", "evaluate", "script", "document.images[0].naturalWidth"))
+                .text())
+        .isEqualTo("0");
     assertThat(web.internal.requests).isEmpty();
     assertThat(rebindLookups.get()).as("the name was looked up after it rebound").isGreaterThan(1);
   }

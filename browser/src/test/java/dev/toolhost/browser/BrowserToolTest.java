@@ -2,11 +2,13 @@ package dev.toolhost.browser;
 
 import static dev.toolhost.browser.BrowserFixture.ref;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.toolhost.core.ErrorCode;
 import dev.toolhost.core.ToolResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -174,7 +176,16 @@ class BrowserToolTest {
     String s = session();
     web.internal.requests.clear();
     ok(web.call(s, "action", "navigate", "url", web.pages.url("/socket")));
-    Thread.sleep(1000);
+    // The socket has come to an end that nothing follows: never made (the stub threw, leaving the
+    // page's binding uninitialised), or closed (refused on its way out).
+    String probe =
+        "(() => { try { return ws.readyState === 3 ? 'closed' : 'pending'; }"
+            + " catch (e) { return 'never made'; } })()";
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> ok(web.call(s, "action", "evaluate", "script", probe)).text(),
+            state -> !state.contains("pending"));
     assertThat(ok(web.call(s, "action", "content")).text()).doesNotContain("open");
     assertThat(web.internal.requests).isEmpty();
   }

@@ -2,6 +2,7 @@ package dev.toolhost.bus;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -10,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -49,19 +51,33 @@ public abstract class MessageBusContractTest {
 
   // Messages that expired in this test's queues reach the shared dead-letter queue (the broker
   // names their first queue in x-first-death-queue); take them back so the broker is left as it
-  // was found. Other dead letters stay unsettled, so the broker keeps them.
+  // was found. Other dead letters stay unsettled, so the broker keeps them. A sentinel
+  // dead-lettered last comes after every letter already there: once it is taken, so are they.
   private void takeBackOwnDeadLetters() throws InterruptedException {
-    Subscription drain =
+    if (queues.isEmpty()) {
+      return;
+    }
+    String own = queue();
+    String sentinel = "{\"sentinel\":\"" + UUID.randomUUID() + "\"}";
+    CountDownLatch taken = new CountDownLatch(1);
+    try (Subscription drain =
         bus.consume(
             MessageBus.DEAD_LETTER_QUEUE,
             100,
             d -> {
-              if (queues.contains(d.message().headers().getOrDefault("x-first-death-queue", ""))) {
+              if (d.message().body().equals(sentinel)) {
+                d.ack();
+                taken.countDown();
+              } else if (queues.contains(
+                  d.message().headers().getOrDefault("x-first-death-queue", ""))) {
                 d.ack();
               }
-            });
-    Thread.sleep(200);
-    drain.close();
+            })) {
+      try (Subscription last = bus.consume(own, 1, d -> d.deadLetter("sentinel"))) {
+        bus.send(own, Message.of(sentinel));
+        assertThat(taken.await(10, TimeUnit.SECONDS)).as("the sentinel came back").isTrue();
+      }
+    }
   }
 
   protected String queue() {
@@ -221,13 +237,21 @@ public abstract class MessageBusContractTest {
   @Test
   void anExpiredMessageIsNotDelivered() throws Exception {
     String queue = queue();
-    bus.send(queue, Message.of("{\"late\":true}").withExpiration(Instant.now().plusMillis(50)));
+    Instant expiration = Instant.now().plusMillis(50);
+    bus.send(queue, Message.of("{\"late\":true}").withExpiration(expiration));
     bus.send(queue, Message.of("{\"late\":false}"));
-    Thread.sleep(200);
+    // The message's life running out is the point: a consumer comes once it has. A broker starts
+    // that life when it has the message, a moment after the expiration was turned into a TTL,
+    // hence the margin.
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> Instant.now().isAfter(expiration.plusMillis(150)));
     LinkedBlockingQueue<Delivery> got = new LinkedBlockingQueue<>();
     track(bus.consume(queue, 10, got::add));
     assertThat(poll(got).body()).isEqualTo("{\"late\":false}");
-    assertThat(got.poll(300, TimeUnit.MILLISECONDS)).isNull();
+    // A message sent last arrives next: the expired one did not come in between.
+    bus.send(queue, Message.of("{\"last\":true}"));
+    assertThat(poll(got).body()).isEqualTo("{\"last\":true}");
   }
 
   @Test
@@ -356,8 +380,16 @@ public abstract class MessageBusContractTest {
     Delivery late = got.poll(10, TimeUnit.SECONDS);
     bus.reply(late.message(), Message.of("{\"late\":true}"));
     late.ack();
-    Thread.sleep(200);
-    assertThat(replies.next(Instant.now().plusMillis(100))).isEmpty();
+    // Replies reach this bus on one queue, in order: once a reply sent after the late one has
+    // arrived, the late one has been dealt with.
+    try (Replies after = bus.request(queue, Message.of("{}"), Instant.now().plusSeconds(10))) {
+      Delivery next = got.poll(10, TimeUnit.SECONDS);
+      bus.reply(next.message(), Message.of("{\"after\":true}"));
+      next.ack();
+      assertThat(after.next(Instant.now().plusSeconds(10)).orElseThrow().body())
+          .isEqualTo("{\"after\":true}");
+    }
+    assertThat(replies.next(Instant.now())).isEmpty();
   }
 
   protected static void waitFor(java.util.function.BooleanSupplier condition) {

@@ -61,6 +61,7 @@ public abstract class RemotePathContractTest {
   /** Tools a test worker hosts; counts how often each ran. */
   public static final class Sample {
     public final AtomicInteger runs = new AtomicInteger();
+    public final AtomicInteger slowRunsEnded = new AtomicInteger();
 
     @Tool(
         description = "Echoes the text.",
@@ -77,7 +78,11 @@ public abstract class RemotePathContractTest {
     public String slow(@Param(description = "How long, in ms.") int millis)
         throws InterruptedException {
       runs.incrementAndGet();
-      Thread.sleep(millis);
+      try {
+        Thread.sleep(millis);
+      } finally {
+        slowRunsEnded.incrementAndGet();
+      }
       return "slept " + millis;
     }
 
@@ -320,7 +325,9 @@ public abstract class RemotePathContractTest {
     waitFor(() -> registry.find("slow").isPresent());
     ToolResult result = call("slow", "{\"millis\":1000}", Duration.ofMillis(300));
     assertThat(((ToolResult.Failure) result).error().code()).isEqualTo(ErrorCode.TIMEOUT);
-    Thread.sleep(1500);
+    // A second run would start while the first still runs (after it, the result is in the store):
+    // once the first has ended, there was none.
+    await().atMost(Duration.ofSeconds(10)).until(() -> sample.slowRunsEnded.get() == 1);
     assertThat(sample.runs).hasValue(1);
     assertThat(call("echo", "{\"text\":\"after\"}", Duration.ofSeconds(10)).text())
         .isEqualTo("echo: after");
@@ -813,10 +820,22 @@ public abstract class RemotePathContractTest {
     waitForSample();
     ToolCall late =
         ToolCall.of("echo", "{\"text\":\"late\"}").withDeadline(Instant.now().minusSeconds(1));
-    host.send(ToolWorker.queue(group), Message.of(new InvokeRequest(late).toJson()));
+    // The worker answers the late request without running it; the answer is the positive sign
+    // that it was dealt with.
+    try (Replies replies =
+        host.request(
+            ToolWorker.queue(group),
+            Message.of(new InvokeRequest(late).toJson()),
+            Instant.now().plusSeconds(10))) {
+      ToolResult answer =
+          InvokeReply.parse(replies.next(Instant.now().plusSeconds(10)).orElseThrow().body())
+              .result();
+      assertThat(((ToolResult.Failure) answer).error().code()).isEqualTo(ErrorCode.TIMEOUT);
+      assertThat(answer.text()).contains("was not run");
+    }
+    assertThat(sample.runs).hasValue(0);
     assertThat(call("echo", "{\"text\":\"now\"}", Duration.ofSeconds(10)).text())
         .isEqualTo("echo: now");
-    Thread.sleep(200);
     assertThat(sample.runs).hasValue(1);
   }
 

@@ -117,7 +117,12 @@ class EverythingServerTest {
                   call(
                       "everything_trigger-long-running-operation",
                       "{\"duration\": 3, \"steps\": 3}"));
-      Thread.sleep(1000);
+      // The server's first progress notice: the operation runs there now, with steps to go.
+      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+      while (progress.isEmpty()) {
+        assertThat(System.nanoTime()).as("a progress notice within 20 s").isLessThan(until);
+        Thread.sleep(20);
+      }
       assertThat(TestProcesses.killDescendants(MARKER)).isPositive();
 
       ToolResult result = running.get(60, TimeUnit.SECONDS);

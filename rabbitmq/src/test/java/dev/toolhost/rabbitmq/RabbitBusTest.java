@@ -23,6 +23,7 @@ import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -75,15 +76,24 @@ class RabbitBusTest extends MessageBusContractTest {
       await().atMost(Duration.ofSeconds(10)).until(() -> tooLarge.size() == 1);
       assertThat(tooLarge).containsExactly(2002L);
       assertThat(small.consumerCount(queue)).isEqualTo(1);
+      // A sentinel sent last and dead-lettered by the consumer comes after any second delivery or
+      // second dead letter of the large message, in the queue and in the dead-letter queue.
+      bus.send(queue, Message.of("{\"sentinel\":true}").withHeaders(Map.of("marker", marker)));
+      Delivery sentinel = got.poll(10, TimeUnit.SECONDS);
+      assertThat(sentinel.message().body()).isEqualTo("{\"sentinel\":true}");
+      sentinel.deadLetter("sentinel");
       assertThat(takeDeadLettered(marker)).isEqualTo(1);
-      assertThat(got.poll(300, TimeUnit.MILLISECONDS)).isNull();
+      assertThat(tooLarge).containsExactly(2002L);
+      assertThat(got).isEmpty();
       consuming.close();
     }
   }
 
-  // Takes this test's letters off the shared dead-letter queue; others' go back to it.
-  private int takeDeadLettered(String marker) throws InterruptedException {
+  // Takes this test's letters off the shared dead-letter queue, up to its sentinel, and counts
+  // the others; others' letters go back to it.
+  private int takeDeadLettered(String marker) {
     AtomicInteger taken = new AtomicInteger();
+    AtomicBoolean sentinel = new AtomicBoolean();
     try (Subscription dead =
         bus.consume(
             MessageBus.DEAD_LETTER_QUEUE,
@@ -91,11 +101,14 @@ class RabbitBusTest extends MessageBusContractTest {
             delivery -> {
               if (marker.equals(delivery.message().headers().get("marker"))) {
                 delivery.ack();
-                taken.incrementAndGet();
+                if (delivery.message().body().equals("{\"sentinel\":true}")) {
+                  sentinel.set(true);
+                } else {
+                  taken.incrementAndGet();
+                }
               }
             })) {
-      await().atMost(Duration.ofSeconds(10)).until(() -> taken.get() >= 1);
-      Thread.sleep(300);
+      await().atMost(Duration.ofSeconds(10)).untilTrue(sentinel);
     }
     return taken.get();
   }

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -83,6 +84,31 @@ class TaskSchedulerTest {
         MORNING);
   }
 
+  /**
+   * A one-time task pinned to the second given: when it has fired, every poll before it has been
+   * made, so a task that those polls would wrongly fire has fired too.
+   */
+  private static ScheduledTask marker(Instant at) {
+    ZonedDateTime utc = at.atZone(UTC);
+    String cron =
+        "%d %d %d %d %d *"
+            .formatted(
+                utc.getSecond(),
+                utc.getMinute(),
+                utc.getHour(),
+                utc.getDayOfMonth(),
+                utc.getMonthValue());
+    return ScheduledTask.toolCall(
+        "marker",
+        CronExpression.parse(cron),
+        UTC,
+        "Mark a poll",
+        true,
+        "echo",
+        tools.jackson.databind.json.JsonMapper.shared().createObjectNode(),
+        MORNING);
+  }
+
   @Test
   void aTaskCreatedOnOneHostFiresAfterARestart() throws Exception {
     assertThat(host().schedule(task("morning", "0 9 * * *", false)))
@@ -118,10 +144,16 @@ class TaskSchedulerTest {
     host();
     startFiring();
 
-    // A few polls go by with the clock before nine: nothing fires.
-    Thread.sleep(500);
-    assertThat(fired).isEmpty();
-    assertThat(scheduler.tasks()).singleElement().satisfies(t -> assertThat(t.lastRun()).isEmpty());
+    // A marker due at 08:59:30 fires: the scheduler has polled with the clock before nine, and
+    // the morning task was in view of that poll. Nothing else fires.
+    scheduler.schedule(marker(Instant.parse("2026-11-25T08:59:30Z")));
+    clock.set(Instant.parse("2026-11-25T08:59:30Z"));
+    await().atMost(Duration.ofSeconds(20)).until(() -> !fired.isEmpty());
+    assertThat(fired).containsExactly("marker@2026-11-25T08:59:30Z");
+    assertThat(scheduler.tasks())
+        .filteredOn(t -> t.task().name().equals("morning"))
+        .singleElement()
+        .satisfies(t -> assertThat(t.lastRun()).isEmpty());
   }
 
   @Test
@@ -212,10 +244,12 @@ class TaskSchedulerTest {
         .singleElement()
         .satisfies(run -> assertThat(run.status()).isEqualTo(TaskRun.Status.SUCCEEDED));
 
-    // A year on, nothing fires again: the task is gone.
+    // A year on, a marker due a second after the task's moment fires and nothing else does: the
+    // task is gone.
+    scheduler.schedule(marker(Instant.parse("2027-11-25T09:00:01Z")));
     clock.set(Instant.parse("2027-11-25T09:00:01Z"));
-    Thread.sleep(500);
-    assertThat(fired).hasSize(1);
+    await().atMost(Duration.ofSeconds(20)).until(() -> fired.size() > 1);
+    assertThat(fired).containsExactly("once@2026-11-25T09:00:00Z", "marker@2027-11-25T09:00:01Z");
   }
 
   @Test
