@@ -29,10 +29,10 @@ import tools.jackson.databind.node.JsonNodeFactory;
  * memory's {@code memory:}, the {@code agents:}, the {@code tool_services:}, and any other
  * extension's), each kept as a tree for its extension to read.
  *
- * <p>It is read from YAML by {@link #load(Path)} (see {@code README.md} for every key and its
- * default) or built in code from {@link #defaults()}. Loading is all-or-nothing: a file with any
- * error is refused as a whole with a {@link ConfigException} naming the file, line and column.
- * Immutable and thread-safe; {@link #toString()} never shows the token.
+ * <p>It is read from YAML by {@link #load(Path)} (see {@code docs/configuration.md} for every key
+ * and its default) or built in code from {@link #defaults()}. Loading is all-or-nothing: a file
+ * with any error is refused as a whole with a {@link ConfigException} naming the file, line and
+ * column. Immutable and thread-safe; {@link #toString()} never shows the token.
  *
  * @param http the HTTP listener
  * @param builtins which built-in tools to register

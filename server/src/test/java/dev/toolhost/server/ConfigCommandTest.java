@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -29,27 +30,89 @@ class ConfigCommandTest {
     return SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_2020_12).getSchema(schema);
   }
 
-  /** The YAML blocks of the README that are whole config files. */
-  private static List<String> readmeConfigs() throws Exception {
-    String readme = Files.readString(Path.of("..", "README.md"));
-    List<String> blocks = new ArrayList<>();
-    Matcher matcher = Pattern.compile("(?s)```yaml\\n(.*?)```").matcher(readme);
-    while (matcher.find()) {
-      blocks.add(matcher.group(1));
+  /** The markdown files whose YAML blocks are config files: the README and every page of docs/. */
+  private static List<Path> documents() throws Exception {
+    List<Path> documents = new ArrayList<>(List.of(Path.of("..", "README.md")));
+    try (Stream<Path> pages = Files.list(Path.of("..", "docs"))) {
+      pages.filter(page -> page.toString().endsWith(".md")).sorted().forEach(documents::add);
     }
-    return blocks;
+    return documents;
+  }
+
+  /**
+   * A YAML block of a document: a config file, unless a {@code <!-- not-checked: reason -->} line
+   * stands right before its fence.
+   */
+  record Example(Path document, int line, String yaml, boolean checked) {
+    @Override
+    public String toString() {
+      return document.getFileName() + " line " + line;
+    }
+  }
+
+  private static final Pattern HEREDOC = Pattern.compile("(?s)<<'YAML'\\n(.*?\\n)YAML\\n");
+
+  private static List<Example> docsExamples() throws Exception {
+    Pattern fence = Pattern.compile("(?s)(<!-- not-checked: [^>]+ -->\\n)?```yaml\\n(.*?)```");
+    List<Example> examples = new ArrayList<>();
+    for (Path document : documents()) {
+      String text = Files.readString(document);
+      Matcher matcher = fence.matcher(text);
+      while (matcher.find()) {
+        int line = (int) text.substring(0, matcher.start(2)).lines().count();
+        examples.add(new Example(document, line, matcher.group(2), matcher.group(1) == null));
+      }
+      // A config a shell block writes with a here-document, as docs/mcp.md's run does.
+      Matcher heredoc = HEREDOC.matcher(text);
+      while (heredoc.find()) {
+        int line = (int) text.substring(0, heredoc.start(1)).lines().count();
+        examples.add(new Example(document, line, heredoc.group(1), true));
+      }
+    }
+    return examples;
+  }
+
+  /** The YAML blocks of the README and of docs/: config files, whole or (marked) naming files. */
+  private static List<String> docsConfigs() throws Exception {
+    return docsExamples().stream().map(Example::yaml).toList();
   }
 
   @Test
-  void theSchemaValidatesEveryExampleConfigOfTheReadme() throws Exception {
+  void theSchemaValidatesEveryExampleConfigOfTheDocs() throws Exception {
     Schema schema = compiled(ConfigCommand.schema(HostExtensions.discovered()));
-    List<String> configs = readmeConfigs();
+    List<String> configs = docsConfigs();
 
     assertThat(configs).hasSizeGreaterThanOrEqualTo(4);
     for (String config : configs) {
       List<Error> errors = schema.validate(YAML.readTree(config));
       assertThat(errors).as(config).isEmpty();
     }
+  }
+
+  @Test
+  void configCheckFindsEveryExampleConfigOfTheDocsValid() throws Exception {
+    List<Example> examples = docsExamples();
+
+    assertThat(examples).filteredOn(Example::checked).hasSizeGreaterThanOrEqualTo(11);
+    List<String> refused = new ArrayList<>();
+    for (Example example : examples) {
+      if (!example.checked()) {
+        continue;
+      }
+      Path file = dir.resolve(example.document().getFileName() + "-" + example.line() + ".yaml");
+      Files.writeString(file, example.yaml());
+
+      CommandRun check = CommandRun.of("config", "check", file.toString());
+
+      if (check.exitCode() != 0 || !check.out().contains(file + ": valid")) {
+        refused.add(example + ": " + check.err().strip());
+      }
+    }
+    assertThat(refused).as("examples config check refuses").isEmpty();
+    // The README's tour checks the commented example at the root.
+    CommandRun example =
+        CommandRun.of("config", "check", Path.of("..", "toolhost.example.yaml").toString());
+    assertThat(example.exitCode()).as(example.err()).isZero();
   }
 
   @Test

@@ -254,7 +254,8 @@ class HostConversationApiTest {
             .as(each.response().body())
             .isEqualTo(each.status());
         assertThat(json(each.response()).at("/error/message").asString()).contains(each.says());
-        // The README's codes: a bad body is invalid_request (once bad_request), as on every route.
+        // The codes of docs/http-api.md: a bad body is invalid_request (once bad_request), as on
+        // every route.
         assertThat(json(each.response()).at("/error/code").asString())
             .isEqualTo(each.status() == 400 ? "invalid_request" : "not_found");
       }

@@ -190,7 +190,7 @@ class HostSchedulingTest {
               HttpRequest.newBuilder(base.resolve("v1/schedules/remind/runs?limit=many")).build(),
               HttpResponse.BodyHandlers.ofString());
       assertThat(badLimit.statusCode()).isEqualTo(400);
-      // The README's code, once bad_request here.
+      // The code of docs/http-api.md, once bad_request here.
       assertThat(badLimit.body()).contains("\"code\":\"invalid_request\"");
     }
   }

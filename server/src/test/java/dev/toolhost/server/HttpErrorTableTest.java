@@ -14,7 +14,10 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
-/** The README's table of HTTP errors and the table the host answers from are one table. */
+/**
+ * The table of HTTP errors in {@code docs/http-api.md} and the table the host answers from are one
+ * table.
+ */
 class HttpErrorTableTest {
 
   private static final Pattern ROW = Pattern.compile("\\| (\\d{3}) \\| `([a-z_]+)` \\|.*");
@@ -27,7 +30,7 @@ class HttpErrorTableTest {
             .collect(
                 Collectors.toMap(
                     ApiError::wireName, ApiError::status, (a, b) -> a, LinkedHashMap::new));
-    assertThat(documented).as("the README's HTTP errors").isEqualTo(answered);
+    assertThat(documented).as("the HTTP errors of docs/http-api.md").isEqualTo(answered);
   }
 
   @Test
@@ -39,12 +42,15 @@ class HttpErrorTableTest {
     assertThat(JsonErrorHandler.code(504)).isEqualTo(ApiError.INTERNAL_ERROR);
   }
 
-  /** The rows of the table under "### HTTP errors": code to status, in the README's order. */
+  /** The rows of the table under "## HTTP errors" of docs/http-api.md: code to status, in order. */
   private static Map<String, Integer> readmeTable() throws IOException {
-    String readme = Files.readString(Path.of("..", "README.md"));
-    int section = readme.indexOf("\n### HTTP errors\n");
-    assertThat(section).as("the README's section on HTTP errors").isPositive();
+    String readme = Files.readString(Path.of("..", "docs", "http-api.md"));
+    int section = readme.indexOf("\n## HTTP errors\n");
+    assertThat(section).as("the section on HTTP errors of docs/http-api.md").isPositive();
     int next = readme.indexOf("\n#", section + 1);
+    if (next < 0) {
+      next = readme.length();
+    }
     Map<String, Integer> rows = new LinkedHashMap<>();
     for (String line : readme.substring(section, next).lines().toList()) {
       Matcher row = ROW.matcher(line);
@@ -53,7 +59,7 @@ class HttpErrorTableTest {
         assertThat(earlier).as("code %s listed twice", row.group(2)).isNull();
       }
     }
-    assertThat(rows).as("rows of the README's table").isNotEmpty();
+    assertThat(rows).as("rows of the table").isNotEmpty();
     return rows;
   }
 }

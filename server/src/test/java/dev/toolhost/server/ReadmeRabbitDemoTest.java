@@ -29,15 +29,16 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The README's demo "Remote tools on RabbitMQ: a host and two workers", run as written: its three
- * {@code ./toolhost} commands, each a JVM started as the launcher starts it (its class path, its
- * logging), on the RabbitMQ at 127.0.0.1:5672, for 30 s, with the README's calls. Two changes: the
- * host listens on a free port rather than 8080, which may be taken where the tests run; and the
- * three use a virtual host of their own, made with {@code rabbitmqctl} for the test, since every
- * process of a virtual host hears every announcement: a worker of another test on the same broker
- * announcing a tool named like one of the demo's would make the host warn of the clash (rightly),
- * and a test of connection faults closes every connection of its virtual host. Where {@code
- * rabbitmqctl} cannot make one, the demo runs on the broker's default virtual host, as written.
+ * The demo "Remote tools on RabbitMQ: a host and two workers" of {@code docs/remote-tools.md}, run
+ * as written: its three {@code ./toolhost} commands, each a JVM started as the launcher starts it
+ * (its class path, its logging), on the RabbitMQ at 127.0.0.1:5672, for 30 s, with the page's
+ * calls. Two changes: the host listens on a free port rather than 8080, which may be taken where
+ * the tests run; and the three use a virtual host of their own, made with {@code rabbitmqctl} for
+ * the test, since every process of a virtual host hears every announcement: a worker of another
+ * test on the same broker announcing a tool named like one of the demo's would make the host warn
+ * of the clash (rightly), and a test of connection faults closes every connection of its virtual
+ * host. Where {@code rabbitmqctl} cannot make one, the demo runs on the broker's default virtual
+ * host, as written.
  */
 @Timeout(180)
 class ReadmeRabbitDemoTest {
@@ -96,9 +97,9 @@ class ReadmeRabbitDemoTest {
 
   /** The {@code ./toolhost} command lines of the section's first shell block, in order. */
   static List<List<String>> readmeCommands() throws Exception {
-    String readme = Files.readString(Path.of("..", "README.md"));
+    String readme = Files.readString(Path.of("..", "docs", "remote-tools.md"));
     int section = readme.indexOf("\n## Remote tools on RabbitMQ: a host and two workers\n");
-    assertThat(section).as("the README's section").isPositive();
+    assertThat(section).as("the section of docs/remote-tools.md").isPositive();
     Matcher block = Pattern.compile("(?s)```sh\\n(.*?)```").matcher(readme);
     assertThat(block.find(section)).as("a shell block in the section").isTrue();
     return block
@@ -138,7 +139,7 @@ class ReadmeRabbitDemoTest {
       worker.awaitOut(Pattern.compile("^Toolhost worker "), Duration.ofSeconds(60));
     }
 
-    // The README's calls: the tool list, add, and worker_info twice.
+    // The page's calls: the tool list, add, and worker_info twice.
     HttpClient client = HttpClient.newHttpClient();
     await()
         .atMost(Duration.ofSeconds(30))
