@@ -11,9 +11,9 @@ import tools.jackson.databind.node.ObjectNode;
  *
  * <p>Every HTTP error answer of the host, its extensions' routes included, is the one JSON object
  * {@link #body(String)} builds: {@code {"error": {"code", "message"}}}. Wire codes never change
- * once released; the README's table of HTTP errors lists exactly these, and a test holds it to
- * that. A message is written for the caller and never holds a stack trace, an exception class name
- * or an echo of the request.
+ * once released; the table of HTTP errors in docs/http-api.md lists exactly these, and a test holds
+ * it to that. A message is written for the caller and never holds a stack trace, an exception class
+ * name or an echo of the request.
  */
 public enum ApiError {
   INVALID_REQUEST("invalid_request", 400, "The request is malformed."),

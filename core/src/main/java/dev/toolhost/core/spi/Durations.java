@@ -10,12 +10,12 @@ import java.util.regex.Pattern;
 /**
  * Durations is the one syntax of a duration in a config file and on the command line: a whole
  * number of seconds ({@code 30}), a number with a unit ({@code 500ms}, {@code 30s}, {@code 2m},
- * {@code 1h}), or ISO-8601 ({@code PT1M30S}). Every extension reads its durations here, so that a
- * bare {@code 30} means thirty seconds in every section.
+ * {@code 1h}, {@code 30d}), or ISO-8601 ({@code PT1M30S}). Every extension reads its durations
+ * here, so that a bare {@code 30} means thirty seconds in every section.
  */
 public final class Durations {
 
-  private static final Pattern SHORT = Pattern.compile("(\\d+)(ms|s|m|h)?");
+  private static final Pattern SHORT = Pattern.compile("(\\d+)(ms|s|m|h|d)?");
 
   private Durations() {}
 
@@ -39,7 +39,8 @@ public final class Durations {
               case "ms" -> Duration.ofMillis(amount);
               case "s" -> Duration.ofSeconds(amount);
               case "m" -> Duration.ofMinutes(amount);
-              default -> Duration.ofHours(amount);
+              case "h" -> Duration.ofHours(amount);
+              default -> Duration.ofDays(amount);
             };
       } else {
         duration = Duration.parse(value);
