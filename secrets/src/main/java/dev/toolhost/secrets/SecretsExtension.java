@@ -57,6 +57,8 @@ public final class SecretsExtension implements HostExtension<SecretsConfig> {
     SecretScanner scanner = scanner(config, host.environment(), host.secrets());
     host.provide(SecretScanner.class, scanner);
     host.provide(Redactor.class, scanner);
+    // The process's log lines pass this host's rules too, while it runs.
+    host.own(LogRedaction.add(scanner));
     host.interceptor(
         DispatchStage.OUTPUT_SCAN,
         new SecretScanInterceptor(

@@ -1,6 +1,7 @@
 package dev.toolhost.server;
 
 import dev.toolhost.core.spi.ConfigException;
+import dev.toolhost.secrets.LogRedaction;
 import dev.toolhost.secrets.RedactingOutputStream;
 import dev.toolhost.secrets.SecretsConfig;
 import dev.toolhost.secrets.SecretsExtension;
@@ -138,16 +139,17 @@ public final class Main implements Callable<Integer> {
 
   // The host's log lines go to standard error; none leaves with a secret in it: every secret of
   // this process's environment (by its name) and every shipped rule's match (gitleaks' and
-  // Toolhost's) is redacted, line by
-  // line. The rules load on the first line logged.
+  // Toolhost's) is redacted, line by line, and so is whatever a running host's secrets section
+  // adds (LogRedaction). The shipped rules load on the first line logged.
   private static void redactLogs() {
     System.setErr(
         new PrintStream(
             new RedactingOutputStream(
                 new FileOutputStream(FileDescriptor.err),
                 () ->
-                    SecretsExtension.scanner(
-                        SecretsConfig.defaults(), System.getenv(), java.util.Map.of())),
+                    LogRedaction.over(
+                        SecretsExtension.scanner(
+                            SecretsConfig.defaults(), System.getenv(), java.util.Map.of()))),
             true,
             StandardCharsets.UTF_8));
   }

@@ -4,10 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.toolhost.core.ErrorCode;
+import dev.toolhost.core.Redactor;
 import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSpec;
 import dev.toolhost.core.spi.ConfigException;
+import dev.toolhost.secrets.LogRedaction;
+import dev.toolhost.secrets.RedactingOutputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -250,6 +256,28 @@ class SecretsConfigTest {
                   + " [REDACTED:DB_URL].\n"
                   + "[toolhost: 3 secrets were removed from this result]");
     }
+  }
+
+  @Test
+  void theSectionsRulesRedactTheProcesssLogLinesWhileItsHostRuns() throws Exception {
+    String deployKey = "acmedk_" + random(5, "abcdefghijklmnopqrstuvwxyz0123456789", 24);
+    String line = "deploy failed with " + deployKey + "\n";
+    ByteArrayOutputStream log = new ByteArrayOutputStream();
+    // As the command line's standard error is built, over a base that knows no rule of its own.
+    PrintStream err =
+        new PrintStream(
+            new RedactingOutputStream(log, () -> LogRedaction.over(Redactor.NONE)),
+            true,
+            StandardCharsets.UTF_8);
+
+    try (Host host = host("  policy: redact\n", Map.of(), deployKey)) {
+      err.print(line);
+    }
+    String whileRunning = log.toString(StandardCharsets.UTF_8);
+    err.print(line);
+
+    assertThat(whileRunning).isEqualTo("deploy failed with [REDACTED:acme-deploy-key]\n");
+    assertThat(log.toString(StandardCharsets.UTF_8)).endsWith(line);
   }
 
   @Test
