@@ -67,7 +67,7 @@ public final class BrowserExtension implements HostExtension<BrowserConfig> {
       return;
     }
     BrowserConfig config = section.get();
-    if (!config.enabled() || !host.builtin(NAME)) {
+    if (!config.enabled()) {
       return;
     }
     Optional<OutboundHttp> vetting = host.service(OutboundHttp.class);

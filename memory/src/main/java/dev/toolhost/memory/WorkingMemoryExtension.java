@@ -51,7 +51,7 @@ public final class WorkingMemoryExtension implements HostExtension<MemoryConfig>
     // Closes the Redis connections with the host; the entries stay in Redis until they expire.
     WorkingMemory memory = host.own(config.open());
     host.provide(WorkingMemory.class, memory);
-    if (host.builtin(NAME)) {
+    if (host.builtins().memory()) {
       host.registry().registerAll(new WorkingMemoryTools(memory).tools());
       host.guide(WorkingMemoryTools.GUIDE);
       host.interceptor(DispatchStage.RESULT_SHAPING, new ResultChunker(memory, config.chunking()));

@@ -60,9 +60,7 @@ public final class OpenRouterExtension implements HostExtension<OpenRouterConfig
     OutboundHttp http =
         host.own(
             OutboundHttp.start(OutboundPolicy.defaults().allowingHost(config.baseUrl().getHost())));
-    if (host.builtin(NAME)) {
-      host.registry().registerAll(new OpenRouterTools(config, http, key).tools());
-      host.guide(OpenRouterTools.GUIDE);
-    }
+    host.registry().registerAll(new OpenRouterTools(config, http, key).tools());
+    host.guide(OpenRouterTools.GUIDE);
   }
 }

@@ -154,10 +154,8 @@ public final class SchedulingExtension implements HostExtension<SchedulingConfig
                 .heartbeat(config.heartbeat(), 4)
                 .build());
     tools = new SchedulingTools(scheduler, config, clock);
-    if (host.builtin(NAME)) {
-      host.registry().registerAll(tools.tools());
-      host.guide(SchedulingTools.GUIDE);
-    }
+    host.registry().registerAll(tools.tools());
+    host.guide(SchedulingTools.GUIDE);
     host.route(new Route("GET", SCHEDULES_PATH, request -> list()));
     host.route(runsRoute);
     host.provide(TaskScheduler.class, scheduler);

@@ -47,7 +47,7 @@ public final class ServiceSearchExtension implements HostExtension<Void> {
   public void start(HostContext host, Optional<Void> none) {
     ServiceIndex index = new ServiceIndex();
     host.provide(ServiceIndex.class, index);
-    if (host.builtin(NAME)) {
+    if (host.builtins().search()) {
       host.registry().registerAll(index.tools());
       host.guide(ServiceIndex.GUIDE);
     }

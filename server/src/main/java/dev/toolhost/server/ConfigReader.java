@@ -3,6 +3,7 @@ package dev.toolhost.server;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.toolhost.core.ToolProfile;
 import dev.toolhost.core.ToolProfiles;
+import dev.toolhost.core.spi.Builtins;
 import dev.toolhost.core.spi.ConfigException;
 import dev.toolhost.core.spi.ConfigProblems;
 import dev.toolhost.core.spi.ConfigSections;
@@ -351,8 +352,8 @@ final class ConfigReader {
     }
     RawBuiltins rawBuiltins =
         raw.builtins() == null ? new RawBuiltins(null, null, null) : raw.builtins();
-    HostConfig.Builtins builtins =
-        new HostConfig.Builtins(
+    Builtins builtins =
+        new Builtins(
             !Boolean.FALSE.equals(rawBuiltins.guides()),
             !Boolean.FALSE.equals(rawBuiltins.memory()),
             !Boolean.FALSE.equals(rawBuiltins.search()));

@@ -10,6 +10,7 @@ import dev.toolhost.core.ToolProfile;
 import dev.toolhost.core.ToolProfiles;
 import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.ToolSet;
+import dev.toolhost.core.spi.Builtins;
 import dev.toolhost.core.spi.ChildProcesses;
 import dev.toolhost.core.spi.ConfigException;
 import dev.toolhost.core.spi.ConfigProblems;
@@ -306,13 +307,8 @@ public final class Host implements AutoCloseable {
     }
 
     @Override
-    public boolean builtin(String name) {
-      return switch (name) {
-        case "guides" -> config.builtins().guides();
-        case "memory" -> config.builtins().memory();
-        case "search" -> config.builtins().search();
-        default -> true;
-      };
+    public Builtins builtins() {
+      return config.builtins();
     }
 
     @Override

@@ -2,6 +2,7 @@ package dev.toolhost.server;
 
 import dev.toolhost.core.ToolProfile;
 import dev.toolhost.core.ToolProfiles;
+import dev.toolhost.core.spi.Builtins;
 import dev.toolhost.core.spi.ConfigException;
 import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.core.spi.HostExtensions;
@@ -399,27 +400,6 @@ public record HostConfig(
           + ", allowedOrigins="
           + allowedOrigins
           + "]";
-    }
-  }
-
-  /**
-   * The built-in tools the host registers.
-   *
-   * @param guides whether to register {@code list_tool_guides} and {@code get_tool_guide}
-   * @param memory whether to register the working memory tools ({@code get_from_working_memory},
-   *     {@code list_working_memory}, {@code search_working_memory}) and chunk large tool results
-   *     into working memory
-   * @param search whether to register {@code search_known_services}
-   */
-  public record Builtins(boolean guides, boolean memory, boolean search) {
-    /** The guides as given, memory and search on. */
-    public Builtins(boolean guides) {
-      this(guides, true, true);
-    }
-
-    /** Every built-in on. */
-    public static Builtins defaults() {
-      return new Builtins(true, true, true);
     }
   }
 

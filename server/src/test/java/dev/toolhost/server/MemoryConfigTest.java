@@ -3,6 +3,7 @@ package dev.toolhost.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.toolhost.core.spi.Builtins;
 import dev.toolhost.core.spi.ConfigException;
 import dev.toolhost.memory.InProcessWorkingMemory;
 import dev.toolhost.memory.MemoryConfig;
@@ -32,8 +33,7 @@ class MemoryConfigTest {
     assertThat(memory.chunking().defaultThreshold()).isEqualTo(64_000);
     assertThat(memory.chunking().minimumChunkLength()).isEqualTo(20_000);
     assertThat(memory.chunking().ttl()).isEqualTo(Duration.ofMinutes(20));
-    assertThat(HostConfig.defaults().builtins())
-        .isEqualTo(new HostConfig.Builtins(true, true, true));
+    assertThat(HostConfig.defaults().builtins()).isEqualTo(new Builtins(true, true, true));
     try (var opened = memory.open()) {
       assertThat(opened).isInstanceOf(InProcessWorkingMemory.class);
     }
@@ -60,7 +60,7 @@ class MemoryConfigTest {
                   openrouter/deepseek: 16000
             """);
 
-    assertThat(config.builtins()).isEqualTo(new HostConfig.Builtins(true, false, false));
+    assertThat(config.builtins()).isEqualTo(new Builtins(true, false, false));
     MemoryConfig memory = Sections.memory(config);
     assertThat(memory.store()).isEqualTo(MemoryConfig.Store.REDIS);
     assertThat(memory.redisUri()).isEqualTo(URI.create("redis://127.0.0.1:6380/2"));

@@ -103,9 +103,7 @@ public final class WebExtension implements HostExtension<WebConfig> {
     WebTools tools =
         new WebTools(config, pages, apis, search, token, host.service(WorkingMemory.class));
     host.provide(OutboundHttp.class, pages);
-    if (host.builtin(NAME)) {
-      host.registry().registerAll(tools.tools());
-      host.guide(WebTools.GUIDE);
-    }
+    host.registry().registerAll(tools.tools());
+    host.guide(WebTools.GUIDE);
   }
 }

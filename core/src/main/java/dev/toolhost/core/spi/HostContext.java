@@ -42,11 +42,8 @@ public interface HostContext {
    */
   void route(Route route);
 
-  /**
-   * Whether the config's {@code builtins:} section leaves the named built-in on ({@code guides},
-   * {@code memory}, {@code search}); true for any other name.
-   */
-  boolean builtin(String name);
+  /** The config's {@code builtins:} switches, for the extensions whose tools have one. */
+  Builtins builtins();
 
   /**
    * Takes the named tools from a built-in profile ({@code subagent}, {@code scheduled}, ...) and so
