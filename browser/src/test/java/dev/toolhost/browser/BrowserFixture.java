@@ -89,7 +89,7 @@ final class BrowserFixture implements AutoCloseable {
     this.tools = ToolSet.of(registry, ToolProfiles.MAIN);
   }
 
-  /** The defaults with a short navigation timeout, evaluate on, and one secret. */
+  /** The defaults with a short navigation timeout, evaluate off, and one secret. */
   static BrowserConfig config() {
     BrowserConfig d = BrowserConfig.defaults();
     return new BrowserConfig(

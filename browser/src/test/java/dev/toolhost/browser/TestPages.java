@@ -133,11 +133,14 @@ final class TestPages implements AutoCloseable {
             html(
                 exchange,
                 "<title>Socket</title><p id='state'>waiting</p><script>"
-                    + "const ws = new WebSocket('"
+                    + "const state = (text) => { document.getElementById('state').textContent = text; };"
+                    + "try {"
+                    + " const ws = new WebSocket('"
                     + refused.replace("http:", "ws:")
                     + "/ws');"
-                    + "ws.onopen = () => { document.getElementById('state').textContent = 'open'; };"
-                    + "ws.onerror = () => { document.getElementById('state').textContent = 'failed'; };"
+                    + " ws.onopen = () => state('open');"
+                    + " ws.onerror = () => state('failed');"
+                    + "} catch (e) { state('refused'); }"
                     + "</script>");
         case "/popup-socket" ->
             // A pop-up's first document has its own WebSocket, reached from the opener before any
@@ -164,7 +167,10 @@ final class TestPages implements AutoCloseable {
         case "/image" ->
             html(
                 exchange,
-                "<title>Image</title><p>An image</p><img alt='pic' src='"
+                "<title>Image</title><p>An image</p><p id='state'>loading</p><img alt='pic'"
+                    + " onload=\"document.getElementById('state').textContent = 'loaded'\""
+                    + " onerror=\"document.getElementById('state').textContent = 'failed'\""
+                    + " src='"
                     + escape(query.getOrDefault("src", "")).replace("'", "&#39;")
                     + "'>");
         case "/popup" ->
