@@ -195,10 +195,20 @@ public final class InMemoryBus implements MessageBus {
   private void deadLetter(Message message, String queue, String reason) {
     MemoryQueue dead = queues.get(DEAD_LETTER_QUEUE);
     if (dead != null) {
+      // As RabbitMQ does: the headers name the first queue and why, and the letter keeps no
+      // expiration, or an expired message would expire again in the dead-letter queue.
       Map<String, String> headers = new HashMap<>(message.headers());
-      headers.put("x_first_death_queue", queue);
-      headers.put("x_first_death_reason", reason);
-      dead.put(message.withHeaders(headers), false);
+      headers.putIfAbsent("x-first-death-queue", queue);
+      headers.putIfAbsent("x-first-death-reason", reason);
+      dead.put(
+          new Message(
+              message.body(),
+              headers,
+              message.correlationId(),
+              message.replyTo(),
+              Optional.empty(),
+              message.propertyHeaders()),
+          false);
     }
   }
 

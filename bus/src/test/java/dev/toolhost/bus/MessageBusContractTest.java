@@ -255,6 +255,43 @@ public abstract class MessageBusContractTest {
   }
 
   @Test
+  void anExpiredMessageIsDeadLetteredOnceNamingItsQueueAndWhy() throws Exception {
+    String queue = queue();
+    String body = "{\"expired\":\"" + UUID.randomUUID() + "\"}";
+    Instant expiration = Instant.now().plusMillis(50);
+    bus.send(queue, Message.of(body).withExpiration(expiration));
+    // A consumer comes once the message's life has run out (with the margin of the test above):
+    // the in-memory bus finds it expired when it would deliver it, a broker at the queue's head.
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> Instant.now().isAfter(expiration.plusMillis(150)));
+    LinkedBlockingQueue<Delivery> got = new LinkedBlockingQueue<>();
+    track(bus.consume(queue, 10, got::add));
+    LinkedBlockingQueue<Delivery> letters = new LinkedBlockingQueue<>();
+    track(
+        bus.consume(
+            MessageBus.DEAD_LETTER_QUEUE,
+            100,
+            d -> {
+              if (d.message().body().equals(body)) {
+                d.ack();
+                letters.add(d);
+              }
+            }));
+
+    Delivery letter = letters.poll(10, TimeUnit.SECONDS);
+    // A second letter of it would come within the margin an expiry takes.
+    Delivery again = letters.poll(1, TimeUnit.SECONDS);
+
+    assertThat(letter).as("the expired message in the dead-letter queue").isNotNull();
+    assertThat(letter.message().headers())
+        .containsEntry("x-first-death-queue", queue)
+        .containsEntry("x-first-death-reason", "expired");
+    assertThat(again).isNull();
+    assertThat(got).isEmpty();
+  }
+
+  @Test
   void aPublishedMessageReachesEverySubscriber() throws Exception {
     String topic = "test.topic." + UUID.randomUUID();
     LinkedBlockingQueue<Delivery> first = new LinkedBlockingQueue<>();
