@@ -6,6 +6,7 @@ import dev.toolhost.core.ToolProfiles;
 import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.spi.AgentCatalog;
 import dev.toolhost.core.spi.ConfigException;
+import dev.toolhost.core.spi.HostCommand;
 import dev.toolhost.core.spi.HostContext;
 import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.core.spi.ReadyHost;
@@ -102,6 +103,12 @@ public final class AgentsExtension implements HostExtension<AgentsConfig> {
 
   private static void property(ObjectNode properties, String name, String description) {
     properties.putObject(name).put("description", description);
+  }
+
+  /** {@code toolhost chat}: a conversation with an agent in the terminal. */
+  @Override
+  public List<HostCommand> commands() {
+    return List.of(context -> new ChatCommand(context, System.in, System.console() != null));
   }
 
   @Override

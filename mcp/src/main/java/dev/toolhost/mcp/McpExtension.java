@@ -4,7 +4,9 @@ import dev.toolhost.bus.MessageBus;
 import dev.toolhost.bus.RemoteTools;
 import dev.toolhost.core.ExecutableTool;
 import dev.toolhost.core.ToolProfiles;
+import dev.toolhost.core.spi.CommandContext;
 import dev.toolhost.core.spi.ConfigSections;
+import dev.toolhost.core.spi.HostCommand;
 import dev.toolhost.core.spi.HostContext;
 import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.core.spi.ReadyHost;
@@ -65,6 +67,27 @@ public final class McpExtension implements HostExtension<McpConfig> {
   @Override
   public JsonNode configSchema() {
     return ConfigSections.schema(McpConfigReader.RawMcp.class);
+  }
+
+  /**
+   * {@code toolhost mcp}, a profile's tools as an MCP server over stdio, and {@code toolhost
+   * mcp-approve}, which pins a quarantined tool's changed definition.
+   */
+  @Override
+  public List<HostCommand> commands() {
+    return List.of(
+        McpCommand::new,
+        new HostCommand() {
+          @Override
+          public Object command(CommandContext context) {
+            return new McpApproveCommand(context);
+          }
+
+          @Override
+          public boolean opensHost() {
+            return false;
+          }
+        });
   }
 
   @Override

@@ -1,8 +1,10 @@
 package dev.toolhost.search;
 
+import dev.toolhost.core.spi.HostCommand;
 import dev.toolhost.core.spi.HostContext;
 import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.core.spi.SectionReading;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import tools.jackson.databind.JsonNode;
@@ -35,6 +37,12 @@ public final class ServiceSearchExtension implements HostExtension<Void> {
   @Override
   public JsonNode configSchema() {
     return MissingNode.getInstance();
+  }
+
+  /** {@code toolhost search QUERY}: the index's answer, in-process from the config. */
+  @Override
+  public List<HostCommand> commands() {
+    return List.of(SearchCommand::new);
   }
 
   /** Never called: there is no section to read. */

@@ -1,7 +1,12 @@
 package dev.toolhost.server;
 
 import dev.toolhost.bus.MessageBus;
+import dev.toolhost.core.ToolDispatcher;
+import dev.toolhost.core.ToolRegistry;
+import dev.toolhost.core.ToolSet;
 import dev.toolhost.core.spi.ConfigException;
+import dev.toolhost.core.spi.RunningHost;
+import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 
@@ -14,7 +19,7 @@ import java.util.function.UnaryOperator;
  *
  * <p>{@link #close()} closes the host, then the bus.
  */
-final class CommandHost implements AutoCloseable {
+final class CommandHost implements RunningHost {
 
   private final Host host;
   private final MessageBus bus;
@@ -63,6 +68,26 @@ final class CommandHost implements AutoCloseable {
   /** The host. */
   Host host() {
     return host;
+  }
+
+  @Override
+  public ToolRegistry registry() {
+    return host.registry();
+  }
+
+  @Override
+  public ToolDispatcher dispatcher() {
+    return host.dispatcher();
+  }
+
+  @Override
+  public ToolSet toolSet(String profile) {
+    return host.toolSet(profile);
+  }
+
+  @Override
+  public <T> Optional<T> service(Class<T> type) {
+    return host.service(type);
   }
 
   @Override

@@ -20,6 +20,11 @@ final class ConfigOption {
   // Found once per command: the same extensions read the file's sections and run in its host.
   private List<HostExtension<?>> extensions;
 
+  /** Sets the extensions the config is read with and the host built from, in place of discovery. */
+  void extensions(List<HostExtension<?>> extensions) {
+    this.extensions = List.copyOf(extensions);
+  }
+
   /** The host extensions on the class path ({@link HostExtensions#discovered()}), found once. */
   List<HostExtension<?>> extensions() {
     if (extensions == null) {

@@ -1,6 +1,9 @@
 package dev.toolhost.server;
 
 import dev.toolhost.core.spi.ConfigException;
+import dev.toolhost.core.spi.HostCommand;
+import dev.toolhost.core.spi.HostExtension;
+import dev.toolhost.core.spi.HostExtensions;
 import dev.toolhost.secrets.LogRedaction;
 import dev.toolhost.secrets.RedactingOutputStream;
 import dev.toolhost.secrets.SecretsConfig;
@@ -9,6 +12,7 @@ import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -34,16 +38,10 @@ import picocli.CommandLine.Spec;
       ServeCommand.class,
       ToolsCommand.class,
       CallCommand.class,
-      SearchCommand.class,
-      McpCommand.class,
-      McpApproveCommand.class,
       ConfigCommand.class,
       WorkerCommand.class,
-      ChatCommand.class,
       SecretsCommand.class,
-      DevCommand.class,
-      CompletionCommand.class,
-      CommandLine.HelpCommand.class
+      DevCommand.class
     })
 public final class Main implements Callable<Integer> {
 
@@ -89,7 +87,24 @@ public final class Main implements Callable<Integer> {
    * and error writers.
    */
   public static CommandLine commandLine() {
+    return commandLine(HostExtensions.discovered());
+  }
+
+  /**
+   * The command line with the given extensions in place of those on the class path: their commands
+   * join it, and their hosts are built from them.
+   */
+  static CommandLine commandLine(List<HostExtension<?>> extensions) {
     CommandLine commandLine = new CommandLine(new Main());
+    // The extensions' own commands (chat, mcp, search, ...), each with --config and --bus, then
+    // the two that speak of the whole line.
+    for (HostExtension<?> extension : extensions) {
+      for (HostCommand command : extension.commands()) {
+        commandLine.addSubcommand(CommandOptions.commandLine(command, extensions));
+      }
+    }
+    commandLine.addSubcommand(new CompletionCommand());
+    commandLine.addSubcommand(new CommandLine.HelpCommand());
     commandLine.setCaseInsensitiveEnumValuesAllowed(true);
     commandLine.setExecutionExceptionHandler(
         (exception, failed, parseResult) -> {

@@ -1,5 +1,6 @@
 package dev.toolhost.server;
 
+import dev.toolhost.core.spi.Signals;
 import java.net.URI;
 import java.util.Optional;
 import java.util.concurrent.Callable;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.toolhost.agent.AgentsConfig;
+import dev.toolhost.agent.ChatCommand;
 import dev.toolhost.core.spi.ConfigException;
 import dev.toolhost.testing.ScriptedModelServer;
 import dev.toolhost.testing.ScriptedReply;
@@ -35,9 +36,12 @@ class ChatCommandTest {
 
   private int chat(String input, String... args) {
     CommandLine commandLine =
-        new CommandLine(
-            new ChatCommand(
-                new ByteArrayInputStream(input.getBytes(StandardCharsets.UTF_8)), false));
+        CommandOptions.commandLine(
+            context ->
+                new ChatCommand(
+                    context,
+                    new ByteArrayInputStream(input.getBytes(StandardCharsets.UTF_8)),
+                    false));
     commandLine.setOut(new PrintWriter(out, true));
     commandLine.setErr(new PrintWriter(err, true));
     return commandLine.execute(args);

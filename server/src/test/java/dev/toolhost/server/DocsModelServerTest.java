@@ -2,6 +2,7 @@ package dev.toolhost.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.toolhost.agent.ChatCommand;
 import dev.toolhost.testing.ScriptedModelServer;
 import java.io.ByteArrayInputStream;
 import java.io.PrintWriter;
@@ -113,10 +114,12 @@ class DocsModelServerTest {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     CommandLine chat =
-        new CommandLine(
-            new ChatCommand(
-                new ByteArrayInputStream((message + "\n").getBytes(StandardCharsets.UTF_8)),
-                false));
+        CommandOptions.commandLine(
+            context ->
+                new ChatCommand(
+                    context,
+                    new ByteArrayInputStream((message + "\n").getBytes(StandardCharsets.UTF_8)),
+                    false));
     chat.setOut(new PrintWriter(out, true));
     chat.setErr(new PrintWriter(err, true));
 

@@ -9,12 +9,16 @@ import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolGuide;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSpec;
+import dev.toolhost.core.spi.CommandContext;
 import dev.toolhost.core.spi.ConfigException;
+import dev.toolhost.core.spi.HostCommand;
 import dev.toolhost.core.spi.HostContext;
 import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.core.spi.HostExtensionException;
+import dev.toolhost.core.spi.HostExtensions;
 import dev.toolhost.core.spi.ReadyHost;
 import dev.toolhost.core.spi.Route;
+import dev.toolhost.core.spi.RunningHost;
 import dev.toolhost.core.spi.SectionReading;
 import dev.toolhost.memory.WorkingMemory;
 import java.nio.file.Files;
@@ -30,6 +34,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ObjectNode;
@@ -81,6 +86,12 @@ class HostExtensionTest {
     @Override
     public Set<Class<?>> requires() {
       return Set.of(WorkingMemory.class);
+    }
+
+    /** {@code toolhost weather}: the tool's answer, from a host of the command line's config. */
+    @Override
+    public List<HostCommand> commands() {
+      return List.of(WeatherCommand::new);
     }
 
     @Override
@@ -275,6 +286,50 @@ class HostExtensionTest {
         .isInstanceOf(ConfigException.class)
         .hasMessageStartingWith(misnamed + " line 1, column 1: unknown key 'wether'")
         .hasMessageContaining("weather");
+  }
+
+  /** The weather extension's command: prints what weather_now answers. */
+  @CommandLine.Command(name = "weather", description = "Tells the weather in the config's city.")
+  static final class WeatherCommand implements java.util.concurrent.Callable<Integer> {
+    private final CommandContext context;
+
+    @CommandLine.Spec private CommandLine.Model.CommandSpec spec;
+
+    WeatherCommand(CommandContext context) {
+      this.context = context;
+    }
+
+    @Override
+    public Integer call() {
+      try (RunningHost host = context.open()) {
+        spec.commandLine()
+            .getOut()
+            .println(
+                host.dispatcher()
+                    .dispatch(host.toolSet("main"), ToolCall.of("weather_now", "{}"))
+                    .text());
+        return 0;
+      }
+    }
+  }
+
+  @Test
+  void anExtensionsCommandJoinsTheCommandLineAndReadsItsSectionThroughTheConfigOption()
+      throws Exception {
+    Path file = dir.resolve("toolhost.yaml");
+    Files.writeString(file, "weather:\n  city: Brest\n");
+    List<HostExtension<?>> extensions = new ArrayList<>(HostExtensions.discovered());
+    extensions.add(new WeatherExtension());
+    java.io.StringWriter out = new java.io.StringWriter();
+    CommandLine commandLine = Main.commandLine(extensions);
+    commandLine.setOut(new java.io.PrintWriter(out, true));
+
+    int exit = commandLine.execute("weather", "--config", file.toString());
+    String help = commandLine.getUsageMessage();
+
+    assertThat(exit).isZero();
+    assertThat(out.toString()).isEqualTo("*** in Brest, 21 metric degrees\n");
+    assertThat(help).contains("weather").contains("Tells the weather in the config's city.");
   }
 
   /** An extension that opens a thread and a child process, and records its close. */

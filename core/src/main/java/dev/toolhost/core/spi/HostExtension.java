@@ -1,5 +1,6 @@
 package dev.toolhost.core.spi;
 
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import tools.jackson.databind.JsonNode;
@@ -87,6 +88,14 @@ public interface HostExtension<C> extends AutoCloseable {
    *     #read}; empty when there is neither, which for most extensions means off
    */
   void start(HostContext host, Optional<C> config) throws Exception;
+
+  /**
+   * The subcommands the extension adds to the {@code toolhost} command line, such as the agents
+   * extension's {@code chat}; none by default.
+   */
+  default List<HostCommand> commands() {
+    return List.of();
+  }
 
   /** Tells the extension the host is ready: its dispatcher exists. Does nothing by default. */
   default void ready(ReadyHost host) throws Exception {}

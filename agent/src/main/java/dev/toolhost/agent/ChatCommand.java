@@ -1,21 +1,10 @@
-package dev.toolhost.server;
+package dev.toolhost.agent;
 
-import dev.toolhost.agent.Agent;
-import dev.toolhost.agent.AgentDefinition;
-import dev.toolhost.agent.Agents;
-import dev.toolhost.agent.AgentsConfig;
-import dev.toolhost.agent.AgentsExtension;
-import dev.toolhost.agent.ChannelTurn;
-import dev.toolhost.agent.Conversation;
-import dev.toolhost.agent.ModelEndpoint;
-import dev.toolhost.agent.ModelException;
-import dev.toolhost.agent.RunListener;
-import dev.toolhost.agent.RunResult;
 import dev.toolhost.core.Redactor;
 import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolResult;
-import dev.toolhost.core.spi.ConfigProblems;
-import dev.toolhost.core.spi.SectionReading;
+import dev.toolhost.core.spi.CommandContext;
+import dev.toolhost.core.spi.RunningHost;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -31,7 +20,6 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicReference;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -52,15 +40,11 @@ import picocli.CommandLine.Spec;
     name = "chat",
     mixinStandardHelpOptions = true,
     description = "Talks with an agent in the terminal; Ctrl-C cancels the turn.")
-final class ChatCommand implements Callable<Integer> {
+public final class ChatCommand implements Callable<Integer> {
 
   private static final int RESULT_PREVIEW = 200;
 
   @Spec private CommandSpec spec;
-
-  @Mixin private ConfigOption config;
-
-  @Mixin private BusOption bus;
 
   @Option(
       names = "--agent",
@@ -93,14 +77,17 @@ final class ChatCommand implements Callable<Integer> {
       description = "The system prompt, with --model.")
   private Optional<String> instructions = Optional.empty();
 
+  private final CommandContext context;
   private final InputStream in;
   private final boolean interactive;
 
-  ChatCommand() {
-    this(System.in, System.console() != null);
-  }
-
-  ChatCommand(InputStream in, boolean interactive) {
+  /**
+   * The command reading user messages from the given input, one per line when not interactive.
+   *
+   * @param interactive whether the input is a terminal: a prompt is shown and Ctrl-C cancels a turn
+   */
+  public ChatCommand(CommandContext context, InputStream in, boolean interactive) {
+    this.context = context;
     this.in = in;
     this.interactive = interactive;
   }
@@ -109,15 +96,10 @@ final class ChatCommand implements Callable<Integer> {
   public Integer call() throws IOException {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    HostConfig hostConfig = config.load();
     // The file's agents, read again from its checked section, with --model's in front.
-    SectionReading reading =
-        new SectionReading(
-            ConfigProblems.unplaced(), hostConfig.directory(), hostConfig.toolProfiles().names());
     List<AgentDefinition> definitions =
         new ArrayList<>(
-            AgentsConfig.read(hostConfig.sections().get(AgentsExtension.NAME), reading).agents());
-    reading.problems().throwIfAny();
+            context.section(new AgentsExtension()).map(AgentsConfig::agents).orElse(List.of()));
     String name;
     if (model.isPresent()) {
       name = "chat";
@@ -140,15 +122,10 @@ final class ChatCommand implements Callable<Integer> {
     } else {
       name = agentName.orElse(definitions.getFirst().name());
     }
-    try (CommandHost opened =
-        CommandHost.open(
-            config,
-            file -> file,
-            bus,
-            builder -> builder.extension(new AgentsExtension(), new AgentsConfig(definitions)))) {
-      Agents agents = opened.host().service(Agents.class).orElseThrow();
+    try (RunningHost host = context.open(new AgentsExtension(), new AgentsConfig(definitions))) {
+      Agents agents = host.service(Agents.class).orElseThrow();
       // The model's tool-call arguments are shown redacted: a model may put a secret in them.
-      Redactor redactor = opened.host().service(Redactor.class).orElse(Redactor.NONE);
+      Redactor redactor = host.service(Redactor.class).orElse(Redactor.NONE);
       Agent agent;
       try {
         agent = agents.agent(name);

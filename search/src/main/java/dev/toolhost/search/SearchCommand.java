@@ -1,15 +1,16 @@
-package dev.toolhost.server;
+package dev.toolhost.search;
 
-import dev.toolhost.search.ServiceIndex;
+import dev.toolhost.core.spi.CommandContext;
+import dev.toolhost.core.spi.RunningHost;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The search command searches the services a host built in-process from the config can route work
@@ -24,17 +25,21 @@ import picocli.CommandLine.Spec;
             + " GET /v1/services/search answers.")
 final class SearchCommand implements Callable<Integer> {
 
+  private static final JsonMapper JSON = JsonMapper.shared();
+
+  private final CommandContext context;
+
   @Spec private CommandSpec spec;
-
-  @Mixin private ConfigOption config;
-
-  @Mixin private BusOption bus;
 
   @Parameters(
       arity = "1..*",
       paramLabel = "QUERY",
       description = "Keywords that describe the task, such as: reschedule meeting.")
   private List<String> words;
+
+  SearchCommand(CommandContext context) {
+    this.context = context;
+  }
 
   @Override
   public Integer call() {
@@ -45,12 +50,12 @@ final class SearchCommand implements Callable<Integer> {
           .println("The query is empty: give keywords that describe the task.");
       return CommandLine.ExitCode.USAGE;
     }
-    try (CommandHost opened = CommandHost.open(config, file -> file, bus)) {
-      Host host = opened.host();
-      ApiJson api = new ApiJson();
+    try (RunningHost host = context.open()) {
       PrintWriter out = spec.commandLine().getOut();
       out.println(
-          api.prettyText(host.service(ServiceIndex.class).orElseThrow().searchResults(query)));
+          JSON.writerWithDefaultPrettyPrinter()
+              .writeValueAsString(
+                  host.service(ServiceIndex.class).orElseThrow().searchResults(query)));
       out.flush();
       return CommandLine.ExitCode.OK;
     }

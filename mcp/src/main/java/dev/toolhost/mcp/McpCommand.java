@@ -1,7 +1,9 @@
-package dev.toolhost.server;
+package dev.toolhost.mcp;
 
 import dev.toolhost.core.ToolSet;
-import dev.toolhost.mcp.McpGateway;
+import dev.toolhost.core.spi.CommandContext;
+import dev.toolhost.core.spi.RunningHost;
+import dev.toolhost.core.spi.Signals;
 import java.io.FileDescriptor;
 import java.io.FileInputStream;
 import java.io.FileOutputStream;
@@ -9,7 +11,6 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -25,11 +26,9 @@ import picocli.CommandLine.Spec;
     description = "Serves a profile's tools as an MCP server over stdio (for desktop MCP clients).")
 final class McpCommand implements Callable<Integer> {
 
+  private final CommandContext context;
+
   @Spec private CommandSpec spec;
-
-  @Mixin private ConfigOption config;
-
-  @Mixin private BusOption bus;
 
   @Option(
       names = "--profile",
@@ -38,10 +37,13 @@ final class McpCommand implements Callable<Integer> {
       description = "The profile whose tools to serve (default: ${DEFAULT-VALUE}).")
   private String profile;
 
+  McpCommand(CommandContext context) {
+    this.context = context;
+  }
+
   @Override
   public Integer call() throws InterruptedException {
-    try (CommandHost opened = CommandHost.open(config, file -> file, bus)) {
-      Host host = opened.host();
+    try (RunningHost host = context.open()) {
       ToolSet tools;
       try {
         tools = host.toolSet(profile);

@@ -1,15 +1,12 @@
-package dev.toolhost.server;
+package dev.toolhost.mcp;
 
-import dev.toolhost.mcp.DefinitionPins;
-import dev.toolhost.mcp.McpConfig;
-import dev.toolhost.mcp.McpExtension;
+import dev.toolhost.core.spi.CommandContext;
 import java.nio.file.Path;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
@@ -31,9 +28,9 @@ import picocli.CommandLine.Spec;
             + " mcp.state_dir.")
 final class McpApproveCommand implements Callable<Integer> {
 
-  @Spec private CommandSpec spec;
+  private final CommandContext context;
 
-  @Mixin private ConfigOption config;
+  @Spec private CommandSpec spec;
 
   @Parameters(index = "0", paramLabel = "SERVER", description = "The MCP server's name.")
   private String server;
@@ -41,13 +38,13 @@ final class McpApproveCommand implements Callable<Integer> {
   @Parameters(index = "1", paramLabel = "TOOL", description = "The server's name for the tool.")
   private String tool;
 
+  McpApproveCommand(CommandContext context) {
+    this.context = context;
+  }
+
   @Override
   public Integer call() {
-    HostConfig loaded = config.load();
-    McpConfig mcp =
-        loaded.sections().containsKey(McpExtension.NAME)
-            ? McpConfig.read(loaded.section(McpExtension.NAME))
-            : McpConfig.none();
+    McpConfig mcp = context.section(new McpExtension()).orElseGet(McpConfig::none);
     if (mcp.stateDirectory().isEmpty()) {
       spec.commandLine()
           .getErr()

@@ -1,4 +1,4 @@
-package dev.toolhost.server;
+package dev.toolhost.core.spi;
 
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
@@ -17,14 +17,14 @@ import org.slf4j.LoggerFactory;
  * this build treats as an error. Where it is missing, the JVM's default handling stays, and the
  * command's shutdown hook still closes everything.
  */
-final class Signals {
+public final class Signals {
 
   private static final Logger LOG = LoggerFactory.getLogger(Signals.class);
 
   private Signals() {}
 
   /** Runs {@code stop} (once per signal) on SIGTERM and SIGINT instead of the JVM's default. */
-  static void onStop(Runnable stop) {
+  public static void onStop(Runnable stop) {
     try {
       Class<?> signal = Class.forName("sun.misc.Signal");
       Class<?> handler = Class.forName("sun.misc.SignalHandler");
