@@ -272,7 +272,7 @@ public final class RabbitBus implements MessageBus {
 
   // One line per letter the dead-letter queue dropped (over a limit, or expired): its call ids and
   // size, so that what was lost can be told. The tool_call_id is read from bodies up to 64 KiB.
-  private static void logDropped(AMQP.BasicProperties properties, byte[] body) {
+  static void logDropped(AMQP.BasicProperties properties, byte[] body) {
     String reason = "dropped";
     String queue = DEAD_LETTER_QUEUE;
     Object deaths = properties.getHeaders() == null ? null : properties.getHeaders().get("x-death");

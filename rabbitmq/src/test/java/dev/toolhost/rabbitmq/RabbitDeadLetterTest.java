@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
+import com.rabbitmq.client.GetResponse;
 import dev.toolhost.bus.LogCapture;
 import dev.toolhost.bus.MessageBus;
 import java.io.IOException;
@@ -67,6 +68,8 @@ class RabbitDeadLetterTest {
         Connection raw = factory.newConnection("dead-letter-test");
         Channel channel = raw.createChannel()) {
       channel.queueDeclare(queue, true, false, false, null);
+      String copies = channel.queueDeclare().getQueue();
+      channel.queueBind(copies, DeadLetterPolicy.DROPPED, "");
       try {
         DeadLetterLimits oneLetter =
             new DeadLetterLimits(1, 1024 * 1024, Duration.ofMinutes(5), Optional.empty());
@@ -86,17 +89,20 @@ class RabbitDeadLetterTest {
         channel.basicPublish(
             "", queue, null, "{\"tool_call_id\":\"call_1\"}".getBytes(StandardCharsets.UTF_8));
 
-        await()
-            .atMost(Duration.ofSeconds(20))
-            .untilAsserted(
-                () ->
-                    assertThat(log.messages(RabbitBus.class, "WARN"))
-                        .anySatisfy(
-                            line ->
-                                assertThat(line)
-                                    .contains("'" + queue + "' (maxlen)")
-                                    .contains("tool_call_id call_0")
-                                    .contains(first.length() + " bytes")));
+        // Every host on the broker competes for the dropped letters, one logging each: this test
+        // takes its own copy from the fanout and logs it as the host that got it would.
+        GetResponse dropped =
+            await()
+                .atMost(Duration.ofSeconds(20))
+                .until(() -> channel.basicGet(copies, true), java.util.Objects::nonNull);
+        RabbitBus.logDropped(dropped.getProps(), dropped.getBody());
+        assertThat(log.messages(RabbitBus.class, "WARN"))
+            .anySatisfy(
+                line ->
+                    assertThat(line)
+                        .contains("'" + queue + "' (maxlen)")
+                        .contains("tool_call_id call_0")
+                        .contains(first.length() + " bytes"));
         assertThat(channel.queueDeclarePassive(queue).getMessageCount()).isEqualTo(1);
       } finally {
         channel.queueDelete(queue);
