@@ -6,6 +6,7 @@ import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.ToolSet;
 import dev.toolhost.core.spi.ConfigException;
 import dev.toolhost.core.spi.RunningHost;
+import dev.toolhost.host.HostConfig;
 import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;

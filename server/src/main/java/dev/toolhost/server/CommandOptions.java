@@ -7,6 +7,7 @@ import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.core.spi.HostExtensions;
 import dev.toolhost.core.spi.RunningHost;
 import dev.toolhost.core.spi.SectionReading;
+import dev.toolhost.host.HostConfig;
 import java.util.List;
 import java.util.Optional;
 import picocli.CommandLine;

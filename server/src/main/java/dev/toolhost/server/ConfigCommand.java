@@ -1,8 +1,8 @@
 package dev.toolhost.server;
 
-import dev.toolhost.core.spi.ConfigSections;
 import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.core.spi.HostExtensions;
+import dev.toolhost.host.ConfigReader;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
@@ -42,16 +42,7 @@ final class ConfigCommand implements Callable<Integer> {
 
   /** The JSON Schema of the whole config file, with the given extensions' sections. */
   static ObjectNode schema(List<HostExtension<?>> extensions) {
-    ObjectNode schema = ConfigSections.schema(ConfigReader.RawConfig.class);
-    schema.put("$schema", "https://json-schema.org/draft/2020-12/schema");
-    schema.put("title", "Toolhost config");
-    ObjectNode properties = (ObjectNode) schema.get("properties");
-    for (HostExtension<?> extension : extensions) {
-      if (!extension.configSchema().isMissingNode()) {
-        properties.set(extension.name(), extension.configSchema());
-      }
-    }
-    return schema;
+    return ConfigReader.schema(extensions);
   }
 
   /** {@code toolhost config schema}: prints the whole file's JSON Schema. */

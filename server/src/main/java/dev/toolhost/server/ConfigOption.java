@@ -3,6 +3,7 @@ package dev.toolhost.server;
 import dev.toolhost.core.spi.ConfigException;
 import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.core.spi.HostExtensions;
+import dev.toolhost.host.HostConfig;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;

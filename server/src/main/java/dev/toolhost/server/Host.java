@@ -1,49 +1,27 @@
 package dev.toolhost.server;
 
-import dev.toolhost.core.DispatchStage;
-import dev.toolhost.core.Redactor;
 import dev.toolhost.core.ToolDispatcher;
-import dev.toolhost.core.ToolGuide;
 import dev.toolhost.core.ToolGuides;
-import dev.toolhost.core.ToolInterceptor;
-import dev.toolhost.core.ToolProfile;
 import dev.toolhost.core.ToolProfiles;
 import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.ToolSet;
-import dev.toolhost.core.spi.Builtins;
-import dev.toolhost.core.spi.ChildProcesses;
 import dev.toolhost.core.spi.ConfigException;
-import dev.toolhost.core.spi.ConfigProblems;
-import dev.toolhost.core.spi.HostContext;
 import dev.toolhost.core.spi.HostExtension;
-import dev.toolhost.core.spi.HostExtensions;
-import dev.toolhost.core.spi.ReadyHost;
 import dev.toolhost.core.spi.Route;
-import dev.toolhost.core.spi.SectionReading;
+import dev.toolhost.core.spi.RunningHost;
+import dev.toolhost.host.HostConfig;
+import dev.toolhost.host.HostRuntime;
 import io.opentelemetry.api.OpenTelemetry;
-import io.opentelemetry.exporter.prometheus.PrometheusMetricReader;
-import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.trace.SpanProcessor;
-import io.prometheus.metrics.config.EscapingScheme;
-import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.URI;
 import java.net.UnknownHostException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.eclipse.jetty.server.Handler;
@@ -54,33 +32,18 @@ import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import tools.jackson.databind.JsonNode;
 
 /**
- * A host is one running Toolhost: a tool registry with the configured built-ins, the named tool
- * profiles, an OpenTelemetry SDK whose metrics Prometheus can scrape, the host extensions that
- * bring its capabilities, the one dispatcher every call goes through, and, once {@link #start()
- * started}, the HTTP API.
- *
- * <p>Every capability is a host extension ({@link HostExtension}) in the module that owns it, found
- * on the class path by default: working memory and result chunking ({@code memory:}), service
- * search, the MCP bridge ({@code mcp:}), the configured agents ({@code agents:}), the tools
- * announced on a message bus ({@code tool_services:}) and secret-leak detection ({@code secrets:}).
- * The host starts them in their order, each with its config section, adding their tools, guides,
- * interceptors, routes and profile rules; composes the profiles and builds the dispatcher; tells
- * them it is ready; and closes them in reverse, also when one fails to start. What they share (the
- * {@code WorkingMemory}, the {@code ServiceIndex}, the {@code McpBridge}, the {@code Agents}) is
- * found with {@link #service}.
- *
- * <p>Embedders and tests register their own tools on {@link #registry()} at any time. Tool sets are
- * built once per profile and shared: {@link #toolSet(String)} returns the same set each time.
+ * A host is one running Toolhost served over HTTP: a {@link HostRuntime} (the extensions, the
+ * registry, the profiles, the one dispatcher, the telemetry) and, once {@link #start() started},
+ * its front: Jetty with the request guard in front of the HTTP API, {@code /metrics}, the
+ * extensions' routes and the MCP gateway.
  *
  * <p>Secure by default: it binds 127.0.0.1 unless told otherwise and refuses to bind any address
  * that is not loopback without a bearer token. The token is never logged or shown. Thread-safe;
- * {@link #close()} stops the listener, the extensions and the telemetry and may be called more than
- * once.
+ * {@link #close()} stops the listener, then the runtime, and may be called more than once.
  */
-public final class Host implements AutoCloseable {
+public final class Host implements RunningHost {
 
   private static final Logger LOG = LoggerFactory.getLogger(Host.class);
 
@@ -90,26 +53,10 @@ public final class Host implements AutoCloseable {
   /** The name of the thread pool that accepts HTTP connections; request handlers are virtual. */
   static final String THREAD_POOL_NAME = "toolhost-http";
 
-  private final HostConfig config;
+  private final HostRuntime runtime;
   private final Optional<String> token;
   private final Duration headerTimeout;
-  private final ToolRegistry registry = new ToolRegistry();
-  private final Optional<ToolGuides> guides;
-  private final ToolProfiles profiles;
-  private final Map<String, ToolSet> toolSets = new LinkedHashMap<>();
-  private final PrometheusMetricReader metricReader;
-  private final OpenTelemetrySdk openTelemetry;
-  private final ToolDispatcher dispatcher;
   private final ApiJson json = new ApiJson();
-  private final HostExtensions extensions;
-  // What extensions share with those started after them, and with the host's users, by type.
-  private final Map<Class<?>, Object> services = new ConcurrentHashMap<>();
-  // The extensions' HTTP routes, by "METHOD path".
-  private final Map<String, Route> routes = new ConcurrentHashMap<>();
-  // Secrets the builder was given, by name, for the extensions that redact by value.
-  private final Map<String, String> secretValues;
-  // The tools the extensions take from built-in profiles, by profile name.
-  private final Map<String, Set<String>> denied = new LinkedHashMap<>();
 
   private Server server;
   private ServerConnector connector;
@@ -129,294 +76,9 @@ public final class Host implements AutoCloseable {
   }
 
   private Host(Builder builder) {
-    this.config = builder.config;
-    this.token = config.http().bearerToken(builder.environment);
+    this.token = builder.config.http().bearerToken(builder.environment);
     this.headerTimeout = builder.headerTimeout;
-    this.secretValues = Map.copyOf(builder.secrets);
-    // Before any resource is made, so that a bad config leaks nothing.
-    config.toolProfiles();
-    if (config.builtins().guides()) {
-      ToolGuides toolGuides = new ToolGuides();
-      registry.registerAll(toolGuides.tools());
-      this.guides = Optional.of(toolGuides);
-    } else {
-      this.guides = Optional.empty();
-    }
-    this.metricReader = PrometheusMetricReader.create();
-    // An OTEL_* variable the SDK refuses throws here, with nothing open yet.
-    this.openTelemetry =
-        HostTelemetry.create(
-            config.telemetry(),
-            builder.environment,
-            metricReader,
-            builder.spanProcessors,
-            () -> service(Redactor.class).orElse(Redactor.NONE));
-    ToolDispatcher.Builder dispatch =
-        ToolDispatcher.builder()
-            .openTelemetry(openTelemetry)
-            .recordContent(config.telemetry().recordContent());
-    services.putAll(builder.services);
-    services.put(OpenTelemetry.class, openTelemetry);
-    // What a host killed before it could end its children left (browsers, stdio MCP servers).
-    ChildProcesses.endOrphans();
-    // Extensions start in their order; one that fails closes those before it, in reverse.
-    try {
-      this.extensions =
-          HostExtensions.of(
-              HostExtensions.ordered(builder.extensions(), Set.copyOf(services.keySet())),
-              builder.configs);
-    } catch (IllegalArgumentException e) {
-      openTelemetry.close();
-      throw new ConfigException(e.getMessage());
-    }
-    Set<Class<?>> provided = new HashSet<>();
-    extensions.all().forEach(extension -> provided.addAll(extension.provides()));
-    try {
-      extensions.start(
-          new HostExtensions.Host() {
-            @Override
-            public HostContext context(HostExtension<?> extension, HostExtensions.Owned owned) {
-              return new ExtensionContext(
-                  extension, owned, provided, dispatch, builder.environment);
-            }
-
-            @Override
-            public Optional<JsonNode> section(String name) {
-              return config.sections().containsKey(name)
-                  ? Optional.of(config.section(name))
-                  : Optional.empty();
-            }
-          });
-      // The built-in profiles with the extensions' rules, then the user's composed onto them.
-      this.profiles = config.toolProfiles(ToolProfiles.withDenied(denied));
-    } catch (RuntimeException | Error e) {
-      extensions.close();
-      openTelemetry.close();
-      throw e;
-    }
-    services.put(ToolProfiles.class, profiles);
-    for (ToolProfile profile : profiles.all()) {
-      toolSets.put(profile.name(), ToolSet.of(registry, profile));
-    }
-    this.dispatcher = dispatch.build();
-    try {
-      extensions.ready(new Ready());
-    } catch (RuntimeException | Error e) {
-      // The extensions closed themselves; the telemetry goes with them.
-      openTelemetry.close();
-      throw e;
-    }
-  }
-
-  /** The extensions this host runs, in their start order. */
-  public List<HostExtension<?>> extensions() {
-    return extensions.all();
-  }
-
-  /**
-   * The extension route of that method and path, if an extension added one: an exact route, else a
-   * template that matches the path.
-   */
-  Optional<Route> route(String method, String path) {
-    Route exact = routes.get(method + " " + path);
-    if (exact != null) {
-      return Optional.of(exact);
-    }
-    return routes.values().stream()
-        .filter(route -> route.templated() && route.method().equals(method) && route.matches(path))
-        .findFirst();
-  }
-
-  /** The extension routes, as {@code METHOD path}, sorted: for a 404 that lists the routes. */
-  List<String> routeNames() {
-    return routes.keySet().stream().sorted().toList();
-  }
-
-  /** The methods of the extension routes at that path, for a 405's {@code Allow}. */
-  List<String> routeMethods(String path) {
-    return routes.values().stream()
-        .filter(route -> route.matches(path))
-        .map(Route::method)
-        .distinct()
-        .sorted()
-        .toList();
-  }
-
-  /**
-   * The service of that type the host shares: the {@code WorkingMemory}, {@code ServiceIndex},
-   * {@code McpBridge} or {@code Agents} of the extensions that provide them, the {@link
-   * ToolProfiles}, the {@link OpenTelemetry}, or one given to the builder.
-   */
-  public <T> Optional<T> service(Class<T> type) {
-    return Optional.ofNullable(services.get(type)).map(type::cast);
-  }
-
-  /** What a starting extension sees of this host. */
-  private final class ExtensionContext implements HostContext {
-    private final HostExtension<?> extension;
-    private final HostExtensions.Owned owned;
-    // The contracts some extension of this host provides: those need declaring to be looked up.
-    private final Set<Class<?>> provided;
-    private final ToolDispatcher.Builder dispatch;
-    private final Map<String, String> environment;
-
-    ExtensionContext(
-        HostExtension<?> extension,
-        HostExtensions.Owned owned,
-        Set<Class<?>> provided,
-        ToolDispatcher.Builder dispatch,
-        Map<String, String> environment) {
-      this.extension = extension;
-      this.owned = owned;
-      this.provided = provided;
-      this.dispatch = dispatch;
-      this.environment = environment;
-    }
-
-    @Override
-    public ToolRegistry registry() {
-      return registry;
-    }
-
-    @Override
-    public void guide(ToolGuide guide) {
-      guides.ifPresent(all -> all.add(guide));
-    }
-
-    @Override
-    public Optional<ToolGuides> guides() {
-      return guides;
-    }
-
-    @Override
-    public void interceptor(DispatchStage stage, ToolInterceptor interceptor) {
-      dispatch.interceptor(stage, interceptor);
-    }
-
-    @Override
-    public void route(Route route) {
-      String key = route.method() + " " + route.path();
-      if (ApiHandler.reserved(route.path()) || routes.putIfAbsent(key, route) != null) {
-        throw new IllegalArgumentException(
-            "Host extension '"
-                + extension.name()
-                + "' adds the route "
-                + key
-                + ", which the host already serves.");
-      }
-    }
-
-    @Override
-    public Builtins builtins() {
-      return config.builtins();
-    }
-
-    @Override
-    public void denyTools(String profile, String... tools) {
-      if (ToolProfiles.BUILT_IN.stream().noneMatch(builtIn -> builtIn.name().equals(profile))) {
-        throw new IllegalArgumentException(
-            "Host extension '"
-                + extension.name()
-                + "' denies tools to '"
-                + profile
-                + "', which is not a built-in profile.");
-      }
-      denied.computeIfAbsent(profile, name -> new LinkedHashSet<>()).addAll(List.of(tools));
-    }
-
-    @Override
-    public SectionReading reading() {
-      List<String> names = new ArrayList<>();
-      ToolProfiles.BUILT_IN.forEach(profile -> names.add(profile.name()));
-      config.profiles().stream()
-          .map(HostConfig.Profile::name)
-          .filter(name -> !names.contains(name))
-          .sorted()
-          .forEach(names::add);
-      return new SectionReading(ConfigProblems.unplaced(), config.directory(), names);
-    }
-
-    @Override
-    public Map<String, String> environment() {
-      return environment;
-    }
-
-    @Override
-    public Map<String, String> secrets() {
-      Map<String, String> secrets = new LinkedHashMap<>(secretValues);
-      token.ifPresent(value -> secrets.put("http.token", value));
-      return secrets;
-    }
-
-    @Override
-    public <T> void provide(Class<T> type, T service) {
-      if (!extension.provides().contains(type)) {
-        throw new IllegalArgumentException(
-            "Host extension '"
-                + extension.name()
-                + "' shares "
-                + type.getSimpleName()
-                + " but does not declare it among what it provides().");
-      }
-      share(type, service, "Host extension '" + extension.name() + "'");
-    }
-
-    @Override
-    public <T> Optional<T> service(Class<T> type) {
-      if (provided.contains(type)
-          && !extension.requires().contains(type)
-          && !extension.uses().contains(type)
-          && !extension.provides().contains(type)) {
-        throw new IllegalArgumentException(
-            "Host extension '"
-                + extension.name()
-                + "' looks up "
-                + type.getSimpleName()
-                + " but declares it neither in requires() nor in uses(), so nothing orders it"
-                + " after the extension that provides it.");
-      }
-      return Host.this.service(type);
-    }
-
-    @Override
-    public <T extends AutoCloseable> T own(T resource) {
-      return owned.add(resource);
-    }
-  }
-
-  /** The host as extensions see it once it is ready. */
-  private final class Ready implements ReadyHost {
-    @Override
-    public ToolRegistry registry() {
-      return registry;
-    }
-
-    @Override
-    public ToolDispatcher dispatcher() {
-      return dispatcher;
-    }
-
-    @Override
-    public ToolSet toolSet(String profile) {
-      return Host.this.toolSet(profile);
-    }
-
-    @Override
-    public <T> void provide(Class<T> type, T service) {
-      share(type, service, "An extension told the host is ready");
-    }
-
-    @Override
-    public <T> Optional<T> service(Class<T> type) {
-      return Host.this.service(type);
-    }
-  }
-
-  private <T> void share(Class<T> type, T service, String by) {
-    if (services.putIfAbsent(type, Objects.requireNonNull(service, "service")) != null) {
-      throw new IllegalArgumentException(
-          by + " shares a " + type.getName() + ", which another already shares.");
-    }
+    this.runtime = builder.runtime.build();
   }
 
   /** A builder of a host from the given config. */
@@ -424,52 +86,69 @@ public final class Host implements AutoCloseable {
     return new Builder(config);
   }
 
-  /** The config this host was built from. */
-  public HostConfig config() {
-    return config;
+  /** The runtime this host serves. */
+  public HostRuntime runtime() {
+    return runtime;
   }
 
-  /** The registry of every tool this host can run; register your own tools here. */
+  /** The config this host was built from. */
+  public HostConfig config() {
+    return runtime.config();
+  }
+
+  /** The extensions this host runs, in their start order. */
+  public List<HostExtension<?>> extensions() {
+    return runtime.extensions();
+  }
+
+  @Override
   public ToolRegistry registry() {
-    return registry;
+    return runtime.registry();
   }
 
   /** The guides served by the built-in guide tools, when they are enabled; add your own here. */
   public Optional<ToolGuides> guides() {
-    return guides;
+    return runtime.guides();
   }
 
   /** The built-in and user profiles. */
   public ToolProfiles profiles() {
-    return profiles;
+    return runtime.profiles();
   }
 
-  /**
-   * Returns the host's shared tool set for the named profile.
-   *
-   * @throws IllegalArgumentException naming the unknown profile and the known ones
-   */
+  @Override
   public ToolSet toolSet(String profileName) {
-    ToolSet set = toolSets.get(profileName);
-    if (set == null) {
-      throw new IllegalArgumentException(
-          "Unknown tool profile '"
-              + profileName
-              + "'. Known profiles: "
-              + String.join(", ", profiles.names())
-              + ".");
-    }
-    return set;
+    return runtime.toolSet(profileName);
   }
 
-  /** The dispatcher every call on this host goes through. */
+  @Override
   public ToolDispatcher dispatcher() {
-    return dispatcher;
+    return runtime.dispatcher();
   }
 
   /** The OpenTelemetry the dispatcher traces and measures with. */
   public OpenTelemetry openTelemetry() {
-    return openTelemetry;
+    return runtime.openTelemetry();
+  }
+
+  @Override
+  public <T> Optional<T> service(Class<T> type) {
+    return runtime.service(type);
+  }
+
+  /** The extension route of that method and path, if an extension added one. */
+  Optional<Route> route(String method, String path) {
+    return runtime.route(method, path);
+  }
+
+  /** The extension routes, as {@code METHOD path}, sorted: for a 404 that lists the routes. */
+  List<String> routeNames() {
+    return runtime.routeNames();
+  }
+
+  /** The methods of the extension routes at that path, for a 405's {@code Allow}. */
+  List<String> routeMethods(String path) {
+    return runtime.routeMethods(path);
   }
 
   /** Whether callers must send a bearer token. */
@@ -493,14 +172,14 @@ public final class Host implements AutoCloseable {
     if (server != null) {
       throw new IllegalStateException("The host is already started, on " + uri() + ".");
     }
-    String host = config.http().host();
+    String host = config().http().host();
     if (token.isEmpty() && !isLoopback(host)) {
       throw new ConfigException(
           "Refusing to listen on "
               + host
               + " without a bearer token: an address other than loopback needs one. Set"
               + " http.token_env (the environment variable "
-              + config.http().tokenEnv()
+              + config().http().tokenEnv()
               + " by default) or http.token, or listen on 127.0.0.1.");
     }
     QueuedThreadPool threads = new QueuedThreadPool();
@@ -517,7 +196,7 @@ public final class Host implements AutoCloseable {
     http.setSendXPoweredBy(false);
     ServerConnector listener = new ServerConnector(jetty, new HttpConnectionFactory(http));
     listener.setHost(host);
-    listener.setPort(config.http().port());
+    listener.setPort(config().http().port());
     // A client that trickles a request's headers is cut off, not waited on (slowloris).
     listener.addEventListener(new HeaderTimeout(headerTimeout, listener.getScheduler()));
     jetty.addConnector(listener);
@@ -526,9 +205,9 @@ public final class Host implements AutoCloseable {
     // then the one guard every route is behind.
     jetty.setHandler(
         new HttpTelemetry(
-            openTelemetry,
+            runtime.openTelemetry(),
             new RequestGuard(
-                config.http(), token, new Handler.Sequence(mcp, new ApiHandler(this, json)))));
+                config().http(), token, new Handler.Sequence(mcp, new ApiHandler(this, json)))));
     try {
       jetty.start();
     } catch (Exception e) {
@@ -543,7 +222,7 @@ public final class Host implements AutoCloseable {
           "Cannot listen on "
               + host
               + ":"
-              + config.http().port()
+              + config().http().port()
               + ": "
               + cause.getMessage()
               + (inUse
@@ -581,21 +260,14 @@ public final class Host implements AutoCloseable {
    * @throws IllegalStateException when the host is not started
    */
   public synchronized URI uri() {
-    String host = config.http().host();
+    String host = config().http().host();
     String authority = host.contains(":") ? "[" + host + "]" : host;
     return URI.create("http://" + authority + ":" + port() + "/");
   }
 
   /** The host's metrics in Prometheus text format (version 0.0.4). */
   String metricsText() {
-    ByteArrayOutputStream text = new ByteArrayOutputStream();
-    try {
-      PrometheusTextFormatWriter.create()
-          .write(text, metricReader.collect(), EscapingScheme.UNDERSCORE_ESCAPING);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return text.toString(StandardCharsets.UTF_8);
+    return runtime.metricsText();
   }
 
   /** Stops the HTTP API, if started, and the telemetry. */
@@ -620,9 +292,7 @@ public final class Host implements AutoCloseable {
       virtualThreads.shutdownNow();
       LOG.info("Toolhost stopped");
     }
-    // In reverse of their start.
-    extensions.close();
-    openTelemetry.close();
+    runtime.close();
   }
 
   private static void stopQuietly(Server jetty) {
@@ -649,31 +319,25 @@ public final class Host implements AutoCloseable {
     return true;
   }
 
-  /** A builder of a {@link Host}. */
+  /** A builder of a {@link Host}: its runtime's, and the front's header timeout. */
   public static final class Builder {
     private final HostConfig config;
+    private final HostRuntime.Builder runtime;
     private Map<String, String> environment = System.getenv();
-    private final List<SpanProcessor> spanProcessors = new ArrayList<>();
     private Duration headerTimeout = DEFAULT_HEADER_TIMEOUT;
-    // By name, in the order given: the class path's first, then those added.
-    private final Map<String, HostExtension<?>> extensions = new LinkedHashMap<>();
-    // The configs made in code, by extension name: each typed by its extension when added.
-    private final Map<String, Object> configs = new LinkedHashMap<>();
-    private final Map<Class<?>, Object> services = new LinkedHashMap<>();
-    private final Map<String, String> secrets = new LinkedHashMap<>();
 
     private Builder(HostConfig config) {
-      this.config = Objects.requireNonNull(config, "config");
-      HostExtensions.discovered().forEach(this::extension);
+      this.config = config;
+      this.runtime = HostRuntime.builder(config).reserved(ApiHandler::reserved);
     }
 
     /**
      * The environment the token variable and the {@code OTEL_*} variables are read from; this
-     * process's by default. The OpenTelemetry SDK also reads this process's own {@code OTEL_*}
-     * variables; those of the given environment win over them.
+     * process's by default.
      */
     public Builder environment(Map<String, String> environment) {
       this.environment = Map.copyOf(environment);
+      runtime.environment(environment);
       return this;
     }
 
@@ -689,68 +353,39 @@ public final class Host implements AutoCloseable {
       return this;
     }
 
-    /**
-     * Adds a host extension, in place of one of the same name (one found on the class path, say, to
-     * give it a resolver or a clock); it reads its section of the config. Extensions start after
-     * those whose contracts they require or use, otherwise in the order added, and close in
-     * reverse.
-     */
+    /** See {@link HostRuntime.Builder#extension(HostExtension)}. */
     public Builder extension(HostExtension<?> extension) {
-      Objects.requireNonNull(extension, "extension");
-      extensions.remove(extension.name());
-      configs.remove(extension.name());
-      extensions.put(extension.name(), extension);
+      runtime.extension(extension);
       return this;
     }
 
-    /**
-     * Adds a host extension with its config made in code, in place of one of the same name and of
-     * its section in the config: the one way to configure an extension without a file.
-     */
-    public <C> Builder extension(HostExtension<C> extension, C config) {
-      extension(extension);
-      configs.put(extension.name(), Objects.requireNonNull(config, "config"));
+    /** See {@link HostRuntime.Builder#extension(HostExtension, Object)}. */
+    public <C> Builder extension(HostExtension<C> extension, C section) {
+      runtime.extension(extension, section);
       return this;
     }
 
-    /**
-     * Sets the host's extensions to exactly the given ones, in place of those found on the class
-     * path; an empty list gives a host with no capability but its built-in guides.
-     */
+    /** See {@link HostRuntime.Builder#extensions(List)}. */
     public Builder extensions(List<? extends HostExtension<?>> extensions) {
-      this.extensions.clear();
-      this.configs.clear();
-      extensions.forEach(this::extension);
+      runtime.extensions(extensions);
       return this;
     }
 
-    /**
-     * Shares a service with the extensions, as if an extension had provided it before the first
-     * starts: a {@code MessageBus} for the tool services extension, say. The host does not close
-     * it; whoever made it closes it after the host.
-     */
+    /** See {@link HostRuntime.Builder#service(Class, Object)}. */
     public <T> Builder service(Class<T> type, T service) {
-      services.put(
-          Objects.requireNonNull(type, "type"), Objects.requireNonNull(service, "service"));
+      runtime.service(type, service);
       return this;
     }
 
-    /**
-     * A secret the host holds besides its token (a bus password, say), given to the extensions that
-     * redact secrets by value ({@link HostContext#secrets()}).
-     */
+    /** See {@link HostRuntime.Builder#secret(String, String)}. */
     public Builder secret(String name, String value) {
-      secrets.put(Objects.requireNonNull(name, "name"), Objects.requireNonNull(value, "value"));
+      runtime.secret(name, value);
       return this;
     }
 
-    private List<HostExtension<?>> extensions() {
-      return List.copyOf(extensions.values());
-    }
-
-    /** Adds a processor for the host's spans, to export them; none by default. */
+    /** See {@link HostRuntime.Builder#spanProcessor(SpanProcessor)}. */
     public Builder spanProcessor(SpanProcessor spanProcessor) {
-      spanProcessors.add(Objects.requireNonNull(spanProcessor, "spanProcessor"));
+      runtime.spanProcessor(spanProcessor);
       return this;
     }
 

@@ -1,6 +1,7 @@
 package dev.toolhost.server;
 
 import dev.toolhost.core.ApiError;
+import dev.toolhost.host.HostConfig;
 import java.net.InetAddress;
 import java.net.NetworkInterface;
 import java.net.SocketException;

@@ -2,6 +2,7 @@ package dev.toolhost.server;
 
 import dev.toolhost.core.spi.ConfigProblems;
 import dev.toolhost.core.spi.SectionReading;
+import dev.toolhost.host.HostConfig;
 import dev.toolhost.secrets.Finding;
 import dev.toolhost.secrets.SecretScanner;
 import dev.toolhost.secrets.SecretsConfig;

@@ -1,6 +1,7 @@
 package dev.toolhost.server;
 
 import dev.toolhost.core.spi.Signals;
+import dev.toolhost.host.HostConfig;
 import java.net.URI;
 import java.util.Optional;
 import java.util.concurrent.Callable;

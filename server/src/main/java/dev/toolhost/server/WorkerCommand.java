@@ -12,6 +12,7 @@ import dev.toolhost.core.ToolDispatcher;
 import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.ToolSpec;
 import dev.toolhost.core.spi.Signals;
+import dev.toolhost.host.HostConfig;
 import dev.toolhost.mcp.McpBridge;
 import dev.toolhost.mcp.McpExtension;
 import dev.toolhost.mcp.McpGroupRegistrations;

@@ -7,6 +7,7 @@ import com.networknt.schema.Schema;
 import com.networknt.schema.SchemaRegistry;
 import com.networknt.schema.SpecificationVersion;
 import dev.toolhost.core.spi.HostExtensions;
+import dev.toolhost.host.HostConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -8,6 +8,7 @@ import dev.toolhost.agent.Agents;
 import dev.toolhost.agent.Conversation;
 import dev.toolhost.agent.RunListener;
 import dev.toolhost.agent.RunResult;
+import dev.toolhost.host.HostConfig;
 import dev.toolhost.memory.WorkingMemory;
 import dev.toolhost.testing.RecordedRequest;
 import dev.toolhost.testing.ScriptedModelServer;

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.toolhost.core.ToolProfile;
 import dev.toolhost.core.ToolProfiles;
 import dev.toolhost.core.spi.ConfigException;
+import dev.toolhost.host.HostConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

@@ -2,6 +2,7 @@ package dev.toolhost.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.toolhost.host.HostConfig;
 import dev.toolhost.testing.ScriptedModelServer;
 import dev.toolhost.testing.ScriptedReply;
 import java.net.URI;

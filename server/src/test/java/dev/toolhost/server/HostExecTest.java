@@ -10,6 +10,7 @@ import dev.toolhost.core.ErrorCode;
 import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.exec.ExecTools;
+import dev.toolhost.host.HostConfig;
 import dev.toolhost.rabbitmq.RabbitBus;
 import java.io.BufferedReader;
 import java.io.IOException;

@@ -20,6 +20,7 @@ import dev.toolhost.core.spi.ReadyHost;
 import dev.toolhost.core.spi.Route;
 import dev.toolhost.core.spi.RunningHost;
 import dev.toolhost.core.spi.SectionReading;
+import dev.toolhost.host.HostConfig;
 import dev.toolhost.memory.WorkingMemory;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -8,6 +8,7 @@ import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.core.spi.HostExtensionException;
 import dev.toolhost.core.spi.ReadyHost;
 import dev.toolhost.core.spi.SectionReading;
+import dev.toolhost.host.HostConfig;
 import dev.toolhost.mcp.McpConfig;
 import dev.toolhost.mcp.McpExtension;
 import dev.toolhost.mcp.McpServerConfig;

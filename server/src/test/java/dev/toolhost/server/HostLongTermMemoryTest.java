@@ -7,6 +7,7 @@ import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSpec;
 import dev.toolhost.core.spi.ConfigException;
+import dev.toolhost.host.HostConfig;
 import dev.toolhost.longterm.LongTermMemory;
 import java.nio.file.Files;
 import java.nio.file.Path;

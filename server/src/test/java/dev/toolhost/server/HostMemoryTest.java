@@ -7,6 +7,7 @@ import dev.toolhost.core.Tool;
 import dev.toolhost.core.ToolGuide;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSpec;
+import dev.toolhost.host.HostConfig;
 import dev.toolhost.memory.RedisWorkingMemory;
 import dev.toolhost.memory.WorkingMemory;
 import java.net.URI;

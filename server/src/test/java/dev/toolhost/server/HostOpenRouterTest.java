@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.toolhost.core.MethodTools;
 import dev.toolhost.core.Tool;
 import dev.toolhost.core.ToolGuide;
+import dev.toolhost.host.HostConfig;
 import dev.toolhost.memory.ResultChunker;
 import dev.toolhost.testing.FakeSite;
 import io.modelcontextprotocol.client.McpClient;

@@ -8,6 +8,7 @@ import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSpec;
 import dev.toolhost.core.spi.ConfigException;
+import dev.toolhost.host.HostConfig;
 import dev.toolhost.scheduling.TaskRun;
 import dev.toolhost.scheduling.TaskScheduler;
 import dev.toolhost.testing.RecordedRequest;

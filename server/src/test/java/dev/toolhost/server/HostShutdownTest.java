@@ -2,6 +2,7 @@ package dev.toolhost.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.toolhost.host.HostConfig;
 import dev.toolhost.mcp.NpmPackages;
 import dev.toolhost.testing.FakeSite;
 import dev.toolhost.testing.ScriptedModelServer;

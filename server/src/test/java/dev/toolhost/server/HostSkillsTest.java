@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSpec;
+import dev.toolhost.host.HostConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;

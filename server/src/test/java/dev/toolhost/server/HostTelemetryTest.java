@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.toolhost.core.MethodTools;
 import dev.toolhost.core.spi.ConfigException;
+import dev.toolhost.host.HostConfig;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.proto.metrics.v1.Metric;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;

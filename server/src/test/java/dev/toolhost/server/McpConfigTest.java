@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.toolhost.core.spi.ConfigException;
+import dev.toolhost.host.HostConfig;
 import dev.toolhost.mcp.McpConfig;
 import dev.toolhost.mcp.McpServerConfig;
 import dev.toolhost.mcp.RegistrationPolicy;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.toolhost.core.ExecutableTool;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSpec;
+import dev.toolhost.host.HostConfig;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -8,6 +8,7 @@ import dev.toolhost.core.ToolProfiles;
 import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSet;
+import dev.toolhost.host.HostConfig;
 import dev.toolhost.mcp.McpBridge;
 import dev.toolhost.mcp.McpServerConfig;
 import java.io.IOException;

@@ -12,6 +12,7 @@ import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSet;
 import dev.toolhost.core.ToolSpec;
+import dev.toolhost.host.HostConfig;
 import dev.toolhost.mcp.McpBridge;
 import dev.toolhost.mcp.McpServerConfig;
 import dev.toolhost.mcp.NpmPackages;

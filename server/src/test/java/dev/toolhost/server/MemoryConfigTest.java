@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.toolhost.core.spi.Builtins;
 import dev.toolhost.core.spi.ConfigException;
+import dev.toolhost.host.HostConfig;
 import dev.toolhost.memory.InProcessWorkingMemory;
 import dev.toolhost.memory.MemoryConfig;
 import dev.toolhost.memory.RedisWorkingMemory;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.toolhost.core.spi.ConfigException;
+import dev.toolhost.host.HostConfig;
 import dev.toolhost.openrouter.OpenRouterConfig;
 import java.net.URI;
 import java.util.Optional;

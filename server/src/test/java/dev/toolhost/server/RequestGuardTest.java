@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolhost.core.MethodTools;
 import dev.toolhost.core.Tool;
+import dev.toolhost.host.HostConfig;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;

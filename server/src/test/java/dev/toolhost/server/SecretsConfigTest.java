@@ -9,6 +9,7 @@ import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSpec;
 import dev.toolhost.core.spi.ConfigException;
+import dev.toolhost.host.HostConfig;
 import dev.toolhost.secrets.LogRedaction;
 import dev.toolhost.secrets.RedactingOutputStream;
 import java.io.ByteArrayOutputStream;

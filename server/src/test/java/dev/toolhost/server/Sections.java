@@ -7,6 +7,7 @@ import dev.toolhost.bus.ToolServicesConfig;
 import dev.toolhost.bus.ToolServicesExtension;
 import dev.toolhost.core.spi.ConfigProblems;
 import dev.toolhost.core.spi.SectionReading;
+import dev.toolhost.host.HostConfig;
 import dev.toolhost.mcp.McpConfig;
 import dev.toolhost.mcp.McpExtension;
 import dev.toolhost.memory.MemoryConfig;

@@ -6,6 +6,7 @@ import dev.toolhost.bus.InMemoryBus;
 import dev.toolhost.bus.MessageBus;
 import dev.toolhost.core.ToolProfile;
 import dev.toolhost.core.ToolProfiles;
+import dev.toolhost.host.HostConfig;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

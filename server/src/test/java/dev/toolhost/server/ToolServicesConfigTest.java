@@ -10,6 +10,7 @@ import dev.toolhost.bus.ToolServices;
 import dev.toolhost.bus.ToolServicesConfig;
 import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.spi.ConfigException;
+import dev.toolhost.host.HostConfig;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

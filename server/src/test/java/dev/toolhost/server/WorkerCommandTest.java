@@ -16,6 +16,7 @@ import dev.toolhost.core.ToolProfiles;
 import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSet;
+import dev.toolhost.host.HostConfig;
 import dev.toolhost.rabbitmq.RabbitBus;
 import java.io.BufferedReader;
 import java.io.File;

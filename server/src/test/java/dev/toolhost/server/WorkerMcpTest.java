@@ -10,6 +10,7 @@ import dev.toolhost.bus.ToolWorker;
 import dev.toolhost.core.ErrorCode;
 import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolResult;
+import dev.toolhost.host.HostConfig;
 import dev.toolhost.mcp.McpGroupRegistrations;
 import dev.toolhost.mcp.NpmPackages;
 import dev.toolhost.mcp.TestProcesses;

@@ -1,4 +1,4 @@
-package dev.toolhost.server;
+package dev.toolhost.host;
 
 import dev.toolhost.core.ToolProfile;
 import dev.toolhost.core.ToolProfiles;

@@ -1,4 +1,4 @@
-package dev.toolhost.server;
+package dev.toolhost.host;
 
 import dev.toolhost.core.Redactor;
 import io.opentelemetry.api.common.AttributeKey;

@@ -1,4 +1,4 @@
-package dev.toolhost.server;
+package dev.toolhost.host;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.toolhost.core.ToolProfile;
@@ -58,7 +58,7 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
  * problem of the file into one {@link ConfigProblems} before refusing it. Locations are the YAML
  * parser's token locations, found by the JSON pointer of the key or value at fault.
  */
-final class ConfigReader {
+public final class ConfigReader {
 
   private static final Pattern MARK = Pattern.compile("^ in \\S+, line (\\d+), column (\\d+):");
   private static final List<String> LIST_KEYS =
@@ -67,8 +67,22 @@ final class ConfigReader {
   // The host extensions whose sections the file may hold, by section name.
   private final Map<String, HostExtension<?>> extensions = new LinkedHashMap<>();
 
+  /** The JSON Schema of the whole config file, with the given extensions' sections. */
+  public static ObjectNode schema(List<HostExtension<?>> extensions) {
+    ObjectNode schema = ConfigSections.schema(RawConfig.class);
+    schema.put("$schema", "https://json-schema.org/draft/2020-12/schema");
+    schema.put("title", "Toolhost config");
+    ObjectNode properties = (ObjectNode) schema.get("properties");
+    for (HostExtension<?> extension : extensions) {
+      if (!extension.configSchema().isMissingNode()) {
+        properties.set(extension.name(), extension.configSchema());
+      }
+    }
+    return schema;
+  }
+
   /** A reader of the host's own sections and the given extensions'. */
-  ConfigReader(List<HostExtension<?>> extensions) {
+  public ConfigReader(List<HostExtension<?>> extensions) {
     extensions.stream()
         .filter(extension -> !extension.configSchema().isMissingNode())
         .forEach(extension -> this.extensions.put(extension.name(), extension));
@@ -83,7 +97,7 @@ final class ConfigReader {
           .build();
 
   /** Reads and checks the given file; relative paths in it are resolved against its directory. */
-  HostConfig read(Path file) {
+  public HostConfig read(Path file) {
     String text;
     try {
       text = Files.readString(file);
@@ -107,7 +121,7 @@ final class ConfigReader {
    * Reads and checks the given YAML text, calling it {@code fileName} in messages and resolving
    * relative paths against {@code directory} (the working directory when it is the empty path).
    */
-  HostConfig parse(String text, String fileName, Path directory) {
+  public HostConfig parse(String text, String fileName, Path directory) {
     Locations locations = locate(text, fileName);
     if (locations.empty()) {
       return HostConfig.defaults();
