@@ -1,29 +1,17 @@
 package dev.toolhost.server;
 
-import dev.toolhost.bus.InMemoryBus;
 import dev.toolhost.bus.MessageBus;
-import dev.toolhost.core.spi.ConfigException;
-import dev.toolhost.rabbitmq.RabbitBus;
-import java.net.URI;
-import java.net.URISyntaxException;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
-import java.util.Locale;
+import dev.toolhost.bus.MessageBuses;
 import java.util.Map;
 import java.util.Optional;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import picocli.CommandLine.Option;
 
 /**
  * The bus option is the {@code --bus URI} every command that touches the bus takes: {@code memory:}
- * (the default) or {@code amqp://user:pass@host:port/vhost}; {@code TOOLHOST_BUS} when the option
- * is not given.
- *
- * <p>So that a password need not appear in {@code ps} or a shell history, a URI with a user and no
- * password ({@code amqp://toolhost@broker:5672/}) takes it from {@code TOOLHOST_BUS_PASSWORD}. A
- * URI that does not parse as a server address (a port that is not a number, say) is refused, naming
- * the URI with its password hidden; the password is never printed or logged.
+ * (the default) or a URI of a bus provider on the class path, such as RabbitMQ's {@code
+ * amqp://user:pass@host:port/vhost}; {@code TOOLHOST_BUS} when the option is not given. The bus
+ * module opens it ({@link MessageBuses}): a password may come from {@code TOOLHOST_BUS_PASSWORD},
+ * and is never printed or logged.
  */
 final class BusOption {
 
@@ -31,9 +19,7 @@ final class BusOption {
   static final String ENVIRONMENT = "TOOLHOST_BUS";
 
   /** The environment variable that holds the bus password when the URI names only a user. */
-  static final String PASSWORD_ENVIRONMENT = "TOOLHOST_BUS_PASSWORD";
-
-  private static final String EXPECTED = "expected memory: or amqp://user:pass@host:5672/";
+  static final String PASSWORD_ENVIRONMENT = MessageBuses.PASSWORD_ENVIRONMENT;
 
   @Option(
       names = "--bus",
@@ -73,86 +59,15 @@ final class BusOption {
   }
 
   static MessageBus open(String text) {
-    return open(text, Map.of());
+    return MessageBuses.open(text);
   }
 
   static MessageBus open(String text, Map<String, String> environment) {
-    if (text.equals("memory:")) {
-      return new InMemoryBus();
-    }
-    URI parsed;
-    try {
-      // A server authority: host and numeric port, not any text between // and /.
-      parsed = new URI(text).parseServerAuthority();
-    } catch (URISyntaxException e) {
-      throw new ConfigException(
-          "--bus: '" + redact(text) + "' is not a valid URI (" + reason(e) + "; " + EXPECTED + ")");
-    }
-    String scheme = parsed.getScheme() == null ? "" : parsed.getScheme();
-    if (!scheme.equals("amqp") && !scheme.equals("amqps")) {
-      throw new ConfigException(
-          "--bus: unknown scheme in '" + redact(text) + "' (" + EXPECTED + ")");
-    }
-    if (parsed.getHost() == null) {
-      throw new ConfigException("--bus: '" + redact(text) + "' names no host (" + EXPECTED + ")");
-    }
-    return RabbitBus.connect(withPassword(parsed, environment));
+    return MessageBuses.open(text, environment);
   }
 
-  /** The URI with the password from the environment when it names a user and no password. */
-  private static URI withPassword(URI uri, Map<String, String> environment) {
-    String userInfo = uri.getRawUserInfo();
-    String password = environment.get(PASSWORD_ENVIRONMENT);
-    if (userInfo == null || userInfo.contains(":") || password == null || password.isEmpty()) {
-      return uri;
-    }
-    String encoded = URLEncoder.encode(password, StandardCharsets.UTF_8).replace("+", "%20");
-    return URI.create(
-        uri.toString()
-            .replaceFirst(
-                Pattern.quote(userInfo + "@"),
-                Matcher.quoteReplacement(userInfo + ":" + encoded + "@")));
-  }
-
-  /** Why a URI does not parse, without echoing it (the exception's message holds it whole). */
-  private static String reason(URISyntaxException e) {
-    String reason = e.getReason();
-    return reason == null || reason.isBlank()
-        ? "it does not parse"
-        : reason.toLowerCase(Locale.ROOT);
-  }
-
-  /**
-   * The URI text with the password of its user info replaced by {@code ***}, whether or not the
-   * rest of it parses: {@code amqp://u:pw@host:notaport/} shows as {@code
-   * amqp://u:***@host:notaport/}.
-   */
+  /** The URI text with the password of its user info replaced by {@code ***}. */
   static String redact(String text) {
-    int start = text.indexOf("://");
-    if (start < 0) {
-      return text;
-    }
-    int authorityStart = start + 3;
-    int authorityEnd = text.length();
-    for (char end : new char[] {'/', '?', '#'}) {
-      int at = text.indexOf(end, authorityStart);
-      if (at >= 0 && at < authorityEnd) {
-        authorityEnd = at;
-      }
-    }
-    String authority = text.substring(authorityStart, authorityEnd);
-    int at = authority.lastIndexOf('@');
-    if (at < 0) {
-      return text;
-    }
-    int colon = authority.indexOf(':');
-    if (colon < 0 || colon > at) {
-      return text;
-    }
-    return text.substring(0, authorityStart)
-        + authority.substring(0, colon)
-        + ":***"
-        + authority.substring(at)
-        + text.substring(authorityEnd);
+    return MessageBuses.redact(text);
   }
 }
