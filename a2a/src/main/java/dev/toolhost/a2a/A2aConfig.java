@@ -289,17 +289,8 @@ public record A2aConfig(
 
   private static Duration duration(
       String text, Duration fallback, String key, ConfigProblems problems) {
-    if (text == null) {
-      return fallback;
-    }
-    Optional<Duration> parsed = Durations.parse(text);
-    if (parsed.isPresent() && !parsed.get().isNegative() && !parsed.get().isZero()) {
-      return parsed.get();
-    }
-    problems.atValue(
-        "/a2a/" + key.replace('.', '/'),
-        "'a2a." + key + "' is '" + text + "' (expected a positive duration such as 30s or 5m)");
-    return fallback;
+    return Durations.read(text, fallback, "/a2a/" + key.replace('.', '/'), problems)
+        .orElse(fallback);
   }
 
   // ---- the section's raw shape: every key optional, so every field may be null ----

@@ -12,7 +12,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.Optional;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -172,21 +171,7 @@ record BrowserConfig(
 
   private static Duration duration(
       String raw, Duration fallback, String key, ConfigProblems problems) {
-    if (raw == null) {
-      return fallback;
-    }
-    Optional<Duration> parsed = Durations.parse(raw);
-    if (parsed.isEmpty()) {
-      problems.atValue(
-          "/browser/" + key,
-          "'browser."
-              + key
-              + "' is '"
-              + raw
-              + "' (expected a positive duration, such as 30s, 5m or 1h)");
-      return fallback;
-    }
-    return parsed.get();
+    return Durations.read(raw, fallback, "/browser/" + key, problems).orElse(fallback);
   }
 
   /** This config with the given screenshot and profile directories (tests). */

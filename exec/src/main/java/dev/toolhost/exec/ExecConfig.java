@@ -431,16 +431,7 @@ public record ExecConfig(
 
   private static Optional<Duration> duration(
       String raw, String key, Duration fallback, ConfigProblems problems) {
-    if (raw == null) {
-      return Optional.of(fallback);
-    }
-    Optional<Duration> parsed = Durations.parse(raw);
-    if (parsed.isEmpty()) {
-      problems.atValue(
-          "/exec/" + key,
-          "'exec." + key + "' is '" + raw + "' (expected a positive duration, such as 300 or 5m)");
-    }
-    return parsed;
+    return Durations.read(raw, fallback, "/exec/" + key, problems);
   }
 
   private static long positive(Long raw, String key, long fallback, ConfigProblems problems) {

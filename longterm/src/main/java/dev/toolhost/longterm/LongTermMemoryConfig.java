@@ -554,21 +554,7 @@ public record LongTermMemoryConfig(
 
   private static Duration duration(
       String raw, Duration fallback, String path, ConfigProblems problems) {
-    if (raw == null) {
-      return fallback;
-    }
-    Optional<Duration> parsed = Durations.parse(raw);
-    if (parsed.isEmpty()) {
-      problems.atValue(
-          AT + "/" + path,
-          "'long_term_memory."
-              + path.replace('/', '.')
-              + "' is '"
-              + raw
-              + "' (expected a positive duration, such as 30s, 5m or 1h)");
-      return fallback;
-    }
-    return parsed.get();
+    return Durations.read(raw, fallback, AT + "/" + path, problems).orElse(fallback);
   }
 
   private static Optional<String> variable(String raw, String path, ConfigProblems problems) {

@@ -355,21 +355,7 @@ public record SchedulingConfig(
 
   private static Duration duration(
       String raw, Duration fallback, String key, ConfigProblems problems) {
-    if (raw == null) {
-      return fallback;
-    }
-    Optional<Duration> parsed = Durations.parse(raw);
-    if (parsed.isEmpty()) {
-      problems.atValue(
-          "/scheduling/" + key,
-          "'scheduling."
-              + key
-              + "' is '"
-              + raw
-              + "' (expected a positive duration, such as 30s, 5m or 1h)");
-      return fallback;
-    }
-    return parsed.get();
+    return Durations.read(raw, fallback, "/scheduling/" + key, problems).orElse(fallback);
   }
 
   // ---- the section's raw shape: every key optional, so every field may be null ----

@@ -64,7 +64,7 @@ class ExecConfigTest {
                 + " least two levels below /)")
         .hasMessageContaining(
             "line 3, column 16: 'exec.max_timeout' is 'soon' (expected a positive duration, such"
-                + " as 300 or 5m)")
+                + " as 30s, 5m or 1h)")
         .hasMessageContaining(
             "line 5, column 16: 'exec.limits.memory_mb' is 0 (expected a positive number)")
         .hasMessageContaining(

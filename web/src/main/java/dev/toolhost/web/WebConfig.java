@@ -288,21 +288,7 @@ public record WebConfig(
 
   private static Duration duration(
       String raw, Duration fallback, String path, ConfigProblems problems) {
-    if (raw == null) {
-      return fallback;
-    }
-    Optional<Duration> parsed = Durations.parse(raw);
-    if (parsed.isEmpty()) {
-      problems.atValue(
-          "/web/" + path,
-          "'web."
-              + path.replace('/', '.')
-              + "' is '"
-              + raw
-              + "' (expected a positive duration, such as 30s, 5m or 1h)");
-      return fallback;
-    }
-    return parsed.get();
+    return Durations.read(raw, fallback, "/web/" + path, problems).orElse(fallback);
   }
 
   private static URI url(String raw, String path, ConfigProblems problems) {

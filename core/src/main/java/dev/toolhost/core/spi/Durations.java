@@ -17,7 +17,30 @@ public final class Durations {
 
   private static final Pattern SHORT = Pattern.compile("(\\d+)(ms|s|m|h|d)?");
 
+  /** What a duration must be, as a problem says it. */
+  public static final String EXPECTED = "expected a positive duration, such as 30s, 5m or 1h";
+
   private Durations() {}
+
+  /**
+   * A config value read as a duration: the fallback when absent; when it is no duration, a problem
+   * at the pointer that names the key as the file spells it ({@code 'web.timeout' is 'soon'
+   * (expected ...)}), and empty.
+   *
+   * @param pointer the value's JSON pointer from the file's root, such as {@code /web/timeout}
+   */
+  public static Optional<Duration> read(
+      String raw, Duration fallback, String pointer, ConfigProblems problems) {
+    if (raw == null) {
+      return Optional.of(fallback);
+    }
+    Optional<Duration> parsed = parse(raw);
+    if (parsed.isEmpty()) {
+      problems.atValue(
+          pointer, "'" + ConfigProblems.dotted(pointer) + "' is '" + raw + "' (" + EXPECTED + ")");
+    }
+    return parsed;
+  }
 
   /**
    * The duration the text says, when it is a positive one in the syntax above; empty for anything
