@@ -2,12 +2,15 @@ package dev.toolhost.secrets;
 
 import dev.toolhost.core.DispatchStage;
 import dev.toolhost.core.Redactor;
+import dev.toolhost.core.spi.CommandContext;
 import dev.toolhost.core.spi.ConfigSections;
 import dev.toolhost.core.spi.EnvironmentNames;
+import dev.toolhost.core.spi.HostCommand;
 import dev.toolhost.core.spi.HostContext;
 import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.core.spi.SectionReading;
 import io.opentelemetry.api.OpenTelemetry;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -44,6 +47,23 @@ public final class SecretsExtension implements HostExtension<SecretsConfig> {
   @Override
   public JsonNode configSchema() {
     return ConfigSections.schema(SecretsConfig.Raw.class);
+  }
+
+  /** {@code toolhost secrets scan FILE|-}: the host's scan, outside a host. */
+  @Override
+  public List<HostCommand> commands() {
+    return List.of(
+        new HostCommand() {
+          @Override
+          public Object command(CommandContext context) {
+            return new SecretsCommand(context);
+          }
+
+          @Override
+          public boolean opensHost() {
+            return false;
+          }
+        });
   }
 
   @Override

@@ -35,11 +35,18 @@ final class CommandOptions implements CommandContext {
     CommandOptions options = new CommandOptions();
     options.config.extensions(extensions);
     CommandLine line = new CommandLine(command.command(options));
+    addOptions(line, options, command.opensHost());
+    return line;
+  }
+
+  // On the command and on each of its subcommands (secrets scan), which read them through the
+  // one context.
+  private static void addOptions(CommandLine line, CommandOptions options, boolean bus) {
     line.addMixin("config", options.config);
-    if (command.opensHost()) {
+    if (bus) {
       line.addMixin("bus", options.bus);
     }
-    return line;
+    line.getSubcommands().values().forEach(sub -> addOptions(sub, options, bus));
   }
 
   @Override

@@ -40,7 +40,6 @@ import picocli.CommandLine.Spec;
       CallCommand.class,
       ConfigCommand.class,
       WorkerCommand.class,
-      SecretsCommand.class,
       DevCommand.class
     })
 public final class Main implements Callable<Integer> {

@@ -1,12 +1,6 @@
-package dev.toolhost.server;
+package dev.toolhost.secrets;
 
-import dev.toolhost.core.spi.ConfigProblems;
-import dev.toolhost.core.spi.SectionReading;
-import dev.toolhost.host.HostConfig;
-import dev.toolhost.secrets.Finding;
-import dev.toolhost.secrets.SecretScanner;
-import dev.toolhost.secrets.SecretsConfig;
-import dev.toolhost.secrets.SecretsExtension;
+import dev.toolhost.core.spi.CommandContext;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
@@ -18,10 +12,10 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 /**
@@ -39,7 +33,13 @@ import picocli.CommandLine.Spec;
     subcommands = {SecretsCommand.Scan.class})
 final class SecretsCommand implements Callable<Integer> {
 
+  private final CommandContext context;
+
   @Spec private CommandSpec spec;
+
+  SecretsCommand(CommandContext context) {
+    this.context = context;
+  }
 
   @Override
   public Integer call() {
@@ -58,7 +58,7 @@ final class SecretsCommand implements Callable<Integer> {
   static final class Scan implements Callable<Integer> {
     @Spec private CommandSpec spec;
 
-    @Mixin private ConfigOption config;
+    @ParentCommand private SecretsCommand parent;
 
     @Option(names = "--redact", description = "Print the text with its secrets redacted instead.")
     private boolean redact;
@@ -128,16 +128,7 @@ final class SecretsCommand implements Callable<Integer> {
     }
 
     private SecretsConfig secretsConfig() {
-      HostConfig loaded = config.load();
-      if (!loaded.sections().containsKey(SecretsExtension.NAME)) {
-        return SecretsConfig.defaults();
-      }
-      SectionReading reading =
-          new SectionReading(
-              ConfigProblems.unplaced(), loaded.directory(), loaded.toolProfiles().names());
-      SecretsConfig secrets = SecretsConfig.read(loaded.section(SecretsExtension.NAME), reading);
-      reading.problems().throwIfAny();
-      return secrets;
+      return parent.context.section(new SecretsExtension()).orElseGet(SecretsConfig::defaults);
     }
   }
 }
