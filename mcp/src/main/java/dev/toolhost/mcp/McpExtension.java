@@ -70,13 +70,26 @@ public final class McpExtension implements HostExtension<McpConfig> {
   }
 
   /**
-   * {@code toolhost mcp}, a profile's tools as an MCP server over stdio, and {@code toolhost
-   * mcp-approve}, which pins a quarantined tool's changed definition.
+   * {@code toolhost mcp}, a profile's tools as an MCP server over stdio; {@code toolhost worker},
+   * which hosts tools (the config's MCP servers' among them) for remote callers on the bus; and
+   * {@code toolhost mcp-approve}, which pins a quarantined tool's changed definition.
    */
   @Override
   public List<HostCommand> commands() {
     return List.of(
         McpCommand::new,
+        // Takes its own --bus: it opens the bus itself, and the host it lends tools from has none.
+        new HostCommand() {
+          @Override
+          public Object command(CommandContext context) {
+            return new WorkerCommand(context);
+          }
+
+          @Override
+          public boolean opensHost() {
+            return false;
+          }
+        },
         new HostCommand() {
           @Override
           public Object command(CommandContext context) {

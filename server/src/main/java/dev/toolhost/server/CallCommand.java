@@ -1,5 +1,6 @@
 package dev.toolhost.server;
 
+import dev.toolhost.bus.BusOption;
 import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSet;

@@ -1,5 +1,6 @@
 package dev.toolhost.server;
 
+import dev.toolhost.bus.BusOption;
 import dev.toolhost.bus.MessageBus;
 import dev.toolhost.core.ToolDispatcher;
 import dev.toolhost.core.ToolRegistry;

@@ -1,5 +1,6 @@
 package dev.toolhost.server;
 
+import dev.toolhost.bus.BusOption;
 import dev.toolhost.core.spi.CommandContext;
 import dev.toolhost.core.spi.ConfigProblems;
 import dev.toolhost.core.spi.HostCommand;
@@ -8,6 +9,7 @@ import dev.toolhost.core.spi.HostExtensions;
 import dev.toolhost.core.spi.RunningHost;
 import dev.toolhost.core.spi.SectionReading;
 import dev.toolhost.host.HostConfig;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 import picocli.CommandLine;
@@ -61,6 +63,16 @@ final class CommandOptions implements CommandContext {
     C read = extension.read(loaded.section(extension.name()), reading);
     reading.problems().throwIfAny();
     return Optional.ofNullable(read);
+  }
+
+  @Override
+  public Optional<Path> configFile() {
+    return config.file();
+  }
+
+  @Override
+  public RunningHost openAlone() {
+    return Host.builder(config.load()).extensions(config.extensions()).build();
   }
 
   @Override

@@ -39,7 +39,6 @@ import picocli.CommandLine.Spec;
       ToolsCommand.class,
       CallCommand.class,
       ConfigCommand.class,
-      WorkerCommand.class,
       DevCommand.class
     })
 public final class Main implements Callable<Integer> {

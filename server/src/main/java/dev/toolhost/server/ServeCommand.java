@@ -1,5 +1,6 @@
 package dev.toolhost.server;
 
+import dev.toolhost.bus.BusOption;
 import dev.toolhost.core.spi.Signals;
 import dev.toolhost.host.HostConfig;
 import java.net.URI;

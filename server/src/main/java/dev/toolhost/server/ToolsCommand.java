@@ -1,5 +1,6 @@
 package dev.toolhost.server;
 
+import dev.toolhost.bus.BusOption;
 import dev.toolhost.core.ToolSet;
 import dev.toolhost.core.ToolSpec;
 import java.io.PrintWriter;

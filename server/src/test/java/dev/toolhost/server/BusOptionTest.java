@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.toolhost.bus.BusException;
+import dev.toolhost.bus.BusOption;
 import dev.toolhost.bus.InMemoryBus;
 import dev.toolhost.bus.MessageBus;
 import dev.toolhost.core.spi.ConfigException;

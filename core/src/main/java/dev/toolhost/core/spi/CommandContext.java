@@ -1,5 +1,6 @@
 package dev.toolhost.core.spi;
 
+import java.nio.file.Path;
 import java.util.Optional;
 
 /**
@@ -16,6 +17,9 @@ public interface CommandContext {
    */
   <C> Optional<C> section(HostExtension<C> extension);
 
+  /** The config file {@code --config} names; empty for the embedded defaults. */
+  Optional<Path> configFile();
+
   /**
    * Opens the host the config describes; the caller closes it.
    *
@@ -30,4 +34,12 @@ public interface CommandContext {
    * @throws ConfigException for a bad config file or bus URI
    */
   <C> RunningHost open(HostExtension<C> extension, C config);
+
+  /**
+   * Opens the host the config describes on no message bus, whatever {@code --bus} says: a host that
+   * only lends its tools and its dispatch chain (a worker's); the caller closes it.
+   *
+   * @throws ConfigException for a bad config file, or tool services it could not call
+   */
+  RunningHost openAlone();
 }

@@ -1,4 +1,4 @@
-package dev.toolhost.server;
+package dev.toolhost.mcp;
 
 import dev.toolhost.core.Param;
 import dev.toolhost.core.Tool;

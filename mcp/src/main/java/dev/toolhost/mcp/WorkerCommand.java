@@ -1,5 +1,6 @@
-package dev.toolhost.server;
+package dev.toolhost.mcp;
 
+import dev.toolhost.bus.BusOption;
 import dev.toolhost.bus.InMemoryResultStore;
 import dev.toolhost.bus.McpServerState;
 import dev.toolhost.bus.MessageBus;
@@ -11,11 +12,9 @@ import dev.toolhost.core.MethodTools;
 import dev.toolhost.core.ToolDispatcher;
 import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.ToolSpec;
+import dev.toolhost.core.spi.CommandContext;
+import dev.toolhost.core.spi.RunningHost;
 import dev.toolhost.core.spi.Signals;
-import dev.toolhost.host.HostConfig;
-import dev.toolhost.mcp.McpBridge;
-import dev.toolhost.mcp.McpExtension;
-import dev.toolhost.mcp.McpGroupRegistrations;
 import java.io.File;
 import java.io.IOException;
 import java.net.MalformedURLException;
@@ -85,6 +84,8 @@ final class WorkerCommand implements Callable<Integer> {
 
   private static final Logger LOG = LoggerFactory.getLogger(WorkerCommand.class);
 
+  private final CommandContext context;
+
   @Spec private CommandSpec spec;
 
   @Mixin private BusOption bus;
@@ -97,8 +98,6 @@ final class WorkerCommand implements Callable<Integer> {
           "The worker group: its workers share one queue, and a host registers their tools with"
               + " source remote:NAME. Default: the group named '${DEFAULT-VALUE}'.")
   private String group;
-
-  @Mixin private ConfigOption config;
 
   @Option(
       names = "--tools",
@@ -136,6 +135,10 @@ final class WorkerCommand implements Callable<Integer> {
               + " after a restart) may finish twice, and the worker warns so at start.")
   private Optional<URI> resultsRedis = Optional.empty();
 
+  WorkerCommand(CommandContext context) {
+    this.context = context;
+  }
+
   @Override
   public Integer call() throws InterruptedException {
     if (concurrency < 1) {
@@ -152,21 +155,17 @@ final class WorkerCommand implements Callable<Integer> {
       throw e;
     }
     List<String> families = toolClasses.stream().filter(name -> !name.contains(".")).toList();
-    HostConfig loaded;
+    boolean bridges;
     try {
-      loaded = config.load();
+      bridges = context.section(new McpExtension()).isPresent();
     } catch (RuntimeException e) {
       closeQuietly(loader);
       throw e;
     }
-    boolean bridges = loaded.section(McpExtension.NAME).size() > 0;
     // The config's host, without a bus: it only lends its tools and its dispatch chain.
-    Host host;
+    RunningHost host;
     try {
-      host =
-          families.isEmpty() && !bridges
-              ? null
-              : Host.builder(loaded).extensions(config.extensions()).build();
+      host = families.isEmpty() && !bridges ? null : context.openAlone();
     } catch (RuntimeException e) {
       closeQuietly(loader);
       throw e;
@@ -185,7 +184,7 @@ final class WorkerCommand implements Callable<Integer> {
               "--tools "
                   + family
                   + ": the host of "
-                  + config.file().map(Object::toString).orElse("the default config")
+                  + context.configFile().map(Object::toString).orElse("the default config")
                   + " has no builtin:"
                   + family
                   + " tools (does --config name a file with an '"
@@ -482,7 +481,7 @@ final class WorkerCommand implements Callable<Integer> {
     }
   }
 
-  private static void closeQuietly(Host host) {
+  private static void closeQuietly(RunningHost host) {
     if (host != null) {
       host.close();
     }

@@ -1,7 +1,5 @@
-package dev.toolhost.server;
+package dev.toolhost.bus;
 
-import dev.toolhost.bus.MessageBus;
-import dev.toolhost.bus.MessageBuses;
 import java.util.Map;
 import java.util.Optional;
 import picocli.CommandLine.Option;
@@ -13,13 +11,13 @@ import picocli.CommandLine.Option;
  * module opens it ({@link MessageBuses}): a password may come from {@code TOOLHOST_BUS_PASSWORD},
  * and is never printed or logged.
  */
-final class BusOption {
+public final class BusOption {
 
   /** The environment variable read when {@code --bus} is not given. */
-  static final String ENVIRONMENT = "TOOLHOST_BUS";
+  public static final String ENVIRONMENT = "TOOLHOST_BUS";
 
   /** The environment variable that holds the bus password when the URI names only a user. */
-  static final String PASSWORD_ENVIRONMENT = MessageBuses.PASSWORD_ENVIRONMENT;
+  public static final String PASSWORD_ENVIRONMENT = MessageBuses.PASSWORD_ENVIRONMENT;
 
   @Option(
       names = "--bus",
@@ -31,43 +29,44 @@ final class BusOption {
   private Optional<String> uri = Optional.empty();
 
   /** The URI in force: the option, else the environment, else {@code memory:}. */
-  String uri() {
+  public String uri() {
     return uri(System.getenv());
   }
 
   /** The URI in force, reading {@code TOOLHOST_BUS} from the given environment. */
-  String uri(Map<String, String> environment) {
+  public String uri(Map<String, String> environment) {
     return uri.or(() -> Optional.ofNullable(environment.get(ENVIRONMENT)))
         .filter(text -> !text.isBlank())
         .orElse("memory:");
   }
 
   /** The URI in force as it may be shown: its password, if any, hidden. */
-  String shown() {
+  public String shown() {
     return redact(uri());
   }
 
   /**
    * Opens the bus.
    *
-   * @throws ConfigException for a URI that is not memory: or a valid amqp(s):// server URI
+   * @throws dev.toolhost.core.spi.ConfigException for a URI that is not memory: or a valid
+   *     amqp(s):// server URI
    * @throws dev.toolhost.bus.BusException naming the URI, password hidden, when the broker cannot
    *     be reached
    */
-  MessageBus open() {
+  public MessageBus open() {
     return open(uri(), System.getenv());
   }
 
-  static MessageBus open(String text) {
+  public static MessageBus open(String text) {
     return MessageBuses.open(text);
   }
 
-  static MessageBus open(String text, Map<String, String> environment) {
+  public static MessageBus open(String text, Map<String, String> environment) {
     return MessageBuses.open(text, environment);
   }
 
   /** The URI text with the password of its user info replaced by {@code ***}. */
-  static String redact(String text) {
+  public static String redact(String text) {
     return MessageBuses.redact(text);
   }
 }
