@@ -24,7 +24,9 @@ import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -145,33 +147,25 @@ final class WorkerCommand implements Callable<Integer> {
       throw new CommandLine.ParameterException(
           spec.commandLine(), "--concurrency must be 1 or more.");
     }
+    // What the worker opens, closed in reverse: when a step fails, and when it stops.
+    Deque<AutoCloseable> opened = new ArrayDeque<>();
     ToolRegistry registry = new ToolRegistry();
-    registry.registerAll(MethodTools.of(new WorkerTools(), "builtin:worker"));
-    URLClassLoader loader = classLoader();
+    ToolWorker worker;
     try {
+      registry.registerAll(MethodTools.of(new WorkerTools(), "builtin:worker"));
+      URLClassLoader loader = classLoader();
+      if (loader != null) {
+        opened.push(loader);
+      }
       hostClasses(registry, loader);
-    } catch (RuntimeException e) {
-      closeQuietly(loader);
-      throw e;
-    }
-    List<String> families = toolClasses.stream().filter(name -> !name.contains(".")).toList();
-    boolean bridges;
-    try {
-      bridges = context.section(new McpExtension()).isPresent();
-    } catch (RuntimeException e) {
-      closeQuietly(loader);
-      throw e;
-    }
-    // The config's host, without a bus: it only lends its tools and its dispatch chain.
-    RunningHost host;
-    try {
-      host = families.isEmpty() && !bridges ? null : context.openAlone();
-    } catch (RuntimeException e) {
-      closeQuietly(loader);
-      throw e;
-    }
-    Optional<McpBridge> bridge = host == null ? Optional.empty() : host.service(McpBridge.class);
-    try {
+      List<String> families = toolClasses.stream().filter(name -> !name.contains(".")).toList();
+      boolean bridges = context.section(new McpExtension()).isPresent();
+      // The config's host, without a bus: it only lends its tools and its dispatch chain.
+      RunningHost host = families.isEmpty() && !bridges ? null : context.openAlone();
+      if (host != null) {
+        opened.push(host);
+      }
+      Optional<McpBridge> bridge = host == null ? Optional.empty() : host.service(McpBridge.class);
       bridge.ifPresent(mcp -> mirrorMcpTools(host.registry(), registry));
       for (String family : families) {
         List<ExecutableTool> tools =
@@ -193,95 +187,63 @@ final class WorkerCommand implements Callable<Integer> {
         }
         registry.registerAll(tools);
       }
-    } catch (RuntimeException e) {
-      closeQuietly(host);
-      closeQuietly(loader);
-      throw e;
-    }
-    if (bus.uri().equals("memory:")) {
-      spec.commandLine()
-          .getErr()
-          .println(
-              "toolhost worker: warning: on the in-memory bus (memory:) no other process can reach"
-                  + " this worker; give --bus amqp://user:pass@host:5672/ (or TOOLHOST_BUS) to host"
-                  + " tools for a host on RabbitMQ.");
-      spec.commandLine().getErr().flush();
-    }
-    MessageBus opened;
-    try {
-      opened = bus.open();
-    } catch (RuntimeException e) {
-      closeQuietly(host);
-      closeQuietly(loader);
-      throw e;
-    }
-    ResultStore results;
-    try {
-      results =
+      if (bus.uri().equals("memory:")) {
+        spec.commandLine()
+            .getErr()
+            .println(
+                "toolhost worker: warning: on the in-memory bus (memory:) no other process can"
+                    + " reach this worker; give --bus amqp://user:pass@host:5672/ (or"
+                    + " TOOLHOST_BUS) to host tools for a host on RabbitMQ.");
+        spec.commandLine().getErr().flush();
+      }
+      MessageBus messages = bus.open();
+      opened.push(messages);
+      ResultStore results =
           resultsRedis
               .<ResultStore>map(RedisResultStore::connect)
               .orElseGet(InMemoryResultStore::new);
-    } catch (RuntimeException e) {
-      opened.close();
-      closeQuietly(host);
-      closeQuietly(loader);
-      throw e;
-    }
-    ToolWorker worker;
-    McpGroupRegistrations registrations = null;
-    try {
+      opened.push(results);
       worker =
           new ToolWorker(
-              opened,
+              messages,
               group,
               registry,
               host == null ? ToolDispatcher.create() : host.dispatcher(),
               results,
               concurrency,
               Duration.ofSeconds(5));
-      bridge.ifPresent(
-          mcp ->
-              worker
-                  .mcpServers(() -> mcpServers(mcp, registry))
-                  .mcpRegistration(mcp.registration().allowed().name().toLowerCase(Locale.ROOT)));
+      opened.push(worker);
       if (bridge.isPresent()) {
+        McpBridge mcp = bridge.get();
+        worker
+            .mcpServers(() -> mcpServers(mcp, registry))
+            .mcpRegistration(mcp.registration().allowed().name().toLowerCase(Locale.ROOT));
         // Registering a server at run time: as the config's policy allows, on every worker of
         // the group. The tools are hosted, never announced: hosts reach them through their own
         // management tools.
-        registrations =
-            new McpGroupRegistrations(
-                opened, group, worker.workerId(), bridge.get(), worker::announceNow);
+        McpGroupRegistrations registrations =
+            new McpGroupRegistrations(messages, group, worker.workerId(), mcp, worker::announceNow);
+        opened.push(registrations);
         registry.registerAll(
             registrations.registrationTools(
                 host.registry().tools().stream()
                     .filter(tool -> tool.spec().source().equals(McpBridge.MANAGEMENT_SOURCE))
                     .toList()));
-      }
-      worker.start();
-      if (registrations != null) {
+        worker.start();
         registrations.start();
+      } else {
+        worker.start();
       }
     } catch (RuntimeException e) {
-      results.close();
-      opened.close();
-      closeQuietly(host);
-      closeQuietly(loader);
+      closeAll(opened, e);
       throw e;
     }
-    McpGroupRegistrations listening = registrations;
     CountDownLatch stopped = new CountDownLatch(1);
     AtomicBoolean closed = new AtomicBoolean();
     Runnable close =
         () -> {
           if (closed.compareAndSet(false, true)) {
-            if (listening != null) {
-              listening.close();
-            }
-            worker.close();
-            results.close();
-            opened.close();
-            closeQuietly(host);
-            closeQuietly(loader);
+            closeAll(opened, null);
           }
         };
     // SIGTERM and Ctrl-C end the wait below: the worker says goodbye and the command exits 0, as
@@ -297,6 +259,21 @@ final class WorkerCommand implements Callable<Integer> {
     stopped.await();
     close.run();
     return CommandLine.ExitCode.OK;
+  }
+
+  /** Closes what was opened, last first; a failure is attached to the cause, or logged. */
+  private static void closeAll(Deque<AutoCloseable> opened, Exception cause) {
+    while (!opened.isEmpty()) {
+      try {
+        opened.pop().close();
+      } catch (Exception e) {
+        if (cause != null) {
+          cause.addSuppressed(e);
+        } else {
+          LOG.warn("Closing the worker failed in part", e);
+        }
+      }
+    }
   }
 
   /**
@@ -477,22 +454,6 @@ final class WorkerCommand implements Callable<Integer> {
       } catch (IllegalArgumentException e) {
         throw new CommandLine.ParameterException(
             spec.commandLine(), "--tools " + name + ": " + e.getMessage());
-      }
-    }
-  }
-
-  private static void closeQuietly(RunningHost host) {
-    if (host != null) {
-      host.close();
-    }
-  }
-
-  private static void closeQuietly(URLClassLoader loader) {
-    if (loader != null) {
-      try {
-        loader.close();
-      } catch (IOException e) {
-        // Closing only releases the jar files; nothing is left to do about it.
       }
     }
   }
