@@ -6,7 +6,6 @@ import dev.toolhost.core.ToolProfile;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSet;
 import dev.toolhost.core.spi.Route;
-import dev.toolhost.search.ServiceIndex;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -33,7 +32,7 @@ import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The API handler answers the host's HTTP API on Jetty's core handler API: tool lists per profile,
- * tool invocation through the host's dispatcher, profiles, service search, health and metrics.
+ * tool invocation through the host's dispatcher, profiles, health and metrics.
  *
  * <p>It blocks while a tool runs, so it is a blocking handler, and Jetty runs it on a virtual
  * thread. Every answer it writes is JSON except {@code /metrics}; every error is {@code {"error":
@@ -51,17 +50,15 @@ final class ApiHandler extends Handler.Abstract {
   static final String METRICS = "/metrics";
   static final String TOOLS = "/v1/tools";
   static final String PROFILES = "/v1/profiles";
-  static final String SERVICE_SEARCH = "/v1/services/search";
 
   /** The routes whose path is fixed, each its own template. */
-  static final Set<String> FIXED_ROUTES = Set.of(HEALTH, METRICS, TOOLS, PROFILES, SERVICE_SEARCH);
+  static final Set<String> FIXED_ROUTES = Set.of(HEALTH, METRICS, TOOLS, PROFILES);
 
   /** The path of a tool's invoke route; its group is the tool's name. */
   static final Pattern INVOKE = Pattern.compile("/v1/tools/([^/]+)/invoke");
 
   private static final String ROUTES =
-      "GET /v1/tools, POST /v1/tools/{name}/invoke, GET /v1/profiles, GET /v1/services/search?q=,"
-          + " GET /healthz, GET /metrics";
+      "GET /v1/tools, POST /v1/tools/{name}/invoke, GET /v1/profiles, GET /healthz, GET /metrics";
   private static final String DEFAULT_PROFILE = "main";
 
   private final Host host;
@@ -140,9 +137,6 @@ final class ApiHandler extends Handler.Abstract {
     }
     if (path.equals(PROFILES)) {
       return only("GET", method).orElseGet(this::listProfiles);
-    }
-    if (path.equals(SERVICE_SEARCH)) {
-      return only("GET", method).orElseGet(() -> searchServices(request));
     }
     Matcher invoke = INVOKE.matcher(path);
     if (invoke.matches()) {
@@ -237,33 +231,6 @@ final class ApiHandler extends Handler.Abstract {
       profiles.add(json.profile(profile, host.toolSet(profile.name()).names()));
     }
     return ok(document);
-  }
-
-  private Reply searchServices(Request request) {
-    Optional<ServiceIndex> index = host.service(ServiceIndex.class);
-    if (index.isEmpty()) {
-      return error(
-          ApiError.NOT_FOUND,
-          "This host has no service search: the service search extension is not among its"
-              + " extensions.");
-    }
-    String query = Request.extractQueryParameters(request).getValue("q");
-    if (query == null || query.isBlank()) {
-      return error(
-          ApiError.INVALID_REQUEST,
-          "The query parameter 'q' is required: keywords that describe the task, such as"
-              + " /v1/services/search?q=reschedule+meeting.");
-    }
-    Optional<String> named = profileOf(request);
-    if (named.isEmpty()) {
-      return emptyProfile();
-    }
-    Optional<ToolSet> set = toolSet(named.get());
-    if (set.isEmpty()) {
-      return unknownProfile(named.get());
-    }
-    // As search_known_services answers a caller of that profile: nothing the profile hides.
-    return ok(index.get().searchResults(query, name -> !set.get().hides(name)));
   }
 
   private Reply invoke(Request request, String toolName) throws UnreadableBody {
