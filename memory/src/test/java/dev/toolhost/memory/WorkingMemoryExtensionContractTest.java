@@ -4,6 +4,7 @@ import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.testing.HostExtensionContract;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -21,27 +22,29 @@ class WorkingMemoryExtensionContractTest extends HostExtensionContract<MemoryCon
   }
 
   @Override
-  protected String validSection() {
-    return """
+  protected Optional<String> validSection() {
+    return Optional.of(
+        """
         store: redis
         redis_uri: redis://127.0.0.1:6379
         key_prefix: "toolhost-test:contract:"
         chunking:
           threshold: 1000
-        """;
+        """);
   }
 
   @Override
-  protected Misspelling misspelling() {
-    return new Misspelling(
-        """
+  protected Optional<Misspelling> misspelling() {
+    return Optional.of(
+        new Misspelling(
+            """
         store: redis
         chunking:
           treshold: 1000
         """,
-        3,
-        3,
-        "treshold");
+            3,
+            3,
+            "treshold"));
   }
 
   @Override

@@ -86,13 +86,17 @@ public abstract class HostExtensionContract<C> {
   protected abstract HostExtension<C> extension();
 
   /**
-   * A valid section: the lines under the section key, not indented (the contract indents them).
-   * Blank for an empty section.
+   * A valid section: the lines under the section key, not indented (the contract indents them);
+   * blank for an empty section, and empty for an extension that reads no section (whose key the
+   * file may then not hold).
    */
-  protected abstract String validSection();
+  protected abstract Optional<String> validSection();
 
-  /** A section with a misspelt key, and where the key sits in it. */
-  protected abstract Misspelling misspelling();
+  /**
+   * A section with a misspelt key, and where the key sits in it; empty exactly when the extension
+   * reads no section.
+   */
+  protected abstract Optional<Misspelling> misspelling();
 
   /** The tools the extension registers with {@link #validSection}; may be empty. */
   protected abstract Set<String> configuredTools();
@@ -149,7 +153,18 @@ public abstract class HostExtensionContract<C> {
 
   @Test
   void aMisspeltKeyIsRefusedAtItsLineAndColumn() {
-    Misspelling misspelling = misspelling();
+    assertThat(misspelling().isPresent())
+        .as("a misspelling is given exactly when a section is read")
+        .isEqualTo(validSection().isPresent());
+    if (misspelling().isEmpty()) {
+      // An extension that reads no section: its name is no key of the file.
+      assertThatThrownBy(() -> TestHost.config(extension().name() + ": {}\n", all(), directory))
+          .isInstanceOf(ConfigException.class)
+          .hasMessageContaining(
+              TestHost.FILE_NAME + " line 1, column 1: unknown key '" + extension().name() + "'");
+      return;
+    }
+    Misspelling misspelling = misspelling().orElseThrow();
     // The section starts on the file's second line, indented by two.
     String expected =
         TestHost.FILE_NAME
@@ -162,11 +177,14 @@ public abstract class HostExtensionContract<C> {
             + "'";
 
     assertThatThrownBy(
-            () -> HostConfig.load(write(file(misspelling.section())), all(List.of(extension()))))
+            () ->
+                HostConfig.load(
+                    write(file(Optional.of(misspelling.section()))), all(List.of(extension()))))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining(expected.replace(TestHost.FILE_NAME, ""))
         .hasMessageContaining("unknown key '" + misspelling.key() + "'");
-    assertThatThrownBy(() -> TestHost.config(file(misspelling.section()), all(), directory))
+    assertThatThrownBy(
+            () -> TestHost.config(file(Optional.of(misspelling.section())), all(), directory))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining(expected);
   }
@@ -184,8 +202,12 @@ public abstract class HostExtensionContract<C> {
         TestHost.config(
             file(validSection()), all(List.of(new Watched<>(extension(), reads))), directory);
 
-    assertThat(reads).hasSize(2).allMatch(read -> read.equals("read"));
-    assertThat(config.sections()).containsKey(extension().name());
+    if (validSection().isPresent()) {
+      assertThat(reads).containsExactly("read", "read");
+      assertThat(config.sections()).containsKey(extension().name());
+    } else {
+      assertThat(reads).isEmpty();
+    }
     assertThat(before.openedSince()).isEmpty();
     assertThat(descriptors()).isLessThanOrEqualTo(descriptorsBefore);
   }
@@ -368,7 +390,11 @@ public abstract class HostExtensionContract<C> {
   }
 
   /** The file: the extension's section first (its key on line 1), then its companions'. */
-  private String file(String section) {
+  private String file(Optional<String> given) {
+    if (given.isEmpty()) {
+      return companionSections();
+    }
+    String section = given.get();
     String name = extension().name();
     if (section.isBlank()) {
       return name + ": {}\n" + companionSections();
