@@ -69,7 +69,10 @@ public abstract class HostExtensionContract<C> {
   /** The name of the extension that fails after the one under test. */
   private static final String FAILING = "contract_failing";
 
-  /** A directory of this test's own, for the sections that name files (a store, a workspace). */
+  /**
+   * A directory of this test's own, for the sections that name files (a store, a workspace); the
+   * config file sits in its {@code config} subdirectory, apart from them.
+   */
   @TempDir protected Path directory;
 
   /**
@@ -158,7 +161,8 @@ public abstract class HostExtensionContract<C> {
         .isEqualTo(validSection().isPresent());
     if (misspelling().isEmpty()) {
       // An extension that reads no section: its name is no key of the file.
-      assertThatThrownBy(() -> TestHost.config(extension().name() + ": {}\n", all(), directory))
+      assertThatThrownBy(
+              () -> TestHost.config(extension().name() + ": {}\n", all(), configDirectory()))
           .isInstanceOf(ConfigException.class)
           .hasMessageContaining(
               TestHost.FILE_NAME + " line 1, column 1: unknown key '" + extension().name() + "'");
@@ -184,7 +188,8 @@ public abstract class HostExtensionContract<C> {
         .hasMessageContaining(expected.replace(TestHost.FILE_NAME, ""))
         .hasMessageContaining("unknown key '" + misspelling.key() + "'");
     assertThatThrownBy(
-            () -> TestHost.config(file(Optional.of(misspelling.section())), all(), directory))
+            () ->
+                TestHost.config(file(Optional.of(misspelling.section())), all(), configDirectory()))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining(expected);
   }
@@ -194,13 +199,15 @@ public abstract class HostExtensionContract<C> {
     List<String> reads = new CopyOnWriteArrayList<>();
     // Once to load the classes reading needs (a jar opened stays open), then to measure.
     TestHost.config(
-        file(validSection()), all(List.of(new Watched<>(extension(), reads))), directory);
+        file(validSection()), all(List.of(new Watched<>(extension(), reads))), configDirectory());
     Openings before = Openings.now();
     long descriptorsBefore = descriptors();
 
     HostConfig config =
         TestHost.config(
-            file(validSection()), all(List.of(new Watched<>(extension(), reads))), directory);
+            file(validSection()),
+            all(List.of(new Watched<>(extension(), reads))),
+            configDirectory());
 
     if (validSection().isPresent()) {
       assertThat(reads).containsExactly("read", "read");
@@ -365,7 +372,7 @@ public abstract class HostExtensionContract<C> {
     TestHost.Builder builder =
         TestHost.builder()
             .config(yaml)
-            .directory(directory)
+            .directory(configDirectory())
             .environment(environment())
             .extensions(extensions)
             .reserved(reserved);
@@ -409,7 +416,16 @@ public abstract class HostExtensionContract<C> {
 
   private Path write(String yaml) {
     try {
-      return Files.writeString(directory.resolve(TestHost.FILE_NAME), yaml);
+      return Files.writeString(configDirectory().resolve(TestHost.FILE_NAME), yaml);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Where the config file is, and what its relative paths are resolved against. */
+  private Path configDirectory() {
+    try {
+      return Files.createDirectories(directory.resolve("config"));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
