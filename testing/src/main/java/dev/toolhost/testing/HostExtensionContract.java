@@ -1,0 +1,573 @@
+package dev.toolhost.testing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.toolhost.core.ExecutableTool;
+import dev.toolhost.core.ToolProfile;
+import dev.toolhost.core.ToolProfiles;
+import dev.toolhost.core.ToolSet;
+import dev.toolhost.core.spi.ConfigException;
+import dev.toolhost.core.spi.HostCommand;
+import dev.toolhost.core.spi.HostContext;
+import dev.toolhost.core.spi.HostExtension;
+import dev.toolhost.core.spi.HostExtensionException;
+import dev.toolhost.core.spi.ReadyHost;
+import dev.toolhost.core.spi.Route;
+import dev.toolhost.core.spi.SectionReading;
+import dev.toolhost.host.HostConfig;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * The host extension contract is what every host extension must show, written once and subclassed
+ * in each extension's module: off until configured (or on with exactly the tools it says), a
+ * misspelt key in its section refused at its line and column, a section read without anything
+ * opened, what it opened closed and stopped when an extension after it fails to start, a host that
+ * closes twice without harm, its routes refused on a path the host or another extension holds, and
+ * the profile rules it declares applied to the built-in profiles and those extending them.
+ *
+ * <p>A subclass gives a fresh extension ({@link #extension}), a valid section ({@link
+ * #validSection}), a misspelt one ({@link #misspelling}), and says what the extension does: its
+ * tools with and without a section, its routes, its profile rules. Where a property does not apply
+ * the subclass says so with an empty set, list or map, which the contract checks as it checks any
+ * other answer: an extension said to add no route must add none. Extensions it needs beside it (the
+ * web extension for the browser, say) come from {@link #companions} with their sections from {@link
+ * #companionSections}.
+ *
+ * <p>"Nothing left running" means no thread alive that was not before and is either a platform
+ * thread that is not a daemon or one named {@code toolhost-*}, and no child process of this JVM
+ * that was not there before; the contract waits a few seconds for them to end.
+ */
+@Timeout(180)
+public abstract class HostExtensionContract<C> {
+
+  /** How long what an extension opened may take to end once closed. */
+  private static final Duration SETTLING = Duration.ofSeconds(15);
+
+  /** The name of the extension that fails after the one under test. */
+  private static final String FAILING = "contract_failing";
+
+  /**
+   * A directory of this test's own, for the sections that name files (a store, a workspace); the
+   * config file sits in its {@code config} subdirectory, apart from them.
+   */
+  @TempDir protected Path directory;
+
+  /**
+   * A section with one misspelt key, and where that key sits.
+   *
+   * @param section the lines under the section key, as {@link #validSection} gives them
+   * @param line the key's line in {@code section}, from 1
+   * @param column the key's column in {@code section}, from 1
+   * @param key the misspelt key as written
+   */
+  public record Misspelling(String section, int line, int column, String key) {}
+
+  /** A fresh instance of the extension under test. */
+  protected abstract HostExtension<C> extension();
+
+  /**
+   * A valid section: the lines under the section key, not indented (the contract indents them);
+   * blank for an empty section, and empty for an extension that reads no section (whose key the
+   * file may then not hold).
+   */
+  protected abstract Optional<String> validSection();
+
+  /**
+   * A section with a misspelt key, and where the key sits in it; empty exactly when the extension
+   * reads no section.
+   */
+  protected abstract Optional<Misspelling> misspelling();
+
+  /** The tools the extension registers with {@link #validSection}; may be empty. */
+  protected abstract Set<String> configuredTools();
+
+  /**
+   * The tools the extension registers when the file has no section for it: empty for an extension
+   * that is off until configured.
+   */
+  protected abstract Set<String> toolsWithoutSection();
+
+  /**
+   * The routes the extension adds with {@link #validSection}, as {@code METHOD path} (a templated
+   * path as the extension writes it); empty when it adds none.
+   */
+  protected abstract List<String> routes();
+
+  /**
+   * The tools the extension takes from built-in profiles with {@link #validSection}, by profile;
+   * only tools it registers there, and empty when it takes none.
+   */
+  protected abstract Map<String, Set<String>> deniedTools();
+
+  /** The extensions it needs beside it, fresh; none by default. */
+  protected List<HostExtension<?>> companions() {
+    return List.of();
+  }
+
+  /**
+   * The companions' sections, as whole lines of the file (their keys included); none by default.
+   */
+  protected String companionSections() {
+    return "";
+  }
+
+  /** The environment the host reads secrets from; empty by default. */
+  protected Map<String, String> environment() {
+    return Map.of();
+  }
+
+  /** Services the host shares as if an extension provided them (a message bus); none by default. */
+  protected Map<Class<?>, Object> services() {
+    return Map.of();
+  }
+
+  @Test
+  void withoutItsSectionItRegistersOnlyTheToolsItSays() {
+    assertThat(toolsOf(companionSections())).isEqualTo(new TreeSet<>(toolsWithoutSection()));
+  }
+
+  @Test
+  void withItsSectionItRegistersTheToolsItSays() {
+    assertThat(toolsOf(file(validSection()))).isEqualTo(new TreeSet<>(configuredTools()));
+  }
+
+  @Test
+  void aMisspeltKeyIsRefusedAtItsLineAndColumn() {
+    assertThat(misspelling().isPresent())
+        .as("a misspelling is given exactly when a section is read")
+        .isEqualTo(validSection().isPresent());
+    if (misspelling().isEmpty()) {
+      // An extension that reads no section: its name is no key of the file.
+      assertThatThrownBy(
+              () -> TestHost.config(extension().name() + ": {}\n", all(), configDirectory()))
+          .isInstanceOf(ConfigException.class)
+          .hasMessageContaining(
+              TestHost.FILE_NAME + " line 1, column 1: unknown key '" + extension().name() + "'");
+      return;
+    }
+    Misspelling misspelling = misspelling().orElseThrow();
+    // The section starts on the file's second line, indented by two.
+    String expected =
+        TestHost.FILE_NAME
+            + " line "
+            + (misspelling.line() + 1)
+            + ", column "
+            + (misspelling.column() + 2)
+            + ": unknown key '"
+            + misspelling.key()
+            + "'";
+
+    assertThatThrownBy(
+            () ->
+                HostConfig.load(
+                    write(file(Optional.of(misspelling.section()))), all(List.of(extension()))))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining(expected.replace(TestHost.FILE_NAME, ""))
+        .hasMessageContaining("unknown key '" + misspelling.key() + "'");
+    assertThatThrownBy(
+            () ->
+                TestHost.config(file(Optional.of(misspelling.section())), all(), configDirectory()))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining(expected);
+  }
+
+  @Test
+  void readingAValidSectionOpensNothing() {
+    List<String> reads = new CopyOnWriteArrayList<>();
+    // Once to load the classes reading needs (a jar opened stays open), then to measure.
+    TestHost.config(
+        file(validSection()), all(List.of(new Watched<>(extension(), reads))), configDirectory());
+    Openings before = Openings.now();
+    long descriptorsBefore = descriptors();
+
+    HostConfig config =
+        TestHost.config(
+            file(validSection()),
+            all(List.of(new Watched<>(extension(), reads))),
+            configDirectory());
+
+    if (validSection().isPresent()) {
+      assertThat(reads).containsExactly("read", "read");
+      assertThat(config.sections()).containsKey(extension().name());
+    } else {
+      assertThat(reads).isEmpty();
+    }
+    assertThat(before.openedSince()).isEmpty();
+    assertThat(descriptors()).isLessThanOrEqualTo(descriptorsBefore);
+  }
+
+  @Test
+  void whenAnExtensionAfterItFailsToStartWhatItOpenedIsClosed() {
+    Openings before = Openings.now();
+    List<String> steps = new CopyOnWriteArrayList<>();
+    AtomicReference<List<String>> openAtFailure = new AtomicReference<>(List.of());
+    List<HostExtension<?>> extensions = all(List.of(new Watched<>(extension(), steps)));
+    extensions.add(new Failing(host -> openAtFailure.set(before.openedSince())));
+
+    assertThatThrownBy(() -> host(file(validSection()), extensions, path -> false))
+        .isInstanceOf(HostExtensionException.class)
+        .hasMessageContaining("'" + FAILING + "' failed to start");
+
+    // It had started before the failure closed it.
+    assertThat(steps).contains("started");
+    awaitNothingOpenedSince(before, "after a failed start; open at the failure: " + openAtFailure);
+  }
+
+  @Test
+  void closingTheHostTwiceIsSafeAndLeavesNothingRunning() {
+    Openings before = Openings.now();
+    TestHost host = host(file(validSection()), all(), path -> false);
+    assertThat(host.runtime().registry().tools())
+        .extracting(ExecutableTool::name)
+        .containsAll(configuredTools());
+
+    host.close();
+    assertThatCode(host::close).doesNotThrowAnyException();
+
+    awaitNothingOpenedSince(before, "after the host closed twice");
+  }
+
+  @Test
+  void itAddsTheRoutesItSays() {
+    List<String> companionRoutes;
+    try (TestHost host = host(companionSections(), companions(), path -> false)) {
+      companionRoutes = host.runtime().routeNames();
+    }
+    try (TestHost host = host(file(validSection()), all(), path -> false)) {
+      assertThat(host.runtime().routeNames())
+          .filteredOn(route -> !companionRoutes.contains(route))
+          .containsExactlyInAnyOrderElementsOf(routes());
+    }
+  }
+
+  @Test
+  void aRouteItAddsCannotTakeAPathTheHostReserves() {
+    for (String route : routes()) {
+      String path = route.substring(route.indexOf(' ') + 1);
+      Openings before = Openings.now();
+
+      assertThatThrownBy(() -> host(file(validSection()), all(), path::equals))
+          .as("a host that serves %s itself", path)
+          .isInstanceOf(HostExtensionException.class)
+          .hasMessageContaining("'" + extension().name() + "' adds the route " + route);
+
+      awaitNothingOpenedSince(before, "after its route was refused");
+    }
+  }
+
+  @Test
+  void aRouteItAddsCannotTakeOneAnotherExtensionAdded() {
+    for (String route : routes()) {
+      String method = route.substring(0, route.indexOf(' '));
+      String path = route.substring(route.indexOf(' ') + 1);
+      List<HostExtension<?>> extensions = new ArrayList<>(companions());
+      extensions.add(new Squatter(new Route(method, path, request -> Route.Answer.json("{}"))));
+      extensions.add(extension());
+
+      assertThatThrownBy(() -> host(file(validSection()), extensions, p -> false))
+          .as("a host where another extension serves %s", route)
+          .isInstanceOf(HostExtensionException.class)
+          .hasMessageContaining("'" + extension().name() + "' adds the route " + route);
+    }
+  }
+
+  @Test
+  void theProfileRulesItDeclaresApplyToBuiltInProfilesAndThoseExtendingThem() {
+    StringBuilder profiles = new StringBuilder("profiles:\n");
+    for (ToolProfile builtIn : ToolProfiles.BUILT_IN) {
+      profiles.append("  contract_").append(builtIn.name()).append(":\n");
+      profiles.append("    extends: ").append(builtIn.name()).append('\n');
+    }
+    Map<String, Set<String>> taken;
+    try (TestHost host = host(companionSections() + profiles, companions(), path -> false)) {
+      taken = takenByRules(host);
+    }
+    try (TestHost host = host(file(validSection()) + profiles, all(), path -> false)) {
+      Set<String> registered =
+          host.runtime().registry().tools().stream()
+              .map(ExecutableTool::name)
+              .collect(Collectors.toSet());
+      Map<String, Set<String>> declared = deniedTools();
+      assertThat(declared.keySet())
+          .as("profiles it takes tools from")
+          .isSubsetOf(ToolProfiles.BUILT_IN.stream().map(ToolProfile::name).toList());
+      declared.values().forEach(tools -> assertThat(registered).containsAll(tools));
+
+      Map<String, Set<String>> takenWithIt = takenByRules(host);
+      for (ToolProfile builtIn : ToolProfiles.BUILT_IN) {
+        Set<String> byIt = new TreeSet<>(takenWithIt.get(builtIn.name()));
+        byIt.removeAll(taken.get(builtIn.name()));
+        assertThat(byIt)
+            .as("tools its rules take from '%s'", builtIn.name())
+            .isEqualTo(new TreeSet<>(declared.getOrDefault(builtIn.name(), Set.of())));
+        assertThat(host.runtime().toolSet("contract_" + builtIn.name()).names())
+            .as("a profile extending '%s'", builtIn.name())
+            .filteredOn(declared.getOrDefault(builtIn.name(), Set.of())::contains)
+            .isEmpty();
+      }
+    }
+  }
+
+  /** The registered tools each built-in profile would show without the rules but does not. */
+  private static Map<String, Set<String>> takenByRules(TestHost host) {
+    Map<String, Set<String>> taken = new java.util.LinkedHashMap<>();
+    for (ToolProfile builtIn : ToolProfiles.BUILT_IN) {
+      Set<String> plain = new TreeSet<>(ToolSet.of(host.runtime().registry(), builtIn).names());
+      plain.removeAll(host.runtime().toolSet(builtIn.name()).names());
+      taken.put(builtIn.name(), plain);
+    }
+    return taken;
+  }
+
+  /** The extension's tools under that config: the host's, less those of its companions alone. */
+  private Set<String> toolsOf(String yaml) {
+    Set<String> companionTools;
+    try (TestHost host = host(companionSections(), companions(), path -> false)) {
+      companionTools = names(host);
+    }
+    try (TestHost host = host(yaml, all(), path -> false)) {
+      Set<String> tools = new TreeSet<>(names(host));
+      tools.removeAll(companionTools);
+      return tools;
+    }
+  }
+
+  private static Set<String> names(TestHost host) {
+    return host.runtime().registry().tools().stream()
+        .map(ExecutableTool::name)
+        .collect(Collectors.toCollection(TreeSet::new));
+  }
+
+  private TestHost host(
+      String yaml, List<HostExtension<?>> extensions, Predicate<String> reserved) {
+    TestHost.Builder builder =
+        TestHost.builder()
+            .config(yaml)
+            .directory(configDirectory())
+            .environment(environment())
+            .extensions(extensions)
+            .reserved(reserved);
+    services().forEach((type, service) -> share(builder, type, service));
+    return builder.start();
+  }
+
+  @SuppressWarnings("unchecked") // Each service is given with its own type.
+  private static <T> void share(TestHost.Builder builder, Class<T> type, Object service) {
+    builder.service(type, (T) service);
+  }
+
+  /** A fresh extension with fresh companions. */
+  private List<HostExtension<?>> all() {
+    return all(List.of(extension()));
+  }
+
+  private List<HostExtension<?>> all(List<HostExtension<?>> extensions) {
+    List<HostExtension<?>> all = new ArrayList<>(companions());
+    all.addAll(extensions);
+    return all;
+  }
+
+  /** The file: the extension's section first (its key on line 1), then its companions'. */
+  private String file(Optional<String> given) {
+    if (given.isEmpty()) {
+      return companionSections();
+    }
+    String section = given.get();
+    String name = extension().name();
+    if (section.isBlank()) {
+      return name + ": {}\n" + companionSections();
+    }
+    String indented =
+        section
+            .lines()
+            .map(line -> line.isBlank() ? "" : "  " + line)
+            .collect(Collectors.joining("\n"));
+    return name + ":\n" + indented + "\n" + companionSections();
+  }
+
+  private Path write(String yaml) {
+    try {
+      return Files.writeString(configDirectory().resolve(TestHost.FILE_NAME), yaml);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Where the config file is, and what its relative paths are resolved against. */
+  private Path configDirectory() {
+    try {
+      return Files.createDirectories(directory.resolve("config"));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static void awaitNothingOpenedSince(Openings before, String when) {
+    try {
+      await().pollInSameThread().atMost(SETTLING).until(() -> before.openedSince().isEmpty());
+    } catch (org.awaitility.core.ConditionTimeoutException e) {
+      assertThat(before.openedSince()).as("left running " + when).isEmpty();
+    }
+  }
+
+  /** How many file descriptors this process has open; -1 where /proc is not there. */
+  private static long descriptors() {
+    try (Stream<Path> open = Files.list(Path.of("/proc/self/fd"))) {
+      return open.count();
+    } catch (IOException e) {
+      return -1;
+    }
+  }
+
+  /** The threads and child processes alive at one moment, to see what was opened since. */
+  private record Openings(Set<Thread> threads, Set<Long> children) {
+
+    static Openings now() {
+      return new Openings(
+          new HashSet<>(Thread.getAllStackTraces().keySet()),
+          ProcessHandle.current()
+              .descendants()
+              .filter(ProcessHandle::isAlive)
+              .map(ProcessHandle::pid)
+              .collect(Collectors.toSet()));
+    }
+
+    /** What is alive now and was not then: non-daemon or toolhost threads, child processes. */
+    List<String> openedSince() {
+      List<String> opened = new ArrayList<>();
+      Thread.getAllStackTraces().keySet().stream()
+          .filter(thread -> thread.isAlive() && !threads.contains(thread))
+          .filter(thread -> !thread.isDaemon() || thread.getName().startsWith("toolhost-"))
+          .forEach(thread -> opened.add("thread " + thread.getName()));
+      ProcessHandle.current()
+          .descendants()
+          .filter(process -> process.isAlive() && !children.contains(process.pid()))
+          .forEach(
+              process ->
+                  opened.add(
+                      "process "
+                          + process.pid()
+                          + " "
+                          + process.info().commandLine().orElse("(command unknown)")));
+      return opened;
+    }
+  }
+
+  /** An extension that fails to start, after noting what the host held at that moment. */
+  private record Failing(java.util.function.Consumer<HostContext> atStart)
+      implements HostExtension<Void> {
+    @Override
+    public String name() {
+      return FAILING;
+    }
+
+    @Override
+    public Void read(JsonNode section, SectionReading reading) {
+      return null;
+    }
+
+    @Override
+    public void start(HostContext host, Optional<Void> config) {
+      atStart.accept(host);
+      throw new IllegalStateException("the contract's extension fails here");
+    }
+  }
+
+  /** An extension that adds one route, to hold its path before the one under test starts. */
+  private record Squatter(Route route) implements HostExtension<Void> {
+    @Override
+    public String name() {
+      return "contract_squatter";
+    }
+
+    @Override
+    public Void read(JsonNode section, SectionReading reading) {
+      return null;
+    }
+
+    @Override
+    public void start(HostContext host, Optional<Void> config) {
+      host.route(route);
+    }
+  }
+
+  /** The extension under test as it is, with each {@link #read} and start that returned noted. */
+  private record Watched<C>(HostExtension<C> extension, List<String> reads)
+      implements HostExtension<C> {
+    @Override
+    public String name() {
+      return extension.name();
+    }
+
+    @Override
+    public Set<Class<?>> provides() {
+      return extension.provides();
+    }
+
+    @Override
+    public Set<Class<?>> requires() {
+      return extension.requires();
+    }
+
+    @Override
+    public Set<Class<?>> uses() {
+      return extension.uses();
+    }
+
+    @Override
+    public JsonNode configSchema() {
+      return extension.configSchema();
+    }
+
+    @Override
+    public C read(JsonNode section, SectionReading reading) {
+      C config = extension.read(section, reading);
+      reads.add(config == null ? "null" : "read");
+      return config;
+    }
+
+    @Override
+    public void start(HostContext host, Optional<C> config) throws Exception {
+      extension.start(host, config);
+      reads.add("started");
+    }
+
+    @Override
+    public void ready(ReadyHost host) throws Exception {
+      extension.ready(host);
+    }
+
+    @Override
+    public List<HostCommand> commands() {
+      return extension.commands();
+    }
+
+    @Override
+    public void close() throws Exception {
+      extension.close();
+    }
+  }
+}
