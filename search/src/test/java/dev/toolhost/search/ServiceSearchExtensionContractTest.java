@@ -40,7 +40,7 @@ class ServiceSearchExtensionContractTest extends HostExtensionContract<Void> {
 
   @Override
   protected List<String> routes() {
-    return List.of();
+    return List.of("GET " + ServiceSearchExtension.PATH);
   }
 
   @Override

@@ -82,6 +82,17 @@ public final class TestHost implements AutoCloseable {
    * @throws IllegalArgumentException when no extension route serves that method and path
    */
   public Route.Answer request(String method, String path, String body) throws Exception {
+    return request(method, path, Map.of(), body);
+  }
+
+  /**
+   * The answer of the extension route at that method and path to a request with that query and
+   * body, as the HTTP front would pass it on once its guard let the request through.
+   *
+   * @throws IllegalArgumentException when no extension route serves that method and path
+   */
+  public Route.Answer request(
+      String method, String path, Map<String, List<String>> query, String body) throws Exception {
     Route route =
         runtime
             .route(method, path)
@@ -96,7 +107,7 @@ public final class TestHost implements AutoCloseable {
                             + runtime.routeNames()));
     return route
         .handler()
-        .answer(new Route.Request(method, path, Map.of(), body.getBytes(StandardCharsets.UTF_8)));
+        .answer(new Route.Request(method, path, query, body.getBytes(StandardCharsets.UTF_8)));
   }
 
   /** The names of the tools the named profile offers, sorted. */
