@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.toolhost.core.spi.HostContext;
 import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.core.spi.HostExtensionException;
-import dev.toolhost.core.spi.ReadyHost;
 import dev.toolhost.core.spi.SectionReading;
 import dev.toolhost.host.HostConfig;
 import dev.toolhost.mcp.McpConfig;
@@ -16,6 +15,7 @@ import dev.toolhost.mcp.NpmPackages;
 import dev.toolhost.mcp.TestProcesses;
 import dev.toolhost.memory.MemoryConfig;
 import dev.toolhost.memory.WorkingMemoryExtension;
+import dev.toolhost.testing.WatchedExtension;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -25,7 +25,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.LongSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import redis.clients.jedis.Jedis;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -38,65 +37,15 @@ class HostLifecycleTest {
 
   private static final String MARKER = "mcp-server-everything";
 
-  /** An extension as it is, with its start and close noted in a shared log. */
-  private record Logged<C>(HostExtension<C> extension, List<String> log)
-      implements HostExtension<C> {
-    @Override
-    public String name() {
-      return extension.name();
-    }
-
-    @Override
-    public Set<Class<?>> provides() {
-      return extension.provides();
-    }
-
-    @Override
-    public Set<Class<?>> requires() {
-      return extension.requires();
-    }
-
-    @Override
-    public Set<Class<?>> uses() {
-      return extension.uses();
-    }
-
-    @Override
-    public JsonNode configSchema() {
-      return extension.configSchema();
-    }
-
-    @Override
-    public C read(JsonNode section, SectionReading reading) {
-      return extension.read(section, reading);
-    }
-
-    @Override
-    public void start(HostContext host, Optional<C> config) throws Exception {
-      extension.start(host, config);
-      log.add("started " + name());
-    }
-
-    @Override
-    public void ready(ReadyHost host) throws Exception {
-      extension.ready(host);
-    }
-
-    @Override
-    public void close() throws Exception {
-      extension.close();
-      log.add("closed " + name());
-    }
-  }
-
   @Test
   void whenTheThirdRealExtensionFailsTheRedisMemoryAndTheMcpServersAreClosedInReverse()
       throws Exception {
     LongSupplier redisClients = HostLifecycleTest::redisClients;
     long clientsBefore = redisClients.getAsLong();
     List<String> log = new CopyOnWriteArrayList<>();
-    Logged<MemoryConfig> memory = new Logged<>(new WorkingMemoryExtension(), log);
-    Logged<McpConfig> mcp = new Logged<>(new McpExtension(), log);
+    WatchedExtension<MemoryConfig> memory =
+        new WatchedExtension<>(new WorkingMemoryExtension(), log);
+    WatchedExtension<McpConfig> mcp = new WatchedExtension<>(new McpExtension(), log);
     HostExtension<Void> broken =
         new HostExtension<>() {
           @Override
@@ -158,16 +107,41 @@ class HostLifecycleTest {
     assertThat(redisClients.getAsLong()).isEqualTo(clientsBefore);
   }
 
-  /** How many clients the Redis server has, this question's own connection not counted. */
+  /**
+   * How many TCP connections this process holds to the Redis server: its sockets (the inodes of its
+   * descriptors) that the kernel's table shows connected to port 6379. Only this process's, so that
+   * another build using the same server beside this one changes nothing.
+   */
   private static long redisClients() {
-    try (Jedis redis = new Jedis("127.0.0.1", 6379)) {
-      String info = redis.info("clients");
-      return info.lines()
-              .filter(line -> line.startsWith("connected_clients:"))
-              .mapToLong(line -> Long.parseLong(line.substring(line.indexOf(':') + 1).strip()))
-              .findFirst()
-              .orElseThrow()
-          - 1;
+    Set<String> sockets = new java.util.HashSet<>();
+    try (var descriptors = java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/fd"))) {
+      descriptors.forEach(
+          descriptor -> {
+            try {
+              String target = java.nio.file.Files.readSymbolicLink(descriptor).toString();
+              if (target.startsWith("socket:[")) {
+                sockets.add(target.substring(8, target.length() - 1));
+              }
+            } catch (java.io.IOException closedMeanwhile) {
+              // The descriptor closed while the list was read: not a connection any more.
+            }
+          });
+      long connected = 0;
+      for (String table : List.of("/proc/self/net/tcp", "/proc/self/net/tcp6")) {
+        for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of(table))) {
+          String[] fields = line.strip().split("\\s+");
+          // remote address and port in hex (6379 is 18EB), state 01 (established), inode.
+          if (fields.length > 9
+              && fields[2].endsWith(":18EB")
+              && fields[3].equals("01")
+              && sockets.contains(fields[9])) {
+            connected++;
+          }
+        }
+      }
+      return connected;
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
     }
   }
 }

@@ -10,11 +10,9 @@ import dev.toolhost.core.ToolProfile;
 import dev.toolhost.core.ToolProfiles;
 import dev.toolhost.core.ToolSet;
 import dev.toolhost.core.spi.ConfigException;
-import dev.toolhost.core.spi.HostCommand;
 import dev.toolhost.core.spi.HostContext;
 import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.core.spi.HostExtensionException;
-import dev.toolhost.core.spi.ReadyHost;
 import dev.toolhost.core.spi.Route;
 import dev.toolhost.core.spi.SectionReading;
 import dev.toolhost.host.HostConfig;
@@ -199,18 +197,21 @@ public abstract class HostExtensionContract<C> {
     List<String> reads = new CopyOnWriteArrayList<>();
     // Once to load the classes reading needs (a jar opened stays open), then to measure.
     TestHost.config(
-        file(validSection()), all(List.of(new Watched<>(extension(), reads))), configDirectory());
+        file(validSection()),
+        all(List.of(new WatchedExtension<>(extension(), reads))),
+        configDirectory());
     Openings before = Openings.now();
     long descriptorsBefore = descriptors();
 
     HostConfig config =
         TestHost.config(
             file(validSection()),
-            all(List.of(new Watched<>(extension(), reads))),
+            all(List.of(new WatchedExtension<>(extension(), reads))),
             configDirectory());
 
     if (validSection().isPresent()) {
-      assertThat(reads).containsExactly("read", "read");
+      String read = "read " + extension().name();
+      assertThat(reads).containsExactly(read, read);
       assertThat(config.sections()).containsKey(extension().name());
     } else {
       assertThat(reads).isEmpty();
@@ -224,7 +225,7 @@ public abstract class HostExtensionContract<C> {
     Openings before = Openings.now();
     List<String> steps = new CopyOnWriteArrayList<>();
     AtomicReference<List<String>> openAtFailure = new AtomicReference<>(List.of());
-    List<HostExtension<?>> extensions = all(List.of(new Watched<>(extension(), steps)));
+    List<HostExtension<?>> extensions = all(List.of(new WatchedExtension<>(extension(), steps)));
     extensions.add(new Failing(host -> openAtFailure.set(before.openedSince())));
 
     assertThatThrownBy(() -> host(file(validSection()), extensions, path -> false))
@@ -232,7 +233,7 @@ public abstract class HostExtensionContract<C> {
         .hasMessageContaining("'" + FAILING + "' failed to start");
 
     // It had started before the failure closed it.
-    assertThat(steps).contains("started");
+    assertThat(steps).contains("started " + extension().name());
     awaitNothingOpenedSince(before, "after a failed start; open at the failure: " + openAtFailure);
   }
 
@@ -511,63 +512,6 @@ public abstract class HostExtensionContract<C> {
     @Override
     public void start(HostContext host, Optional<Void> config) {
       host.route(route);
-    }
-  }
-
-  /** The extension under test as it is, with each {@link #read} and start that returned noted. */
-  private record Watched<C>(HostExtension<C> extension, List<String> reads)
-      implements HostExtension<C> {
-    @Override
-    public String name() {
-      return extension.name();
-    }
-
-    @Override
-    public Set<Class<?>> provides() {
-      return extension.provides();
-    }
-
-    @Override
-    public Set<Class<?>> requires() {
-      return extension.requires();
-    }
-
-    @Override
-    public Set<Class<?>> uses() {
-      return extension.uses();
-    }
-
-    @Override
-    public JsonNode configSchema() {
-      return extension.configSchema();
-    }
-
-    @Override
-    public C read(JsonNode section, SectionReading reading) {
-      C config = extension.read(section, reading);
-      reads.add(config == null ? "null" : "read");
-      return config;
-    }
-
-    @Override
-    public void start(HostContext host, Optional<C> config) throws Exception {
-      extension.start(host, config);
-      reads.add("started");
-    }
-
-    @Override
-    public void ready(ReadyHost host) throws Exception {
-      extension.ready(host);
-    }
-
-    @Override
-    public List<HostCommand> commands() {
-      return extension.commands();
-    }
-
-    @Override
-    public void close() throws Exception {
-      extension.close();
     }
   }
 }
