@@ -9,6 +9,7 @@ import dev.toolhost.core.spi.HostExtensions;
 import dev.toolhost.core.spi.RunningHost;
 import dev.toolhost.core.spi.SectionReading;
 import dev.toolhost.host.HostConfig;
+import dev.toolhost.host.HostRuntime;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
@@ -72,7 +73,7 @@ final class CommandOptions implements CommandContext {
 
   @Override
   public RunningHost openAlone() {
-    return Host.builder(config.load()).extensions(config.extensions()).build();
+    return HostRuntime.builder(config.load()).extensions(config.extensions()).build();
   }
 
   @Override
