@@ -10,8 +10,9 @@ import java.util.Optional;
 
 /**
  * The host context is what a starting extension sees of its host: the registry to put its tools in,
- * the guides, the dispatch chain's stages, the HTTP routes, its own config section, and the
- * services other extensions share.
+ * the guides, the dispatch chain's stages, the HTTP routes, the built-in profiles' rules, the
+ * services extensions share, and the host's keeping of what the start opened. Its config it is
+ * given beside the context ({@link HostExtension#start}).
  *
  * <p>Services are keyed by contract type: the working memory extension provides its {@code
  * WorkingMemory}, and an extension that declares it finds it there. Thread-confined: an extension
