@@ -1,0 +1,119 @@
+package dev.toolhost.browser;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.toolhost.core.ExecutableTool;
+import dev.toolhost.core.ToolResult;
+import dev.toolhost.core.ToolSpec;
+import dev.toolhost.core.spi.HostContext;
+import dev.toolhost.core.spi.HostExtension;
+import dev.toolhost.core.spi.SectionReading;
+import dev.toolhost.testing.TestHost;
+import dev.toolhost.web.WebExtension;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * A browser extension whose start fails after it opened its profiles, its vetting proxy and its
+ * spawner (here: the tool's name is taken) leaves none of them behind: the host closes what the
+ * start gave it to own, which the extension once did by hand and, at this step, did not.
+ */
+class BrowserFailedStartTest {
+
+  @TempDir Path directory;
+
+  /** An extension that registers a tool named as the browser's, before the browser starts. */
+  private static final class Squatter implements HostExtension<Void> {
+    @Override
+    public String name() {
+      return "squatter";
+    }
+
+    @Override
+    public Void read(JsonNode section, SectionReading reading) {
+      return null;
+    }
+
+    @Override
+    public void start(HostContext host, Optional<Void> config) {
+      host.registry()
+          .register(
+              ExecutableTool.of(
+                  new ToolSpec(
+                      BrowserTool.NAME,
+                      "Not a browser.",
+                      JsonMapper.shared().createObjectNode().put("type", "object"),
+                      "builtin:squatter"),
+                  (call, arguments) -> ToolResult.success("no")));
+    }
+  }
+
+  /**
+   * The listening TCP sockets this process holds (its descriptors' inodes that the kernel's table
+   * shows listening): the proxy's among them while it runs. Its threads are virtual, and so are not
+   * among the threads the JVM lists.
+   */
+  private static long listening() throws Exception {
+    java.util.Set<String> sockets = new java.util.HashSet<>();
+    try (Stream<Path> descriptors = Files.list(Path.of("/proc/self/fd"))) {
+      descriptors.forEach(
+          descriptor -> {
+            try {
+              String target = Files.readSymbolicLink(descriptor).toString();
+              if (target.startsWith("socket:[")) {
+                sockets.add(target.substring(8, target.length() - 1));
+              }
+            } catch (java.io.IOException closedMeanwhile) {
+              // Closed while the list was read.
+            }
+          });
+    }
+    long count = 0;
+    for (String table : List.of("/proc/self/net/tcp", "/proc/self/net/tcp6")) {
+      for (String line : Files.readAllLines(Path.of(table))) {
+        String[] fields = line.strip().split("\\s+");
+        if (fields.length > 9 && fields[3].equals("0A") && sockets.contains(fields[9])) {
+          count++;
+        }
+      }
+    }
+    return count;
+  }
+
+  @Test
+  void aStartThatFailsAfterTheProxyIsUpClosesTheProxyAndRemovesTheProfiles() throws Exception {
+    Path profiles = directory.resolve("profiles");
+    long before = listening();
+
+    assertThatThrownBy(
+            () ->
+                TestHost.builder()
+                    .config(
+                        """
+                        web: {}
+                        browser:
+                          binary: /usr/bin/chromium
+                          profile_dir: %s
+                        """
+                            .formatted(profiles))
+                    .directory(directory)
+                    .extensions(List.of(new WebExtension(), new Squatter(), new BrowserExtension()))
+                    .start())
+        .hasMessageContaining("browser");
+
+    await().atMost(Duration.ofSeconds(15)).until(() -> listening() == before);
+    try (Stream<Path> left = Files.exists(profiles) ? Files.list(profiles) : Stream.empty()) {
+      assertThat(left).isEmpty();
+    }
+  }
+}
