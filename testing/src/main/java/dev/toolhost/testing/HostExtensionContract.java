@@ -444,7 +444,7 @@ public abstract class HostExtensionContract<C> {
   }
 
   /** The threads and child processes alive at one moment, to see what was opened since. */
-  private record Openings(Set<Thread> threads, Set<Long> children) {
+  private record Openings(Set<Thread> threads, Set<Long> children, Set<String> listening) {
 
     static Openings now() {
       return new Openings(
@@ -453,10 +453,15 @@ public abstract class HostExtensionContract<C> {
               .descendants()
               .filter(ProcessHandle::isAlive)
               .map(ProcessHandle::pid)
-              .collect(Collectors.toSet()));
+              .collect(Collectors.toSet()),
+          listeningSockets());
     }
 
-    /** What is alive now and was not then: non-daemon or toolhost threads, child processes. */
+    /**
+     * What is alive now and was not then: non-daemon or toolhost threads (platform ones: the JVM
+     * lists no virtual thread), child processes, and listening sockets, which catch a server on
+     * virtual threads (a proxy, a callback listener).
+     */
     List<String> openedSince() {
       List<String> opened = new ArrayList<>();
       Thread.getAllStackTraces().keySet().stream()
@@ -473,7 +478,48 @@ public abstract class HostExtensionContract<C> {
                           + process.pid()
                           + " "
                           + process.info().commandLine().orElse("(command unknown)")));
+      listeningSockets().stream()
+          .filter(socket -> !listening.contains(socket))
+          .forEach(socket -> opened.add("listening socket " + socket));
       return opened;
+    }
+
+    /**
+     * The listening TCP sockets of this process, as {@code inode local-address}: its descriptors'
+     * socket inodes that the kernel's tables show in state LISTEN. Empty where there is no {@code
+     * /proc}.
+     */
+    private static Set<String> listeningSockets() {
+      Set<String> inodes = new HashSet<>();
+      Path fds = Path.of("/proc/self/fd");
+      if (!Files.isDirectory(fds)) {
+        return Set.of();
+      }
+      try (var descriptors = Files.list(fds)) {
+        descriptors.forEach(
+            descriptor -> {
+              try {
+                String target = Files.readSymbolicLink(descriptor).toString();
+                if (target.startsWith("socket:[")) {
+                  inodes.add(target.substring(8, target.length() - 1));
+                }
+              } catch (java.io.IOException closedMeanwhile) {
+                // Closed while the list was read: not open any more.
+              }
+            });
+        Set<String> found = new HashSet<>();
+        for (String table : List.of("/proc/self/net/tcp", "/proc/self/net/tcp6")) {
+          for (String line : Files.readAllLines(Path.of(table))) {
+            String[] fields = line.strip().split("\\s+");
+            if (fields.length > 9 && fields[3].equals("0A") && inodes.contains(fields[9])) {
+              found.add(fields[9] + " " + fields[1]);
+            }
+          }
+        }
+        return found;
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
     }
   }
 
