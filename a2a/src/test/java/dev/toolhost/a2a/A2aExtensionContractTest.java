@@ -3,7 +3,6 @@ package dev.toolhost.a2a;
 import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.testing.HostExtensionContract;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -52,17 +51,7 @@ class A2aExtensionContractTest extends HostExtensionContract<A2aConfig> {
   }
 
   @Override
-  protected Set<String> toolsWithoutSection() {
-    return Set.of();
-  }
-
-  @Override
   protected List<String> routes() {
     return List.of("GET /a2a/{agent}/.well-known/agent-card.json", "POST /a2a/{agent}");
-  }
-
-  @Override
-  protected Map<String, Set<String>> deniedTools() {
-    return Map.of();
   }
 }

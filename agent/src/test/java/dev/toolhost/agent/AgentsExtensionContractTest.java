@@ -78,11 +78,6 @@ class AgentsExtensionContractTest extends HostExtensionContract<AgentsConfig> {
   }
 
   @Override
-  protected Set<String> toolsWithoutSection() {
-    return Set.of();
-  }
-
-  @Override
   protected List<String> routes() {
     return List.of("POST " + TurnsRoute.PATH);
   }

@@ -4,7 +4,6 @@ import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.testing.HostExtensionContract;
 import dev.toolhost.web.WebExtension;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -58,20 +57,5 @@ class BrowserExtensionContractTest extends HostExtensionContract<BrowserConfig> 
   @Override
   protected Set<String> configuredTools() {
     return Set.of("browser");
-  }
-
-  @Override
-  protected Set<String> toolsWithoutSection() {
-    return Set.of();
-  }
-
-  @Override
-  protected List<String> routes() {
-    return List.of();
-  }
-
-  @Override
-  protected Map<String, Set<String>> deniedTools() {
-    return Map.of();
   }
 }

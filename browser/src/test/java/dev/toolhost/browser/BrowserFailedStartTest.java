@@ -7,20 +7,17 @@ import static org.awaitility.Awaitility.await;
 import dev.toolhost.core.ExecutableTool;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSpec;
-import dev.toolhost.core.spi.HostContext;
 import dev.toolhost.core.spi.HostExtension;
-import dev.toolhost.core.spi.SectionReading;
+import dev.toolhost.testing.StartingExtension;
 import dev.toolhost.testing.TestHost;
 import dev.toolhost.web.WebExtension;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -33,29 +30,19 @@ class BrowserFailedStartTest {
   @TempDir Path directory;
 
   /** An extension that registers a tool named as the browser's, before the browser starts. */
-  private static final class Squatter implements HostExtension<Void> {
-    @Override
-    public String name() {
-      return "squatter";
-    }
-
-    @Override
-    public Void read(JsonNode section, SectionReading reading) {
-      return null;
-    }
-
-    @Override
-    public void start(HostContext host, Optional<Void> config) {
-      host.registry()
-          .register(
-              ExecutableTool.of(
-                  new ToolSpec(
-                      BrowserTool.NAME,
-                      "Not a browser.",
-                      JsonMapper.shared().createObjectNode().put("type", "object"),
-                      "builtin:squatter"),
-                  (call, arguments) -> ToolResult.success("no")));
-    }
+  private static HostExtension<Void> squatter() {
+    return new StartingExtension(
+        "squatter",
+        host ->
+            host.registry()
+                .register(
+                    ExecutableTool.of(
+                        new ToolSpec(
+                            BrowserTool.NAME,
+                            "Not a browser.",
+                            JsonMapper.shared().createObjectNode().put("type", "object"),
+                            "builtin:squatter"),
+                        (call, arguments) -> ToolResult.success("no"))));
   }
 
   /**
@@ -107,7 +94,7 @@ class BrowserFailedStartTest {
                         """
                             .formatted(profiles))
                     .directory(directory)
-                    .extensions(List.of(new WebExtension(), new Squatter(), new BrowserExtension()))
+                    .extensions(List.of(new WebExtension(), squatter(), new BrowserExtension()))
                     .start())
         .hasMessageContaining("browser");
 

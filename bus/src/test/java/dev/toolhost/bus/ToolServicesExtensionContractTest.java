@@ -2,7 +2,6 @@ package dev.toolhost.bus;
 
 import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.testing.HostExtensionContract;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -75,20 +74,5 @@ class ToolServicesExtensionContractTest extends HostExtensionContract<ToolServic
   @Override
   protected Set<String> configuredTools() {
     return Set.of("query-customers");
-  }
-
-  @Override
-  protected Set<String> toolsWithoutSection() {
-    return Set.of();
-  }
-
-  @Override
-  protected List<String> routes() {
-    return List.of();
-  }
-
-  @Override
-  protected Map<String, Set<String>> deniedTools() {
-    return Map.of();
   }
 }

@@ -5,7 +5,6 @@ import dev.toolhost.testing.HostExtensionContract;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -59,16 +58,6 @@ class ExecExtensionContractTest extends HostExtensionContract<ExecConfig> {
   @Override
   protected Set<String> configuredTools() {
     return Set.copyOf(ExecTools.NAMES);
-  }
-
-  @Override
-  protected Set<String> toolsWithoutSection() {
-    return Set.of();
-  }
-
-  @Override
-  protected List<String> routes() {
-    return List.of();
   }
 
   @Override

@@ -2,7 +2,6 @@ package dev.toolhost.longterm;
 
 import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.testing.HostExtensionContract;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -52,16 +51,6 @@ class LongTermMemoryExtensionContractTest extends HostExtensionContract<LongTerm
         "list_skills",
         "get_skill",
         "delete_skill");
-  }
-
-  @Override
-  protected Set<String> toolsWithoutSection() {
-    return Set.of();
-  }
-
-  @Override
-  protected List<String> routes() {
-    return List.of();
   }
 
   /** No built-in profile deletes; the one that reads another agent's answer saves nothing. */

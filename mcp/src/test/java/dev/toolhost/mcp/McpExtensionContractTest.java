@@ -87,16 +87,6 @@ class McpExtensionContractTest extends HostExtensionContract<McpConfig> {
   }
 
   @Override
-  protected Set<String> toolsWithoutSection() {
-    return Set.of();
-  }
-
-  @Override
-  protected List<String> routes() {
-    return List.of();
-  }
-
-  @Override
   protected Map<String, Set<String>> deniedTools() {
     Set<String> registration =
         Set.of(McpManagementTools.REGISTER_SERVER, McpManagementTools.UNREGISTER_SERVER);

@@ -2,8 +2,6 @@ package dev.toolhost.memory;
 
 import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.testing.HostExtensionContract;
-import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -55,15 +53,5 @@ class WorkingMemoryExtensionContractTest extends HostExtensionContract<MemoryCon
   @Override
   protected Set<String> toolsWithoutSection() {
     return TOOLS;
-  }
-
-  @Override
-  protected List<String> routes() {
-    return List.of();
-  }
-
-  @Override
-  protected Map<String, Set<String>> deniedTools() {
-    return Map.of();
   }
 }

@@ -2,7 +2,6 @@ package dev.toolhost.openrouter;
 
 import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.testing.HostExtensionContract;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -56,20 +55,5 @@ class OpenRouterExtensionContractTest extends HostExtensionContract<OpenRouterCo
         "get_api_key",
         "get_generation",
         "get_activity");
-  }
-
-  @Override
-  protected Set<String> toolsWithoutSection() {
-    return Set.of();
-  }
-
-  @Override
-  protected List<String> routes() {
-    return List.of();
-  }
-
-  @Override
-  protected Map<String, Set<String>> deniedTools() {
-    return Map.of();
   }
 }

@@ -50,11 +50,6 @@ class SchedulingExtensionContractTest extends HostExtensionContract<SchedulingCo
   }
 
   @Override
-  protected Set<String> toolsWithoutSection() {
-    return Set.of();
-  }
-
-  @Override
   protected List<String> routes() {
     return List.of(
         "GET " + SchedulingExtension.SCHEDULES_PATH, "GET " + SchedulingExtension.RUNS_PATH);

@@ -3,7 +3,6 @@ package dev.toolhost.search;
 import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.testing.HostExtensionContract;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -41,10 +40,5 @@ class ServiceSearchExtensionContractTest extends HostExtensionContract<Void> {
   @Override
   protected List<String> routes() {
     return List.of("GET " + ServiceSearchExtension.PATH);
-  }
-
-  @Override
-  protected Map<String, Set<String>> deniedTools() {
-    return Map.of();
   }
 }

@@ -2,7 +2,6 @@ package dev.toolhost.secrets;
 
 import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.testing.HostExtensionContract;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -54,20 +53,5 @@ class SecretsExtensionContractTest extends HostExtensionContract<SecretsConfig> 
   @Override
   protected Set<String> configuredTools() {
     return Set.of();
-  }
-
-  @Override
-  protected Set<String> toolsWithoutSection() {
-    return Set.of();
-  }
-
-  @Override
-  protected List<String> routes() {
-    return List.of();
-  }
-
-  @Override
-  protected Map<String, Set<String>> deniedTools() {
-    return Map.of();
   }
 }

@@ -22,6 +22,7 @@ import dev.toolhost.core.spi.RunningHost;
 import dev.toolhost.core.spi.SectionReading;
 import dev.toolhost.host.HostConfig;
 import dev.toolhost.memory.WorkingMemory;
+import dev.toolhost.testing.StartingExtension;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -406,22 +407,7 @@ class HostExtensionTest {
   @Test
   void anExtensionThatLooksUpAContractItDidNotDeclareIsToldWhichAndWhy() {
     HostExtension<Void> undeclared =
-        new HostExtension<>() {
-          @Override
-          public String name() {
-            return "undeclared";
-          }
-
-          @Override
-          public Void read(JsonNode section, SectionReading reading) {
-            return null;
-          }
-
-          @Override
-          public void start(HostContext host, Optional<Void> config) {
-            host.service(WorkingMemory.class);
-          }
-        };
+        new StartingExtension("undeclared", host -> host.service(WorkingMemory.class));
 
     assertThatThrownBy(
             () ->
@@ -441,22 +427,11 @@ class HostExtensionTest {
     Resourceful first = new Resourceful("first", closed);
     Resourceful second = new Resourceful("second", closed);
     HostExtension<Void> third =
-        new HostExtension<>() {
-          @Override
-          public String name() {
-            return "third";
-          }
-
-          @Override
-          public Void read(JsonNode section, SectionReading reading) {
-            return null;
-          }
-
-          @Override
-          public void start(HostContext host, Optional<Void> config) {
-            throw new IllegalStateException("port 9 is taken");
-          }
-        };
+        new StartingExtension(
+            "third",
+            host -> {
+              throw new IllegalStateException("port 9 is taken");
+            });
 
     assertThatThrownBy(
             () ->

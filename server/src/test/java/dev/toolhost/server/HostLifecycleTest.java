@@ -3,10 +3,8 @@ package dev.toolhost.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.toolhost.core.spi.HostContext;
 import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.core.spi.HostExtensionException;
-import dev.toolhost.core.spi.SectionReading;
 import dev.toolhost.host.HostConfig;
 import dev.toolhost.mcp.McpConfig;
 import dev.toolhost.mcp.McpExtension;
@@ -15,6 +13,7 @@ import dev.toolhost.mcp.NpmPackages;
 import dev.toolhost.mcp.TestProcesses;
 import dev.toolhost.memory.MemoryConfig;
 import dev.toolhost.memory.WorkingMemoryExtension;
+import dev.toolhost.testing.StartingExtension;
 import dev.toolhost.testing.WatchedExtension;
 import java.time.Duration;
 import java.util.List;
@@ -25,7 +24,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.LongSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import tools.jackson.databind.JsonNode;
 
 /**
  * The host's lifecycle over the real extensions: when one fails to start, the ones started before
@@ -47,24 +45,13 @@ class HostLifecycleTest {
         new WatchedExtension<>(new WorkingMemoryExtension(), log);
     WatchedExtension<McpConfig> mcp = new WatchedExtension<>(new McpExtension(), log);
     HostExtension<Void> broken =
-        new HostExtension<>() {
-          @Override
-          public String name() {
-            return "broken";
-          }
-
-          @Override
-          public Void read(JsonNode section, SectionReading reading) {
-            return null;
-          }
-
-          @Override
-          public void start(HostContext host, Optional<Void> config) {
-            // By now the first two hold a Redis connection pool and a running MCP server.
-            assertThat(TestProcesses.aliveDescendants(MARKER)).isPositive();
-            throw new IllegalStateException("port 9 is taken");
-          }
-        };
+        new StartingExtension(
+            "broken",
+            host -> {
+              // By now the first two hold a Redis connection pool and a running MCP server.
+              assertThat(TestProcesses.aliveDescendants(MARKER)).isPositive();
+              throw new IllegalStateException("port 9 is taken");
+            });
 
     assertThatThrownBy(
             () ->

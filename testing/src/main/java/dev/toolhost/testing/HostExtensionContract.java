@@ -10,11 +10,9 @@ import dev.toolhost.core.ToolProfile;
 import dev.toolhost.core.ToolProfiles;
 import dev.toolhost.core.ToolSet;
 import dev.toolhost.core.spi.ConfigException;
-import dev.toolhost.core.spi.HostContext;
 import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.core.spi.HostExtensionException;
 import dev.toolhost.core.spi.Route;
-import dev.toolhost.core.spi.SectionReading;
 import dev.toolhost.host.HostConfig;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -36,7 +34,6 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import tools.jackson.databind.JsonNode;
 
 /**
  * The host extension contract is what every host extension must show, written once and subclassed
@@ -103,22 +100,29 @@ public abstract class HostExtensionContract<C> {
   protected abstract Set<String> configuredTools();
 
   /**
-   * The tools the extension registers when the file has no section for it: empty for an extension
-   * that is off until configured.
+   * The tools the extension registers when the file has no section for it: none by default, as for
+   * an extension that is off until configured. Held exactly, as the others below are: an extension
+   * that does more than its test says fails the contract.
    */
-  protected abstract Set<String> toolsWithoutSection();
+  protected Set<String> toolsWithoutSection() {
+    return Set.of();
+  }
 
   /**
    * The routes the extension adds with {@link #validSection}, as {@code METHOD path} (a templated
-   * path as the extension writes it); empty when it adds none.
+   * path as the extension writes it); none by default.
    */
-  protected abstract List<String> routes();
+  protected List<String> routes() {
+    return List.of();
+  }
 
   /**
    * The tools the extension takes from built-in profiles with {@link #validSection}, by profile;
-   * only tools it registers there, and empty when it takes none.
+   * only tools it registers there; none by default.
    */
-  protected abstract Map<String, Set<String>> deniedTools();
+  protected Map<String, Set<String>> deniedTools() {
+    return Map.of();
+  }
 
   /** The extensions it needs beside it, fresh; none by default. */
   protected List<HostExtension<?>> companions() {
@@ -226,7 +230,13 @@ public abstract class HostExtensionContract<C> {
     List<String> steps = new CopyOnWriteArrayList<>();
     AtomicReference<List<String>> openAtFailure = new AtomicReference<>(List.of());
     List<HostExtension<?>> extensions = all(List.of(new WatchedExtension<>(extension(), steps)));
-    extensions.add(new Failing(host -> openAtFailure.set(before.openedSince())));
+    extensions.add(
+        new StartingExtension(
+            FAILING,
+            host -> {
+              openAtFailure.set(before.openedSince());
+              throw new IllegalStateException("the contract's extension fails here");
+            }));
 
     assertThatThrownBy(() -> host(file(validSection()), extensions, path -> false))
         .isInstanceOf(HostExtensionException.class)
@@ -285,7 +295,8 @@ public abstract class HostExtensionContract<C> {
       String method = route.substring(0, route.indexOf(' '));
       String path = route.substring(route.indexOf(' ') + 1);
       List<HostExtension<?>> extensions = new ArrayList<>(companions());
-      extensions.add(new Squatter(new Route(method, path, request -> Route.Answer.json("{}"))));
+      Route taken = new Route(method, path, request -> Route.Answer.json("{}"));
+      extensions.add(new StartingExtension("contract_squatter", host -> host.route(taken)));
       extensions.add(extension());
 
       assertThatThrownBy(() -> host(file(validSection()), extensions, p -> false))
@@ -520,44 +531,6 @@ public abstract class HostExtensionContract<C> {
       } catch (java.io.IOException e) {
         throw new java.io.UncheckedIOException(e);
       }
-    }
-  }
-
-  /** An extension that fails to start, after noting what the host held at that moment. */
-  private record Failing(java.util.function.Consumer<HostContext> atStart)
-      implements HostExtension<Void> {
-    @Override
-    public String name() {
-      return FAILING;
-    }
-
-    @Override
-    public Void read(JsonNode section, SectionReading reading) {
-      return null;
-    }
-
-    @Override
-    public void start(HostContext host, Optional<Void> config) {
-      atStart.accept(host);
-      throw new IllegalStateException("the contract's extension fails here");
-    }
-  }
-
-  /** An extension that adds one route, to hold its path before the one under test starts. */
-  private record Squatter(Route route) implements HostExtension<Void> {
-    @Override
-    public String name() {
-      return "contract_squatter";
-    }
-
-    @Override
-    public Void read(JsonNode section, SectionReading reading) {
-      return null;
-    }
-
-    @Override
-    public void start(HostContext host, Optional<Void> config) {
-      host.route(route);
     }
   }
 }

@@ -2,8 +2,6 @@ package dev.toolhost.web;
 
 import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.testing.HostExtensionContract;
-import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -51,20 +49,5 @@ class WebExtensionContractTest extends HostExtensionContract<WebConfig> {
   @Override
   protected Set<String> configuredTools() {
     return Set.of("web_search", "web_browse");
-  }
-
-  @Override
-  protected Set<String> toolsWithoutSection() {
-    return Set.of();
-  }
-
-  @Override
-  protected List<String> routes() {
-    return List.of();
-  }
-
-  @Override
-  protected Map<String, Set<String>> deniedTools() {
-    return Map.of();
   }
 }
