@@ -8,6 +8,7 @@ import dev.toolhost.core.ExecutableTool;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSpec;
 import dev.toolhost.core.spi.HostExtension;
+import dev.toolhost.testing.ProcessSockets;
 import dev.toolhost.testing.StartingExtension;
 import dev.toolhost.testing.TestHost;
 import dev.toolhost.web.WebExtension;
@@ -15,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -45,42 +47,10 @@ class BrowserFailedStartTest {
                         (call, arguments) -> ToolResult.success("no"))));
   }
 
-  /**
-   * The listening TCP sockets this process holds (its descriptors' inodes that the kernel's table
-   * shows listening): the proxy's among them while it runs. Its threads are virtual, and so are not
-   * among the threads the JVM lists.
-   */
-  private static long listening() throws Exception {
-    java.util.Set<String> sockets = new java.util.HashSet<>();
-    try (Stream<Path> descriptors = Files.list(Path.of("/proc/self/fd"))) {
-      descriptors.forEach(
-          descriptor -> {
-            try {
-              String target = Files.readSymbolicLink(descriptor).toString();
-              if (target.startsWith("socket:[")) {
-                sockets.add(target.substring(8, target.length() - 1));
-              }
-            } catch (java.io.IOException closedMeanwhile) {
-              // Closed while the list was read.
-            }
-          });
-    }
-    long count = 0;
-    for (String table : List.of("/proc/self/net/tcp", "/proc/self/net/tcp6")) {
-      for (String line : Files.readAllLines(Path.of(table))) {
-        String[] fields = line.strip().split("\\s+");
-        if (fields.length > 9 && fields[3].equals("0A") && sockets.contains(fields[9])) {
-          count++;
-        }
-      }
-    }
-    return count;
-  }
-
   @Test
   void aStartThatFailsAfterTheProxyIsUpClosesTheProxyAndRemovesTheProfiles() throws Exception {
     Path profiles = directory.resolve("profiles");
-    long before = listening();
+    Set<String> before = ProcessSockets.listening();
 
     assertThatThrownBy(
             () ->
@@ -98,7 +68,7 @@ class BrowserFailedStartTest {
                     .start())
         .hasMessageContaining("browser");
 
-    await().atMost(Duration.ofSeconds(15)).until(() -> listening() == before);
+    await().atMost(Duration.ofSeconds(15)).until(() -> ProcessSockets.listening().equals(before));
     try (Stream<Path> left = Files.exists(profiles) ? Files.list(profiles) : Stream.empty()) {
       assertThat(left).isEmpty();
     }

@@ -13,13 +13,13 @@ import dev.toolhost.mcp.NpmPackages;
 import dev.toolhost.mcp.TestProcesses;
 import dev.toolhost.memory.MemoryConfig;
 import dev.toolhost.memory.WorkingMemoryExtension;
+import dev.toolhost.testing.ProcessSockets;
 import dev.toolhost.testing.StartingExtension;
 import dev.toolhost.testing.WatchedExtension;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.LongSupplier;
 import org.junit.jupiter.api.Test;
@@ -94,41 +94,8 @@ class HostLifecycleTest {
     assertThat(redisClients.getAsLong()).isEqualTo(clientsBefore);
   }
 
-  /**
-   * How many TCP connections this process holds to the Redis server: its sockets (the inodes of its
-   * descriptors) that the kernel's table shows connected to port 6379. Only this process's, so that
-   * another build using the same server beside this one changes nothing.
-   */
+  /** How many connections this process holds to the Redis server, another build's not counted. */
   private static long redisClients() {
-    Set<String> sockets = new java.util.HashSet<>();
-    try (var descriptors = java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/fd"))) {
-      descriptors.forEach(
-          descriptor -> {
-            try {
-              String target = java.nio.file.Files.readSymbolicLink(descriptor).toString();
-              if (target.startsWith("socket:[")) {
-                sockets.add(target.substring(8, target.length() - 1));
-              }
-            } catch (java.io.IOException closedMeanwhile) {
-              // The descriptor closed while the list was read: not a connection any more.
-            }
-          });
-      long connected = 0;
-      for (String table : List.of("/proc/self/net/tcp", "/proc/self/net/tcp6")) {
-        for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of(table))) {
-          String[] fields = line.strip().split("\\s+");
-          // remote address and port in hex (6379 is 18EB), state 01 (established), inode.
-          if (fields.length > 9
-              && fields[2].endsWith(":18EB")
-              && fields[3].equals("01")
-              && sockets.contains(fields[9])) {
-            connected++;
-          }
-        }
-      }
-      return connected;
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
-    }
+    return ProcessSockets.connectedTo(6379);
   }
 }

@@ -465,7 +465,7 @@ public abstract class HostExtensionContract<C> {
               .filter(ProcessHandle::isAlive)
               .map(ProcessHandle::pid)
               .collect(Collectors.toSet()),
-          listeningSockets());
+          ProcessSockets.listening());
     }
 
     /**
@@ -489,48 +489,10 @@ public abstract class HostExtensionContract<C> {
                           + process.pid()
                           + " "
                           + process.info().commandLine().orElse("(command unknown)")));
-      listeningSockets().stream()
+      ProcessSockets.listening().stream()
           .filter(socket -> !listening.contains(socket))
           .forEach(socket -> opened.add("listening socket " + socket));
       return opened;
-    }
-
-    /**
-     * The listening TCP sockets of this process, as {@code inode local-address}: its descriptors'
-     * socket inodes that the kernel's tables show in state LISTEN. Empty where there is no {@code
-     * /proc}.
-     */
-    private static Set<String> listeningSockets() {
-      Set<String> inodes = new HashSet<>();
-      Path fds = Path.of("/proc/self/fd");
-      if (!Files.isDirectory(fds)) {
-        return Set.of();
-      }
-      try (var descriptors = Files.list(fds)) {
-        descriptors.forEach(
-            descriptor -> {
-              try {
-                String target = Files.readSymbolicLink(descriptor).toString();
-                if (target.startsWith("socket:[")) {
-                  inodes.add(target.substring(8, target.length() - 1));
-                }
-              } catch (java.io.IOException closedMeanwhile) {
-                // Closed while the list was read: not open any more.
-              }
-            });
-        Set<String> found = new HashSet<>();
-        for (String table : List.of("/proc/self/net/tcp", "/proc/self/net/tcp6")) {
-          for (String line : Files.readAllLines(Path.of(table))) {
-            String[] fields = line.strip().split("\\s+");
-            if (fields.length > 9 && fields[3].equals("0A") && inodes.contains(fields[9])) {
-              found.add(fields[9] + " " + fields[1]);
-            }
-          }
-        }
-        return found;
-      } catch (java.io.IOException e) {
-        throw new java.io.UncheckedIOException(e);
-      }
     }
   }
 }
