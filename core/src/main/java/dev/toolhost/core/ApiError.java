@@ -102,6 +102,29 @@ public enum ApiError {
   }
 
   /**
+   * The error for a status a web server or a library chose rather than the host: the error of that
+   * status in the table, {@code invalid_request} for another client error, {@code internal_error}
+   * for another server error.
+   */
+  public static ApiError forStatus(int status) {
+    return switch (status) {
+      case 400 -> INVALID_REQUEST;
+      case 401 -> UNAUTHORIZED;
+      case 403 -> FORBIDDEN;
+      case 404 -> NOT_FOUND;
+      case 405 -> METHOD_NOT_ALLOWED;
+      case 406 -> NOT_ACCEPTABLE;
+      case 408 -> REQUEST_TIMEOUT;
+      case 413 -> PAYLOAD_TOO_LARGE;
+      case 414 -> URI_TOO_LONG;
+      case 415 -> UNSUPPORTED_MEDIA_TYPE;
+      case 431 -> HEADERS_TOO_LARGE;
+      case 503 -> UNAVAILABLE;
+      default -> status >= 500 ? INTERNAL_ERROR : INVALID_REQUEST;
+    };
+  }
+
+  /**
    * Returns the error with the given wire code.
    *
    * @throws IllegalArgumentException naming the unknown wire code

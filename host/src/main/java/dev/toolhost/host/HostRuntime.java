@@ -17,6 +17,7 @@ import dev.toolhost.core.spi.ConfigProblems;
 import dev.toolhost.core.spi.HostContext;
 import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.core.spi.HostExtensions;
+import dev.toolhost.core.spi.Mount;
 import dev.toolhost.core.spi.ReadyHost;
 import dev.toolhost.core.spi.Route;
 import dev.toolhost.core.spi.RunningHost;
@@ -80,6 +81,8 @@ public final class HostRuntime implements RunningHost {
   private final Map<Class<?>, Object> services = new ConcurrentHashMap<>();
   // The extensions' HTTP routes, by "METHOD path".
   private final Map<String, Route> routes = new ConcurrentHashMap<>();
+  // The extensions' mounted servlets, in mounting order.
+  private final List<Mount> mounts = new java.util.concurrent.CopyOnWriteArrayList<>();
   // Secrets the builder was given, by name, for the extensions that redact by value.
   private final Map<String, String> secretValues;
   // The tools the extensions take from built-in profiles, by profile name.
@@ -201,6 +204,11 @@ public final class HostRuntime implements RunningHost {
         .toList();
   }
 
+  /** The servlets extensions mounted, for an HTTP front to serve, in mounting order. */
+  public List<Mount> mounts() {
+    return List.copyOf(mounts);
+  }
+
   /**
    * The service of that type the host shares: the {@code WorkingMemory}, {@code ServiceIndex},
    * {@code McpBridge} or {@code Agents} of the extensions that provide them, the {@link
@@ -255,7 +263,9 @@ public final class HostRuntime implements RunningHost {
     @Override
     public void route(Route route) {
       String key = route.method() + " " + route.path();
-      if (reserved.test(route.path()) || routes.putIfAbsent(key, route) != null) {
+      if (reserved.test(route.path())
+          || mounts.stream().anyMatch(mount -> mount.covers(route.path()))
+          || routes.putIfAbsent(key, route) != null) {
         throw new IllegalArgumentException(
             "Host extension '"
                 + extension.name()
@@ -263,6 +273,24 @@ public final class HostRuntime implements RunningHost {
                 + key
                 + ", which the host already serves.");
       }
+    }
+
+    @Override
+    public synchronized void mount(Mount mount) {
+      String path = mount.path();
+      boolean taken =
+          reserved.test(path)
+              || mounts.stream().anyMatch(other -> other.covers(path) || mount.covers(other.path()))
+              || routes.values().stream().anyMatch(route -> mount.covers(route.path()));
+      if (taken) {
+        throw new IllegalArgumentException(
+            "Host extension '"
+                + extension.name()
+                + "' mounts a servlet at "
+                + path
+                + ", where the host already serves a path.");
+      }
+      mounts.add(mount);
     }
 
     @Override
@@ -358,6 +386,11 @@ public final class HostRuntime implements RunningHost {
     @Override
     public ToolSet toolSet(String profile) {
       return HostRuntime.this.toolSet(profile);
+    }
+
+    @Override
+    public List<String> profiles() {
+      return HostRuntime.this.profiles.names();
     }
 
     @Override

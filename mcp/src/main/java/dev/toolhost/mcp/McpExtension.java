@@ -53,6 +53,7 @@ public final class McpExtension implements HostExtension<McpConfig> {
           List.of(McpManagementTools.REGISTER_SERVER, McpManagementTools.UNREGISTER_SERVER));
 
   private McpBridge bridge;
+  private McpGatewayServlet gateway;
 
   @Override
   public String name() {
@@ -112,6 +113,9 @@ public final class McpExtension implements HostExtension<McpConfig> {
   public void start(HostContext host, Optional<McpConfig> section) {
     PROFILE_RULES.forEach(
         (profile, tools) -> host.denyTools(profile, tools.toArray(String[]::new)));
+    // The host's tools over Streamable HTTP, served by the host's HTTP front when it has one.
+    gateway = host.own(new McpGatewayServlet());
+    host.mount(gateway.mount());
     McpConfig config = section.orElseGet(McpConfig::none);
     if (!config.enabled()) {
       return;
@@ -133,6 +137,7 @@ public final class McpExtension implements HostExtension<McpConfig> {
 
   @Override
   public void ready(ReadyHost host) {
+    gateway.ready(host);
     // Started after this extension, the tool services extension's remote tools exist only now.
     Optional<RemoteTools> remote = host.service(RemoteTools.class);
     Optional<MessageBus> bus = host.service(MessageBus.class);

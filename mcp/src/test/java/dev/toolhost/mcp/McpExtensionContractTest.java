@@ -42,6 +42,12 @@ class McpExtensionContractTest extends HostExtensionContract<McpConfig> {
     return new McpExtension();
   }
 
+  /** The gateway, on every host, configured or not. */
+  @Override
+  protected List<String> mounts() {
+    return List.of(McpGatewayServlet.PATH);
+  }
+
   @Override
   protected Optional<String> validSection() {
     List<String> command = TestProcesses.javaMain(TestMcpServer.class);

@@ -168,10 +168,7 @@ final class ApiHandler extends Handler.Abstract {
 
   /** Whether the host itself serves the path: no extension may add a route there. */
   static boolean reserved(String path) {
-    return FIXED_ROUTES.contains(path)
-        || INVOKE.matcher(path).matches()
-        || path.equals(McpGatewayHandler.MAIN_PATH)
-        || path.startsWith(McpGatewayHandler.MAIN_PATH + "/");
+    return FIXED_ROUTES.contains(path) || INVOKE.matcher(path).matches();
   }
 
   private Reply extensionRoute(Request request, Route route) throws UnreadableBody {

@@ -61,7 +61,6 @@ public final class Host implements RunningHost {
   private Server server;
   private ServerConnector connector;
   private ExecutorService requestThreads;
-  private McpGatewayHandler mcpGateways;
   private boolean closed;
 
   /**
@@ -200,19 +199,19 @@ public final class Host implements RunningHost {
     // A client that trickles a request's headers is cut off, not waited on (slowloris).
     listener.addEventListener(new HeaderTimeout(headerTimeout, listener.getScheduler()));
     jetty.addConnector(listener);
-    McpGatewayHandler mcp = new McpGatewayHandler(this);
+    MountHandler mounts = new MountHandler(runtime.mounts());
     // Telemetry outermost, so that every request is traced and measured, refused ones included;
     // then the one guard every route is behind.
     jetty.setHandler(
         new HttpTelemetry(
             runtime.openTelemetry(),
+            runtime.mounts(),
             new RequestGuard(
-                config().http(), token, new Handler.Sequence(mcp, new ApiHandler(this, json)))));
+                config().http(), token, new Handler.Sequence(mounts, new ApiHandler(this, json)))));
     try {
       jetty.start();
     } catch (Exception e) {
       stopQuietly(jetty);
-      mcp.close();
       virtualThreads.shutdownNow();
       Throwable cause = e.getCause() != null ? e.getCause() : e;
       boolean inUse =
@@ -232,7 +231,6 @@ public final class Host implements RunningHost {
           e instanceof IOException io ? io : new IOException(e));
     }
     this.server = jetty;
-    this.mcpGateways = mcp;
     this.connector = listener;
     this.requestThreads = virtualThreads;
     LOG.info(
@@ -275,7 +273,6 @@ public final class Host implements RunningHost {
   public void close() {
     Server jetty;
     ExecutorService virtualThreads;
-    McpGatewayHandler gateways;
     synchronized (this) {
       if (closed) {
         return;
@@ -283,11 +280,9 @@ public final class Host implements RunningHost {
       closed = true;
       jetty = server;
       virtualThreads = requestThreads;
-      gateways = mcpGateways;
     }
     if (jetty != null) {
       stopQuietly(jetty);
-      gateways.close();
       // Interrupts handlers still waiting on a tool: their calls answer "cancelled".
       virtualThreads.shutdownNow();
       LOG.info("Toolhost stopped");

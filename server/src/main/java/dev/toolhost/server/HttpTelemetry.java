@@ -1,5 +1,6 @@
 package dev.toolhost.server;
 
+import dev.toolhost.core.spi.Mount;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
@@ -17,7 +18,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.regex.Pattern;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
@@ -59,8 +59,6 @@ final class HttpTelemetry extends Handler.Wrapper {
 
   private static final Set<String> METHODS =
       Set.of("GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH");
-  private static final Pattern MCP_PROFILE =
-      Pattern.compile(Pattern.quote(McpGatewayHandler.MAIN_PATH + "/") + "[^/]+");
 
   private static final TextMapGetter<HttpFields> HEADERS =
       new TextMapGetter<>() {
@@ -73,9 +71,11 @@ final class HttpTelemetry extends Handler.Wrapper {
   private final Tracer tracer;
   private final DoubleHistogram duration;
   private final TextMapPropagator propagator;
+  private final List<Mount> mounts;
 
-  HttpTelemetry(OpenTelemetry openTelemetry, Handler handler) {
+  HttpTelemetry(OpenTelemetry openTelemetry, List<Mount> mounts, Handler handler) {
     super(handler);
+    this.mounts = List.copyOf(mounts);
     this.tracer = openTelemetry.getTracer(SCOPE);
     this.duration =
         openTelemetry
@@ -89,17 +89,14 @@ final class HttpTelemetry extends Handler.Wrapper {
   }
 
   /** The route template a path matches, such as {@code /v1/tools/{name}/invoke}, if any. */
-  static Optional<String> route(String path) {
-    if (ApiHandler.FIXED_ROUTES.contains(path) || path.equals(McpGatewayHandler.MAIN_PATH)) {
+  Optional<String> route(String path) {
+    if (ApiHandler.FIXED_ROUTES.contains(path)) {
       return Optional.of(path);
     }
     if (ApiHandler.INVOKE.matcher(path).matches()) {
       return Optional.of("/v1/tools/{name}/invoke");
     }
-    if (MCP_PROFILE.matcher(path).matches()) {
-      return Optional.of(McpGatewayHandler.MAIN_PATH + "/{profile}");
-    }
-    return Optional.empty();
+    return mounts.stream().flatMap(mount -> mount.routeName(path).stream()).findFirst();
   }
 
   @Override

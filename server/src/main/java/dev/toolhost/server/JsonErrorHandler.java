@@ -30,7 +30,7 @@ final class JsonErrorHandler extends ErrorHandler {
         response,
         callback,
         status,
-        code(status),
+        ApiError.forStatus(status),
         message(status, reason instanceof String text ? text : null),
         Map.of());
     return true;
@@ -66,25 +66,6 @@ final class JsonErrorHandler extends ErrorHandler {
     response.write(true, ByteBuffer.wrap(body), callback);
   }
 
-  /** The error for a status Jetty or a library chose. */
-  static ApiError code(int status) {
-    return switch (status) {
-      case 400 -> ApiError.INVALID_REQUEST;
-      case 401 -> ApiError.UNAUTHORIZED;
-      case 403 -> ApiError.FORBIDDEN;
-      case 404 -> ApiError.NOT_FOUND;
-      case 405 -> ApiError.METHOD_NOT_ALLOWED;
-      case 406 -> ApiError.NOT_ACCEPTABLE;
-      case 408 -> ApiError.REQUEST_TIMEOUT;
-      case 413 -> ApiError.PAYLOAD_TOO_LARGE;
-      case 414 -> ApiError.URI_TOO_LONG;
-      case 415 -> ApiError.UNSUPPORTED_MEDIA_TYPE;
-      case 431 -> ApiError.HEADERS_TOO_LARGE;
-      case 503 -> ApiError.UNAVAILABLE;
-      default -> status >= 500 ? ApiError.INTERNAL_ERROR : ApiError.INVALID_REQUEST;
-    };
-  }
-
   private static String message(int status, String reason) {
     String standard = HttpStatus.getMessage(status);
     if (status >= 500) {
@@ -94,10 +75,5 @@ final class JsonErrorHandler extends ErrorHandler {
     String said = reason == null || reason.isBlank() ? standard : reason;
     // Jetty's reasons are short; cut anything longer so that no request is ever echoed back.
     return "The request was refused: " + (said.length() > 200 ? said.substring(0, 200) : said);
-  }
-
-  /** The message this handler gives for a status, for answers that replace a library's own. */
-  static String messageFor(int status) {
-    return message(status, null);
   }
 }

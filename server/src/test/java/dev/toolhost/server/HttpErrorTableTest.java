@@ -36,10 +36,10 @@ class HttpErrorTableTest {
   @Test
   void aStatusJettyRaisesIsAnsweredWithAnErrorOfThatStatus() {
     for (int status : new int[] {400, 401, 403, 404, 405, 406, 408, 413, 414, 415, 431, 500, 503}) {
-      assertThat(JsonErrorHandler.code(status).status()).as("status %d", status).isEqualTo(status);
+      assertThat(ApiError.forStatus(status).status()).as("status %d", status).isEqualTo(status);
     }
-    assertThat(JsonErrorHandler.code(418)).isEqualTo(ApiError.INVALID_REQUEST);
-    assertThat(JsonErrorHandler.code(504)).isEqualTo(ApiError.INTERNAL_ERROR);
+    assertThat(ApiError.forStatus(418)).isEqualTo(ApiError.INVALID_REQUEST);
+    assertThat(ApiError.forStatus(504)).isEqualTo(ApiError.INTERNAL_ERROR);
   }
 
   /** The rows of the table under "## HTTP errors" of docs/http-api.md: code to status, in order. */

@@ -12,6 +12,7 @@ import dev.toolhost.core.ToolSet;
 import dev.toolhost.core.spi.ConfigException;
 import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.core.spi.HostExtensionException;
+import dev.toolhost.core.spi.Mount;
 import dev.toolhost.core.spi.Route;
 import dev.toolhost.host.HostConfig;
 import java.io.IOException;
@@ -113,6 +114,13 @@ public abstract class HostExtensionContract<C> {
    * path as the extension writes it); none by default.
    */
   protected List<String> routes() {
+    return List.of();
+  }
+
+  /**
+   * The paths at which the extension mounts a servlet with {@link #validSection}; none by default.
+   */
+  protected List<String> mounts() {
     return List.of();
   }
 
@@ -271,6 +279,19 @@ public abstract class HostExtensionContract<C> {
       assertThat(host.runtime().routeNames())
           .filteredOn(route -> !companionRoutes.contains(route))
           .containsExactlyInAnyOrderElementsOf(routes());
+    }
+  }
+
+  @Test
+  void itMountsTheServletsItSays() {
+    List<String> companionMounts;
+    try (TestHost host = host(companionSections(), companions(), path -> false)) {
+      companionMounts = host.runtime().mounts().stream().map(Mount::path).toList();
+    }
+    try (TestHost host = host(file(validSection()), all(), path -> false)) {
+      assertThat(host.runtime().mounts().stream().map(Mount::path))
+          .filteredOn(path -> !companionMounts.contains(path))
+          .containsExactlyInAnyOrderElementsOf(mounts());
     }
   }
 

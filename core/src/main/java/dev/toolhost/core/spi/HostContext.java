@@ -43,6 +43,15 @@ public interface HostContext {
    */
   void route(Route route);
 
+  /**
+   * Mounts a servlet at a path and everything below it, served behind the host's request guard by
+   * an HTTP front, when the host has one.
+   *
+   * @throws IllegalArgumentException when the host or another extension already serves a path at or
+   *     below the mount's, or the mount's path lies below another's
+   */
+  void mount(Mount mount);
+
   /** The config's {@code builtins:} switches, for the extensions whose tools have one. */
   Builtins builtins();
 

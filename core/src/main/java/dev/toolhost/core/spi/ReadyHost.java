@@ -23,6 +23,9 @@ public interface ReadyHost {
    */
   ToolSet toolSet(String profile);
 
+  /** The names of the host's profiles: the built-in ones, then the config's. */
+  java.util.List<String> profiles();
+
   /**
    * Shares a service made once the host is ready (agents, say), for the host's users and the
    * extensions told after this one.
