@@ -8,6 +8,8 @@ import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSet;
 import dev.toolhost.core.ToolSpec;
 import dev.toolhost.core.TraceContext;
+import dev.toolhost.core.spi.Principal;
+import io.modelcontextprotocol.common.McpTransportContext;
 import io.modelcontextprotocol.server.McpAsyncServer;
 import io.modelcontextprotocol.server.McpAsyncServerExchange;
 import io.modelcontextprotocol.server.McpServer;
@@ -58,6 +60,8 @@ public final class McpGateway implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(McpGateway.class);
   private static final JsonMapper MAPPER = JsonMapper.shared();
   private static final String VERSION = "0.1.0";
+  // The key of a request's principal in the SDK's transport context.
+  private static final String PRINCIPAL = "toolhost/principal";
 
   private final ToolRegistry registry;
   private final ToolSet tools;
@@ -196,6 +200,12 @@ public final class McpGateway implements AutoCloseable {
             .mcpEndpoint(endpoint)
             .keepAliveInterval(Duration.ofSeconds(30))
             .httpHeaderValidator(headers)
+            // Who sent each request, as the host's front found from its credential.
+            .contextExtractor(
+                request ->
+                    request.getAttribute(Principal.ATTRIBUTE) instanceof Principal principal
+                        ? McpTransportContext.create(Map.of(PRINCIPAL, principal))
+                        : McpTransportContext.EMPTY)
             // No sweeper: GatewaySessions closes idle sessions. The SDK's sweeper runs on a
             // non-daemon scheduler that closing the transport never disposes, so a closed host's
             // JVM could not exit; null is the SDK's own way to have none.
@@ -283,6 +293,10 @@ public final class McpGateway implements AutoCloseable {
                       .withTimeout(tools.defaultTimeout(request.name()));
               if (exchange.sessionId() != null) {
                 call = call.withSessionId(exchange.sessionId());
+              }
+              // A principal with a user makes every call as that user.
+              if (exchange.transportContext().get(PRINCIPAL) instanceof Principal principal) {
+                call = principal.callUser(Optional.empty()).map(call::withUser).orElse(call);
               }
               // A client's trace, sent in _meta (SEP-414), is the parent of the tool's span.
               Context parent =

@@ -2,6 +2,7 @@ package dev.toolhost.mcp;
 
 import dev.toolhost.core.ApiError;
 import dev.toolhost.core.spi.Mount;
+import dev.toolhost.core.spi.Principal;
 import dev.toolhost.core.spi.ReadyHost;
 import jakarta.servlet.ServletConfig;
 import jakarta.servlet.ServletException;
@@ -128,6 +129,15 @@ final class McpGatewayServlet extends HttpServlet implements AutoCloseable {
               + ": the gateway serves /mcp (profile main) and /mcp/{profile} for the profiles "
               + String.join(", ", known)
               + ".");
+      return;
+    }
+    Principal principal =
+        request.getAttribute(Principal.ATTRIBUTE) instanceof Principal found
+            ? found
+            : Principal.anonymous();
+    String profile = path.equals(PATH) ? "main" : path.substring(PATH.length() + 1);
+    if (!principal.mayUse(profile)) {
+      write(response, ApiError.FORBIDDEN, principal.profileRefusal(profile));
       return;
     }
     if (namesProfile(request.getQueryString())) {

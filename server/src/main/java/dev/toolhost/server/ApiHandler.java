@@ -5,6 +5,7 @@ import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolProfile;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSet;
+import dev.toolhost.core.spi.Principal;
 import dev.toolhost.core.spi.Route;
 import java.io.IOException;
 import java.io.InputStream;
@@ -59,7 +60,6 @@ final class ApiHandler extends Handler.Abstract {
 
   private static final String ROUTES =
       "GET /v1/tools, POST /v1/tools/{name}/invoke, GET /v1/profiles, GET /healthz, GET /metrics";
-  private static final String DEFAULT_PROFILE = "main";
 
   private final Host host;
   private final ApiJson json;
@@ -136,7 +136,7 @@ final class ApiHandler extends Handler.Abstract {
       return only("GET", method).orElseGet(() -> listTools(request));
     }
     if (path.equals(PROFILES)) {
-      return only("GET", method).orElseGet(this::listProfiles);
+      return only("GET", method).orElseGet(() -> listProfiles(principal(request)));
     }
     Matcher invoke = INVOKE.matcher(path);
     if (invoke.matches()) {
@@ -192,7 +192,8 @@ final class ApiHandler extends Handler.Abstract {
             request.getHttpURI().getDecodedPath(),
             query,
             body(request),
-            headers);
+            headers,
+            principal(request));
     Route.Answer answer;
     try {
       answer = route.handler().answer(routed);
@@ -209,7 +210,8 @@ final class ApiHandler extends Handler.Abstract {
   }
 
   private Reply listTools(Request request) {
-    Optional<String> named = profileOf(request);
+    Principal principal = principal(request);
+    Optional<String> named = profileOf(request, principal);
     if (named.isEmpty()) {
       return emptyProfile();
     }
@@ -218,20 +220,27 @@ final class ApiHandler extends Handler.Abstract {
     if (set.isEmpty()) {
       return unknownProfile(profile);
     }
+    if (!principal.mayUse(profile)) {
+      return error(ApiError.FORBIDDEN, principal.profileRefusal(profile));
+    }
     return ok(json.tools(profile, set.get().specs()));
   }
 
-  private Reply listProfiles() {
+  /** The profiles the principal may use. */
+  private Reply listProfiles(Principal principal) {
     ObjectNode document = json.object();
     ArrayNode profiles = document.putArray("profiles");
     for (ToolProfile profile : host.profiles().all()) {
-      profiles.add(json.profile(profile, host.toolSet(profile.name()).names()));
+      if (principal.mayUse(profile.name())) {
+        profiles.add(json.profile(profile, host.toolSet(profile.name()).names()));
+      }
     }
     return ok(document);
   }
 
   private Reply invoke(Request request, String toolName) throws UnreadableBody {
-    Optional<String> named = profileOf(request);
+    Principal principal = principal(request);
+    Optional<String> named = profileOf(request, principal);
     if (named.isEmpty()) {
       return emptyProfile();
     }
@@ -239,6 +248,9 @@ final class ApiHandler extends Handler.Abstract {
     Optional<ToolSet> set = toolSet(profile);
     if (set.isEmpty()) {
       return unknownProfile(profile);
+    }
+    if (!principal.mayUse(profile)) {
+      return error(ApiError.FORBIDDEN, principal.profileRefusal(profile));
     }
     byte[] body = body(request);
     InvokeRequest invocation;
@@ -247,7 +259,14 @@ final class ApiHandler extends Handler.Abstract {
     } catch (IllegalArgumentException e) {
       return error(ApiError.INVALID_REQUEST, e.getMessage());
     }
-    ToolCall call = invocation.toCall(toolName, set.get().defaultTimeout(toolName));
+    Optional<String> refusal = principal.userRefusal(invocation.user());
+    if (refusal.isPresent()) {
+      return error(ApiError.FORBIDDEN, refusal.get());
+    }
+    ToolCall call =
+        invocation
+            .asUser(principal.callUser(invocation.user()))
+            .toCall(toolName, set.get().defaultTimeout(toolName));
     // The request's server span (HttpTelemetry), current here, is the parent of the tool's span.
     ToolResult result = host.dispatcher().dispatch(set.get(), call);
     return ok(json.result(call, result));
@@ -275,14 +294,24 @@ final class ApiHandler extends Handler.Abstract {
             + "), or leave the parameter out for 'main'.");
   }
 
-  /** The profile the query names, 'main' when it names none; empty when it is given but blank. */
-  private static Optional<String> profileOf(Request request) {
+  /**
+   * The profile the query names, the principal's default when it names none; empty when it is given
+   * but blank.
+   */
+  private static Optional<String> profileOf(Request request, Principal principal) {
     Fields query = Request.extractQueryParameters(request);
     String profile = query.getValue("profile");
     if (profile == null) {
-      return Optional.of(DEFAULT_PROFILE);
+      return Optional.of(principal.defaultProfile());
     }
     return profile.isBlank() ? Optional.empty() : Optional.of(profile);
+  }
+
+  /** Who sent the request, as the guard found ({@link RequestGuard}); no one if it found none. */
+  private static Principal principal(Request request) {
+    return request.getAttribute(Principal.ATTRIBUTE) instanceof Principal found
+        ? found
+        : Principal.anonymous();
   }
 
   /**

@@ -5,6 +5,7 @@ import dev.toolhost.core.ToolGuides;
 import dev.toolhost.core.ToolProfiles;
 import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.ToolSet;
+import dev.toolhost.core.spi.Authenticator;
 import dev.toolhost.core.spi.ConfigException;
 import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.core.spi.Route;
@@ -172,14 +173,15 @@ public final class Host implements RunningHost {
       throw new IllegalStateException("The host is already started, on " + uri() + ".");
     }
     String host = config().http().host();
-    if (token.isEmpty() && !isLoopback(host)) {
+    if (token.isEmpty() && runtime.service(Authenticator.class).isEmpty() && !isLoopback(host)) {
       throw new ConfigException(
           "Refusing to listen on "
               + host
               + " without a bearer token: an address other than loopback needs one. Set"
               + " http.token_env (the environment variable "
               + config().http().tokenEnv()
-              + " by default) or http.token, or listen on 127.0.0.1.");
+              + " by default) or http.token, or principals in the auth: section, or listen on"
+              + " 127.0.0.1.");
     }
     QueuedThreadPool threads = new QueuedThreadPool();
     threads.setName(THREAD_POOL_NAME);
@@ -207,7 +209,10 @@ public final class Host implements RunningHost {
             runtime.openTelemetry(),
             runtime.mounts(),
             new RequestGuard(
-                config().http(), token, new Handler.Sequence(mounts, new ApiHandler(this, json)))));
+                config().http(),
+                token,
+                runtime.service(Authenticator.class),
+                new Handler.Sequence(mounts, new ApiHandler(this, json)))));
     try {
       jetty.start();
     } catch (Exception e) {
@@ -236,7 +241,9 @@ public final class Host implements RunningHost {
     LOG.info(
         "Toolhost listening on {} ({})",
         uri(),
-        token.isPresent() ? "bearer token required" : "no token");
+        token.isPresent() || runtime.service(Authenticator.class).isPresent()
+            ? "bearer token required"
+            : "no token");
     return uri();
   }
 

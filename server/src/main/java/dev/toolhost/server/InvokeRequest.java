@@ -94,6 +94,11 @@ record InvokeRequest(
         text(document, "model"));
   }
 
+  /** This request made as the given user (the principal's), whatever it named. */
+  InvokeRequest asUser(Optional<String> callUser) {
+    return new InvokeRequest(arguments, sessionId, toolCallId, callUser, timeout, model);
+  }
+
   /**
    * The call this request makes to the named tool, with the request's timeout or, when it names
    * none, the given default (the tool's own).

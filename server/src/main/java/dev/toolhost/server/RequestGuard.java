@@ -1,6 +1,8 @@
 package dev.toolhost.server;
 
 import dev.toolhost.core.ApiError;
+import dev.toolhost.core.spi.Authenticator;
+import dev.toolhost.core.spi.Principal;
 import dev.toolhost.host.HostConfig;
 import java.net.InetAddress;
 import java.net.NetworkInterface;
@@ -43,8 +45,13 @@ import org.eclipse.jetty.util.Callback;
  *   <li>An {@code Origin}, when sent, must be this server's own origin (a loopback name, the bound
  *       host or an allowed host, on this port) or one of {@code http.allowed_origins}: a
  *       cross-origin request is refused with 403, preflight or not.
- *   <li>With a bearer token, every request but {@code GET /healthz} must carry it, compared in
- *       constant time: else 401.
+ *   <li>With a bearer token, or principals ({@link Authenticator}), every request but {@code GET
+ *       /healthz} and the authenticator's open paths must carry a token that names a principal: the
+ *       host's own token (compared in constant time) is the operator's, any other is the
+ *       authenticator's to accept; else 401, whose {@code WWW-Authenticate} challenge says why and,
+ *       with OAuth tokens, where the protected resource metadata is (RFC 9728). The principal found
+ *       is kept on the request ({@link Principal#ATTRIBUTE}) for the routes; a host with no
+ *       credential at all (loopback only) serves everyone as the operator.
  *   <li>A request with a body must send {@code Content-Type: application/json}: else 415. A browser
  *       sends {@code text/plain} and form types cross-origin with no preflight; JSON needs one.
  *   <li>No body may be larger than {@link #MAX_BODY_BYTES}, declared or streamed: else 413.
@@ -64,17 +71,24 @@ final class RequestGuard extends Handler.Wrapper {
   private final Set<String> hosts;
   private final Set<String> origins;
   private final Optional<byte[]> tokenDigest;
+  private final Optional<Authenticator> authenticator;
 
   /**
    * A guard for a host bound as the config says, in front of the given handler.
    *
-   * @param token the bearer token callers must send, if any
+   * @param token the host's own bearer token, the operator's, if any
+   * @param authenticator what finds the principal of any other token, if principals are configured
    */
-  RequestGuard(HostConfig.Http http, Optional<String> token, Handler handler) {
+  RequestGuard(
+      HostConfig.Http http,
+      Optional<String> token,
+      Optional<Authenticator> authenticator,
+      Handler handler) {
     super(bodyLimit(handler));
     this.hosts = allowedHosts(http);
     this.origins = Set.copyOf(http.allowedOrigins());
     this.tokenDigest = token.map(RequestGuard::digest);
+    this.authenticator = authenticator;
   }
 
   /** Counts a streamed (chunked) body as it arrives; a declared length is checked up front. */
@@ -87,6 +101,16 @@ final class RequestGuard extends Handler.Wrapper {
   @Override
   public boolean handle(Request request, Response response, Callback callback) throws Exception {
     Optional<Refusal> refusal = check(request);
+    if (refusal.isEmpty()) {
+      Principal principal;
+      try {
+        principal = principal(request);
+      } catch (Unauthenticated e) {
+        refusal = Optional.of(e.refusal);
+        principal = Principal.anonymous();
+      }
+      request.setAttribute(Principal.ATTRIBUTE, principal);
+    }
     if (refusal.isPresent()) {
       Refusal refused = refusal.get();
       Map<String, String> headers = new HashMap<>(refused.headers());
@@ -118,17 +142,6 @@ final class RequestGuard extends Handler.Wrapper {
           "Cross-origin requests are refused: the Origin header names another site. A browser"
               + " page may not call this server unless its origin is in http.allowed_origins.");
     }
-    if (tokenDigest.isPresent() && !isHealthCheck(request) && !authorized(headers)) {
-      return Optional.of(
-          new Refusal(
-              ApiError.UNAUTHORIZED,
-              headers.get(HttpHeader.AUTHORIZATION) == null
-                  ? "This host requires a bearer token: send the header 'Authorization: Bearer"
-                      + " <token>'."
-                  : "The bearer token is not valid: send the header 'Authorization: Bearer"
-                      + " <token>' with this host's token.",
-              Map.of(HttpHeader.WWW_AUTHENTICATE.asString(), "Bearer realm=\"toolhost\"")));
-    }
     long length = headers.getLongField(HttpHeader.CONTENT_LENGTH);
     if (length > MAX_BODY_BYTES) {
       return refuse(
@@ -148,18 +161,90 @@ final class RequestGuard extends Handler.Wrapper {
         || headers.contains(HttpHeader.TRANSFER_ENCODING);
   }
 
-  private static boolean isHealthCheck(Request request) {
-    return request.getMethod().equals("GET")
-        && request.getHttpURI().getDecodedPath().equals(ApiHandler.HEALTH);
+  /**
+   * The principal of a request that passed the other checks.
+   *
+   * @throws Unauthenticated when the host takes credentials and the request has none that holds
+   */
+  private Principal principal(Request request) throws Unauthenticated {
+    if (tokenDigest.isEmpty() && authenticator.isEmpty()) {
+      // Loopback with no credential configured: whoever can reach it is this machine's user.
+      return Principal.operator("local");
+    }
+    String path = request.getHttpURI().getDecodedPath();
+    if (request.getMethod().equals("GET")
+        && (path.equals(ApiHandler.HEALTH)
+            || authenticator.map(found -> found.openPaths().contains(path)).orElse(false))) {
+      return Principal.anonymous();
+    }
+    String header = request.getHeaders().get(HttpHeader.AUTHORIZATION);
+    if (header == null || !header.regionMatches(true, 0, "Bearer ", 0, 7)) {
+      throw new Unauthenticated(
+          unauthorized(
+              request,
+              "This host requires a bearer token: send the header 'Authorization: Bearer"
+                  + " <token>'.",
+              Optional.empty()));
+    }
+    String token = header.substring(7).strip();
+    // Compares digests, so that neither the token's content nor its length shows in the timing.
+    if (tokenDigest.isPresent() && MessageDigest.isEqual(digest(token), tokenDigest.get())) {
+      return Principal.operator("token");
+    }
+    if (authenticator.isEmpty()) {
+      throw new Unauthenticated(
+          unauthorized(
+              request,
+              "The bearer token is not valid: send the header 'Authorization: Bearer <token>'"
+                  + " with this host's token.",
+              Optional.empty()));
+    }
+    return switch (authenticator.get().authenticate(token)) {
+      case Authenticator.Accepted accepted -> accepted.principal();
+      case Authenticator.Refused refused ->
+          throw new Unauthenticated(
+              unauthorized(
+                  request,
+                  refused.reason()
+                      + " Send the header 'Authorization: Bearer <token>' with a token of this"
+                      + " host.",
+                  Optional.of(refused.reason())));
+    };
   }
 
-  private boolean authorized(HttpFields headers) {
-    String header = headers.get(HttpHeader.AUTHORIZATION);
-    if (header == null || !header.regionMatches(true, 0, "Bearer ", 0, 7)) {
-      return false;
+  /**
+   * A 401 with its challenge: the realm, why a sent token was refused ({@code invalid_token}, RFC
+   * 6750), and with OAuth tokens where the protected resource metadata is.
+   */
+  private Refusal unauthorized(Request request, String message, Optional<String> reason) {
+    StringBuilder challenge = new StringBuilder("Bearer realm=\"toolhost\"");
+    reason.ifPresent(
+        said ->
+            challenge
+                .append(", error=\"invalid_token\", error_description=\"")
+                .append(said.replace('"', '\''))
+                .append('"'));
+    if (authenticator.flatMap(Authenticator::authorizationServer).isPresent()) {
+      challenge
+          .append(", resource_metadata=\"http://")
+          .append(request.getHeaders().get(HttpHeader.HOST))
+          .append("/.well-known/oauth-protected-resource\"");
     }
-    // Compares digests, so that neither the token's content nor its length shows in the timing.
-    return MessageDigest.isEqual(digest(header.substring(7).strip()), tokenDigest.orElseThrow());
+    return new Refusal(
+        ApiError.UNAUTHORIZED,
+        message,
+        Map.of(HttpHeader.WWW_AUTHENTICATE.asString(), challenge.toString()));
+  }
+
+  /** A request without a credential that holds, and the answer that says so. */
+  private static final class Unauthenticated extends Exception {
+    private static final long serialVersionUID = 1L;
+    private final transient Refusal refusal;
+
+    Unauthenticated(Refusal refusal) {
+      super(refusal.message(), null, false, false);
+      this.refusal = refusal;
+    }
   }
 
   private boolean originAllowed(String origin, int port) {

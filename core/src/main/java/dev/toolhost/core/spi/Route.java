@@ -94,15 +94,18 @@ public record Route(String method, String path, Handler handler) {
    * @param query the query parameters, each with its values in order
    * @param body the body, empty when there is none (at most the host's size limit)
    * @param headers the request's headers, names in lower case, each with its values in order
+   * @param principal who the request comes from, as the front's check of its credential found
    */
   public record Request(
       String method,
       String path,
       Map<String, List<String>> query,
       byte[] body,
-      Map<String, List<String>> headers) {
+      Map<String, List<String>> headers,
+      Principal principal) {
     public Request {
       Objects.requireNonNull(method, "method");
+      Objects.requireNonNull(principal, "principal");
       Objects.requireNonNull(path, "path");
       query = Map.copyOf(query);
       Objects.requireNonNull(body, "body");
@@ -116,9 +119,19 @@ public record Route(String method, String path, Handler handler) {
       headers = Map.copyOf(lower);
     }
 
-    /** A request without headers. */
+    /** A request without headers, from the operator (a test's, or one made in code). */
     public Request(String method, String path, Map<String, List<String>> query, byte[] body) {
       this(method, path, query, body, Map.of());
+    }
+
+    /** A request from the operator (a test's, or one made in code). */
+    public Request(
+        String method,
+        String path,
+        Map<String, List<String>> query,
+        byte[] body,
+        Map<String, List<String>> headers) {
+      this(method, path, query, body, headers, Principal.operator("local"));
     }
 
     /** The first value of a query parameter, if given. */

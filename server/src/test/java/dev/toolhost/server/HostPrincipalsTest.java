@@ -1,0 +1,304 @@
+package dev.toolhost.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.nimbusds.jose.JOSEObjectType;
+import com.nimbusds.jose.JWSAlgorithm;
+import com.nimbusds.jose.JWSHeader;
+import com.nimbusds.jose.crypto.RSASSASigner;
+import com.nimbusds.jose.jwk.JWKSet;
+import com.nimbusds.jose.jwk.RSAKey;
+import com.nimbusds.jose.jwk.gen.RSAKeyGenerator;
+import com.nimbusds.jwt.JWTClaimsSet;
+import com.nimbusds.jwt.SignedJWT;
+import dev.toolhost.core.MethodTools;
+import dev.toolhost.core.Tool;
+import dev.toolhost.core.ToolCall;
+import dev.toolhost.host.HostConfig;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Date;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Principals over HTTP and MCP: a call's user and profile come from its credential, not its body; a
+ * principal keeps to its profiles on /v1 and /mcp alike; OAuth bearer tokens are checked and a
+ * refused one says why in its challenge.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class HostPrincipalsTest {
+
+  private static final HttpClient CLIENT =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private static final JsonMapper JSON = JsonMapper.shared();
+
+  private static final Map<String, String> TOKENS =
+      Map.of("ALICE_TOKEN", "alice-token-1f3e", "GATEWAY_TOKEN", "gateway-token-9c2d");
+
+  private static final String PRINCIPALS =
+      """
+      http:
+        port: 0
+      auth:
+        principals:
+          alice:
+            token_env: ALICE_TOKEN
+            user: alice
+            profiles: [main]
+          gateway:
+            token_env: GATEWAY_TOKEN
+            profiles: [main, subagent]
+            act_as_users: true
+            audit: true
+      """;
+
+  private static final String INITIALIZE =
+      "{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"initialize\", \"params\":"
+          + " {\"protocolVersion\": \"2025-06-18\", \"capabilities\": {}, \"clientInfo\":"
+          + " {\"name\": \"raw\", \"version\": \"1\"}}}";
+
+  /** A tool that says who its call is made as. */
+  public static final class WhoAmI {
+    @Tool(description = "Says the user this call is made as.")
+    public String whoami(ToolCall call) {
+      return call.user().orElse("(none)");
+    }
+  }
+
+  @TempDir Path directory;
+  private Host host;
+  private URI base;
+
+  @AfterEach
+  void closeHost() {
+    if (host != null) {
+      host.close();
+    }
+  }
+
+  @AfterAll
+  static void closeClient() {
+    CLIENT.close();
+  }
+
+  private void start(String yaml, Map<String, String> environment) {
+    host =
+        Host.builder(HostConfig.parse(yaml, "toolhost.yaml", directory))
+            .environment(environment)
+            .build();
+    host.registry().registerAll(MethodTools.of(new WhoAmI(), "builtin:test"));
+    base = host.start();
+  }
+
+  @Test
+  void aPrincipalsCallsAreMadeAsItsUserAndAnotherUserInTheBodyIsRefused() throws Exception {
+    start(PRINCIPALS, TOKENS);
+
+    HttpResponse<String> plain = invoke("alice-token-1f3e", "", "{}");
+    HttpResponse<String> same = invoke("alice-token-1f3e", "", "{\"user\": \"alice\"}");
+    HttpResponse<String> other = invoke("alice-token-1f3e", "", "{\"user\": \"bob\"}");
+
+    assertThat(text(plain)).isEqualTo("alice");
+    assertThat(text(same)).isEqualTo("alice");
+    assertThat(other.statusCode()).isEqualTo(403);
+    assertThat(error(other, "forbidden"))
+        .isEqualTo(
+            "The principal 'alice' makes its calls as the user 'alice' and may not act as"
+                + " another: leave 'user' out, or send 'alice'.");
+  }
+
+  @Test
+  void aTrustedFrontEndNamesTheUserPerCall() throws Exception {
+    start(PRINCIPALS, TOKENS);
+
+    assertThat(text(invoke("gateway-token-9c2d", "", "{\"user\": \"bob\"}"))).isEqualTo("bob");
+    assertThat(text(invoke("gateway-token-9c2d", "?profile=subagent", "{\"user\": \"carol\"}")))
+        .isEqualTo("carol");
+  }
+
+  @Test
+  void aProfileOutsideThePrincipalsListIsRefusedNamingTheAllowedOnes() throws Exception {
+    start(PRINCIPALS, TOKENS);
+
+    HttpResponse<String> invoked = invoke("alice-token-1f3e", "?profile=subagent", "{}");
+    HttpResponse<String> listed = get("/v1/tools?profile=subagent", "alice-token-1f3e");
+    HttpResponse<String> profiles = get("/v1/profiles", "alice-token-1f3e");
+
+    assertThat(invoked.statusCode()).isEqualTo(403);
+    assertThat(error(invoked, "forbidden"))
+        .isEqualTo(
+            "The principal 'alice' may not use the profile 'subagent': its profiles are main.");
+    assertThat(listed.statusCode()).isEqualTo(403);
+    assertThat(JSON.readTree(profiles.body()).get("profiles").findValuesAsString("name"))
+        .containsExactly("main");
+    assertThat(
+            JSON.readTree(get("/v1/profiles", "gateway-token-9c2d").body())
+                .get("profiles")
+                .findValuesAsString("name"))
+        .containsExactly("main", "subagent");
+  }
+
+  @Test
+  void overMcpAPrincipalKeepsToItsProfilesAndCallsAsItsUser() throws Exception {
+    start(PRINCIPALS, TOKENS);
+
+    HttpResponse<String> refused = mcp("/mcp/subagent", "alice-token-1f3e", null, INITIALIZE);
+    HttpResponse<String> opened = mcp("/mcp", "alice-token-1f3e", null, INITIALIZE);
+    String session = opened.headers().firstValue("mcp-session-id").orElseThrow();
+    mcp(
+        "/mcp",
+        "alice-token-1f3e",
+        session,
+        "{\"jsonrpc\": \"2.0\", \"method\": \"notifications/initialized\"}");
+    HttpResponse<String> called =
+        mcp(
+            "/mcp",
+            "alice-token-1f3e",
+            session,
+            "{\"jsonrpc\": \"2.0\", \"id\": 2, \"method\": \"tools/call\", \"params\":"
+                + " {\"name\": \"whoami\", \"arguments\": {}}}");
+
+    assertThat(refused.statusCode()).isEqualTo(403);
+    assertThat(error(refused, "forbidden")).contains("may not use the profile 'subagent'");
+    assertThat(opened.statusCode()).as(opened.body()).isEqualTo(200);
+    assertThat(called.body()).contains("\"text\":\"alice\"");
+  }
+
+  @Test
+  void theOperatorsTokenStaysBesideThePrincipalsWithEveryProfile() throws Exception {
+    start(
+        PRINCIPALS,
+        Map.of(
+            "ALICE_TOKEN",
+            "alice-token-1f3e",
+            "GATEWAY_TOKEN",
+            "g-2",
+            "TOOLHOST_TOKEN",
+            "operator-7a"));
+
+    assertThat(text(invoke("operator-7a", "?profile=subagent", "{\"user\": \"dave\"}")))
+        .isEqualTo("dave");
+    assertThat(invoke("someone-else", "", "{}").statusCode()).isEqualTo(401);
+  }
+
+  @Test
+  void jwtsAreCheckedAndARefusedOneSaysWhyInItsChallenge() throws Exception {
+    RSAKey key = new RSAKeyGenerator(2048).keyID("k1").generate();
+    Path jwks = directory.resolve("jwks.json");
+    Files.writeString(jwks, new JWKSet(key.toPublicJWK()).toString());
+    start(
+        """
+        http:
+          port: 0
+        auth:
+          jwt:
+            issuer: https://id.example.com
+            audience: toolhost
+            jwks_file: jwks.json
+        """,
+        Map.of());
+
+    HttpResponse<String> good = invoke(jwt(key, "toolhost", 600), "", "{}");
+    HttpResponse<String> expired = invoke(jwt(key, "toolhost", -3600), "", "{}");
+    HttpResponse<String> elsewhere = invoke(jwt(key, "another", 600), "", "{}");
+    HttpResponse<String> none = get("/v1/tools", null);
+    HttpResponse<String> metadata = get("/.well-known/oauth-protected-resource", null);
+
+    assertThat(text(good)).isEqualTo("alice");
+    assertThat(expired.statusCode()).isEqualTo(401);
+    assertThat(expired.headers().firstValue("www-authenticate").orElseThrow())
+        .contains("error=\"invalid_token\"")
+        .contains("error_description=\"The token has expired.\"")
+        .contains(
+            "resource_metadata=\"http://127.0.0.1:"
+                + host.port()
+                + "/.well-known/oauth-protected-resource\"");
+    assertThat(elsewhere.headers().firstValue("www-authenticate").orElseThrow())
+        .contains("The token is not for this host: its audience is another.");
+    assertThat(none.statusCode()).isEqualTo(401);
+    assertThat(none.headers().firstValue("www-authenticate").orElseThrow())
+        .doesNotContain("invalid_token")
+        .contains("resource_metadata=");
+    assertThat(metadata.statusCode()).isEqualTo(200);
+    JsonNode document = JSON.readTree(metadata.body());
+    assertThat(document.get("resource").asString())
+        .isEqualTo("http://127.0.0.1:" + host.port() + "/");
+    assertThat(document.get("authorization_servers").get(0).asString())
+        .isEqualTo("https://id.example.com");
+  }
+
+  private static String jwt(RSAKey key, String audience, long secondsLeft) throws Exception {
+    SignedJWT token =
+        new SignedJWT(
+            new JWSHeader.Builder(JWSAlgorithm.RS256)
+                .keyID(key.getKeyID())
+                .type(new JOSEObjectType("at+jwt"))
+                .build(),
+            new JWTClaimsSet.Builder()
+                .issuer("https://id.example.com")
+                .audience(audience)
+                .subject("alice")
+                .expirationTime(Date.from(Instant.now().plusSeconds(secondsLeft)))
+                .build());
+    token.sign(new RSASSASigner(key));
+    return token.serialize();
+  }
+
+  private HttpResponse<String> invoke(String token, String query, String body) throws Exception {
+    return CLIENT.send(
+        HttpRequest.newBuilder(base.resolve("/v1/tools/whoami/invoke" + query))
+            .header("Authorization", "Bearer " + token)
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(body))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  private HttpResponse<String> get(String path, String token) throws Exception {
+    HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve(path)).GET();
+    if (token != null) {
+      request.header("Authorization", "Bearer " + token);
+    }
+    return CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  private HttpResponse<String> mcp(String path, String token, String session, String body)
+      throws Exception {
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(base.resolve(path))
+            .header("Authorization", "Bearer " + token)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .POST(HttpRequest.BodyPublishers.ofString(body));
+    if (session != null) {
+      request.header("Mcp-Session-Id", session);
+    }
+    return CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  private static String text(HttpResponse<String> response) {
+    assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+    JsonNode result = JSON.readTree(response.body());
+    return result.get("content").asString();
+  }
+
+  private static String error(HttpResponse<String> response, String code) {
+    JsonNode error = JSON.readTree(response.body()).get("error");
+    assertThat(error.get("code").asString()).isEqualTo(code);
+    return error.get("message").asString();
+  }
+}
