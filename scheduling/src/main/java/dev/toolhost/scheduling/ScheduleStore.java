@@ -262,22 +262,8 @@ public final class ScheduleStore implements AutoCloseable {
    */
   boolean died(String task, Instant due, Instant now, String host, String output)
       throws SQLException {
-    try (Connection connection = dataSource.getConnection();
-        PreparedStatement update =
-            connection.prepareStatement(
-                "update "
-                    + RUNS
-                    + " set ended = ?, status = ?, output = ? where task_name = ? and due = ? and"
-                    + " status = ?")) {
-      update.setTimestamp(1, Timestamp.from(now));
-      update.setString(2, TaskRun.Status.FAILED.wireName());
-      update.setString(3, output);
-      update.setString(4, task);
-      update.setTimestamp(5, Timestamp.from(due));
-      update.setString(6, TaskRun.Status.RUNNING.wireName());
-      if (update.executeUpdate() > 0) {
-        return true;
-      }
+    if (end(task, due, now, TaskRun.Status.FAILED, output)) {
+      return true;
     }
     return record(task, due, Optional.empty(), now, TaskRun.Status.FAILED, host, output);
   }
