@@ -71,14 +71,7 @@ public final class ScheduleStore implements AutoCloseable {
     JdbcDataSource h2 = new JdbcDataSource();
     h2.setURL(durable("jdbc:h2:file:" + file));
     Connection keeper = h2.getConnection();
-    ScheduleStore store = new ScheduleStore(h2, Dialect.H2, file + ".mv.db", Optional.of(keeper));
-    try {
-      store.createTables();
-    } catch (SQLException | RuntimeException e) {
-      store.close();
-      throw e;
-    }
-    return store;
+    return withTables(new ScheduleStore(h2, Dialect.H2, file + ".mv.db", Optional.of(keeper)));
   }
 
   /**
@@ -108,6 +101,11 @@ public final class ScheduleStore implements AutoCloseable {
       throw new IllegalArgumentException(
           "A schedule store is jdbc:postgresql:... or jdbc:h2:..., not '" + redacted(url) + "'");
     }
+    return withTables(store);
+  }
+
+  /** The store with its tables created when missing; closed when that fails. */
+  private static ScheduleStore withTables(ScheduleStore store) throws SQLException {
     try {
       store.createTables();
     } catch (SQLException | RuntimeException e) {
