@@ -526,21 +526,7 @@ public record LongTermMemoryConfig(
   }
 
   private static Optional<String> variable(String raw, String path, ConfigProblems problems) {
-    if (raw == null) {
-      return Optional.empty();
-    }
-    if (!EnvironmentNames.isName(raw)) {
-      problems.atValue(
-          AT + "/" + path,
-          "'long_term_memory."
-              + path.replace('/', '.')
-              + "' is '"
-              + raw
-              + "' (expected the name of an environment variable; the secret itself never goes in"
-              + " the config)");
-      return Optional.empty();
-    }
-    return Optional.of(raw);
+    return EnvironmentNames.read(raw, AT + "/" + path, Optional.empty(), "secret", problems);
   }
 
   // ---- the section's raw shape: every key optional, so every field may be null ----

@@ -261,19 +261,13 @@ public record SchedulingConfig(
             "'scheduling.state_dir' is for the embedded store, and 'scheduling.store' is a JDBC"
                 + " URL");
       }
-      Optional<String> passwordEnv = Optional.empty();
-      if (raw.passwordEnv() != null) {
-        if (EnvironmentNames.isName(raw.passwordEnv())) {
-          passwordEnv = Optional.of(raw.passwordEnv());
-        } else {
-          problems.atValue(
+      Optional<String> passwordEnv =
+          EnvironmentNames.read(
+              raw.passwordEnv(),
               "/scheduling/password_env",
-              "'scheduling.password_env' is '"
-                  + raw.passwordEnv()
-                  + "' (expected the name of an environment variable, such as"
-                  + " SCHEDULES_DB_PASSWORD; the password itself never goes in the config)");
-        }
-      }
+              Optional.of("SCHEDULES_DB_PASSWORD"),
+              "password",
+              problems);
       store = new Jdbc(storeText, Optional.ofNullable(raw.user()), passwordEnv);
     } else {
       problems.atValue(

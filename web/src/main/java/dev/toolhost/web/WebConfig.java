@@ -308,21 +308,8 @@ public record WebConfig(
   }
 
   private static Optional<String> variable(String raw, String path, ConfigProblems problems) {
-    if (raw == null) {
-      return Optional.empty();
-    }
-    if (!EnvironmentNames.isName(raw)) {
-      problems.atValue(
-          "/web/" + path,
-          "'web."
-              + path.replace('/', '.')
-              + "' is '"
-              + raw
-              + "' (expected the name of an environment variable, such as BRAVE_API_KEY; the"
-              + " key itself never goes in the config)");
-      return Optional.empty();
-    }
-    return Optional.of(raw);
+    return EnvironmentNames.read(
+        raw, "/web/" + path, Optional.of("BRAVE_API_KEY"), "key", problems);
   }
 
   // ---- the section's raw shape: every key optional, so every field may be null ----
