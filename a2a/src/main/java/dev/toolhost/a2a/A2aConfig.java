@@ -198,16 +198,8 @@ public record A2aConfig(
   private static Optional<RemoteAgent> readAgent(
       String name, RawAgent agent, String at, ConfigProblems problems) {
     URI url = url(agent.url(), at + "/url", problems);
-    if (agent.authEnv() != null && !EnvironmentNames.isName(agent.authEnv())) {
-      problems.atValue(
-          at + "/auth_env",
-          "'"
-              + ConfigProblems.dotted(at + "/auth_env")
-              + "' is '"
-              + agent.authEnv()
-              + "' (expected the name of an environment variable; the credential itself never goes"
-              + " in the config)");
-    }
+    EnvironmentNames.read(
+        agent.authEnv(), at + "/auth_env", Optional.empty(), "credential", problems);
     if (url == null) {
       return Optional.empty();
     }

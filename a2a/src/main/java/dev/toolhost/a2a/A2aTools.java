@@ -288,13 +288,9 @@ public final class A2aTools implements AutoCloseable {
       task.ifPresent(t -> cancelQuietly(target, t.id()));
       throw e;
     } catch (A2aException e) {
-      throw new ToolException(
-          ErrorCode.EXECUTION_FAILED,
-          "Agent '" + agentName + "' answered error " + e.code() + ": " + e.getMessage());
+      throw refused(agentName, e);
     } catch (OutboundException e) {
-      throw new ToolException(
-          ErrorCode.UNAVAILABLE,
-          "Agent '" + agentName + "' could not be reached: " + e.getMessage());
+      throw unreachable(agentName, e);
     }
   }
 
@@ -324,13 +320,9 @@ public final class A2aTools implements AutoCloseable {
             + e.code()
             + ").";
       }
-      throw new ToolException(
-          ErrorCode.EXECUTION_FAILED,
-          "Agent '" + agentName + "' answered error " + e.code() + ": " + e.getMessage());
+      throw refused(agentName, e);
     } catch (OutboundException e) {
-      throw new ToolException(
-          ErrorCode.UNAVAILABLE,
-          "Agent '" + agentName + "' could not be reached: " + e.getMessage());
+      throw unreachable(agentName, e);
     }
   }
 
@@ -511,6 +503,19 @@ public final class A2aTools implements AutoCloseable {
           ErrorCode.EXECUTION_FAILED,
           "The card of agent '" + agentName + "' cannot be used: " + e.getMessage());
     }
+  }
+
+  /** The failure of a call the agent answered with an error. */
+  private static ToolException refused(String agentName, A2aException e) {
+    return new ToolException(
+        ErrorCode.EXECUTION_FAILED,
+        "Agent '" + agentName + "' answered error " + e.code() + ": " + e.getMessage());
+  }
+
+  /** The failure of a call that did not reach the agent. */
+  private static ToolException unreachable(String agentName, OutboundException e) {
+    return new ToolException(
+        ErrorCode.UNAVAILABLE, "Agent '" + agentName + "' could not be reached: " + e.getMessage());
   }
 
   private A2aClient.Target target(String agentName) throws InterruptedException {

@@ -197,29 +197,30 @@ public final class A2aWire {
               ? message(reply.message(), version)
               : wrap("message", message(reply.message(), version));
       case A2aEvent.StatusUpdate update -> {
-        ObjectNode node = JSON.createObjectNode();
-        if (v03) {
-          node.put("kind", "status-update");
-        }
-        node.put("taskId", update.task().id());
-        node.put("contextId", update.task().contextId());
+        ObjectNode node = taskEvent("status-update", update.task(), v03);
         node.set("status", status(update.task(), version));
         node.put("final", update.last());
         yield v03 ? node : wrap("statusUpdate", node);
       }
       case A2aEvent.ArtifactUpdate update -> {
-        ObjectNode node = JSON.createObjectNode();
-        if (v03) {
-          node.put("kind", "artifact-update");
-        }
-        node.put("taskId", update.task().id());
-        node.put("contextId", update.task().contextId());
+        ObjectNode node = taskEvent("artifact-update", update.task(), v03);
         node.set("artifact", artifact(update.artifact(), version));
         node.put("append", false);
         node.put("lastChunk", true);
         yield v03 ? node : wrap("artifactUpdate", node);
       }
     };
+  }
+
+  /** The start of an event about a task: its kind (named only in 0.3), the task and its context. */
+  private static ObjectNode taskEvent(String kind, A2aTask task, boolean v03) {
+    ObjectNode node = JSON.createObjectNode();
+    if (v03) {
+      node.put("kind", kind);
+    }
+    node.put("taskId", task.id());
+    node.put("contextId", task.contextId());
+    return node;
   }
 
   private static ObjectNode wrap(String field, ObjectNode value) {

@@ -5,6 +5,7 @@ import dev.toolhost.search.ServiceIndex;
 import dev.toolhost.search.ServiceKind;
 import dev.toolhost.search.ServiceSummaries;
 import dev.toolhost.web.OutboundException;
+import dev.toolhost.web.OutboundHttp;
 import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
@@ -139,7 +140,7 @@ public final class AgentDirectory {
 
   // The credential goes to the configured origin only: a card may name another host.
   private Map<String, String> credentials(A2aConfig.RemoteAgent agent, URI to) {
-    if (agent.authEnv().isEmpty() || !sameOrigin(agent.url(), to)) {
+    if (agent.authEnv().isEmpty() || !OutboundHttp.sameOrigin(agent.url(), to)) {
       return Map.of();
     }
     String value = environment.get(agent.authEnv().get());
@@ -149,18 +150,6 @@ public final class AgentDirectory {
     return Map.of(
         agent.authHeader(),
         agent.authScheme().isBlank() ? value : agent.authScheme() + " " + value);
-  }
-
-  private static boolean sameOrigin(URI a, URI b) {
-    return a.getScheme().equalsIgnoreCase(b.getScheme())
-        && a.getHost().equalsIgnoreCase(b.getHost())
-        && port(a) == port(b);
-  }
-
-  private static int port(URI uri) {
-    return uri.getPort() >= 0
-        ? uri.getPort()
-        : uri.getScheme().equalsIgnoreCase("https") ? 443 : 80;
   }
 
   private void indexUnfetched(A2aConfig.RemoteAgent agent) {

@@ -2,6 +2,7 @@ package dev.toolhost.agent;
 
 import dev.toolhost.core.ErrorCode;
 import dev.toolhost.core.ExecutableTool;
+import dev.toolhost.core.ParametersSchema;
 import dev.toolhost.core.Redactor;
 import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolCaller;
@@ -31,7 +32,6 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
@@ -466,15 +466,7 @@ public final class Agents implements AgentCatalog, AutoCloseable {
   }
 
   private static ObjectNode messageSchema() {
-    ObjectNode schema = JsonNodeFactory.instance.objectNode().put("type", "object");
-    schema
-        .putObject("properties")
-        .putObject("message")
-        .put("type", "string")
-        .put("description", "The message to send to the agent.");
-    schema.putArray("required").add("message");
-    schema.put("additionalProperties", false);
-    return schema;
+    return ParametersSchema.oneString("message", "The message to send to the agent.");
   }
 
   @Override

@@ -2,6 +2,7 @@ package dev.toolhost.agent;
 
 import dev.toolhost.core.ErrorCode;
 import dev.toolhost.core.ExecutableTool;
+import dev.toolhost.core.ParametersSchema;
 import dev.toolhost.core.Redactor;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSpec;
@@ -12,7 +13,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
@@ -42,14 +42,8 @@ public final class ReplyTool implements AutoCloseable {
   private static final ExecutableTool TEMPLATE = template();
 
   private static ExecutableTool template() {
-    ObjectNode parameters = JsonNodeFactory.instance.objectNode().put("type", "object");
-    parameters
-        .putObject("properties")
-        .putObject("content")
-        .put("type", "string")
-        .put("description", "The message to send to the user now.");
-    parameters.putArray("required").add("content");
-    parameters.put("additionalProperties", false);
+    ObjectNode parameters =
+        ParametersSchema.oneString("content", "The message to send to the user now.");
     ToolSpec spec =
         new ToolSpec(
             NAME,

@@ -1,24 +1,12 @@
 package dev.toolhost.benchmarks;
 
-import dev.toolhost.agent.Agent;
-import dev.toolhost.agent.AgentDefinition;
-import dev.toolhost.agent.Conversation;
-import dev.toolhost.agent.ModelClient;
-import dev.toolhost.agent.ModelEndpoint;
 import dev.toolhost.agent.RunListener;
 import dev.toolhost.agent.RunResult;
-import dev.toolhost.core.ToolDispatcher;
-import dev.toolhost.core.ToolGuides;
-import dev.toolhost.core.ToolProfiles;
-import dev.toolhost.core.ToolRegistry;
-import dev.toolhost.core.ToolSet;
-import dev.toolhost.testing.ScriptedModelServer;
 import dev.toolhost.testing.ScriptedReply;
 import java.io.InputStream;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -48,35 +36,22 @@ import org.openjdk.jmh.annotations.Warmup;
 @Fork(1)
 public class AgentLoopBenchmark {
 
-  private ScriptedModelServer server;
-  private ModelClient client;
-  private Agent agent;
-  private ToolRegistry registry;
+  private BenchAgent bench;
   private HttpClient http;
   private HttpRequest callTool;
   private HttpRequest answer;
 
   @Setup(Level.Trial)
   public void setUp() {
-    server = ScriptedModelServer.start();
-    server.respondWith(
-        request ->
-            request.lastRole().equals("tool")
-                ? ScriptedReply.answer("There is one guide, tool-calls.")
-                : ScriptedReply.toolCalls(ScriptedReply.call("call_1", "list_tool_guides", "{}")));
-    registry = new ToolRegistry();
-    registry.registerAll(new ToolGuides().tools());
-    client =
-        ModelClient.builder(new ModelEndpoint(server.baseUrl(), "bench", "NO_KEY"))
-            .environment(Map.of())
-            .build();
-    agent =
-        new Agent(
-            AgentDefinition.of("bench", client.endpoint()).withInstructions("Be brief."),
-            client,
-            ToolDispatcher.create());
+    bench =
+        BenchAgent.start(
+            request ->
+                request.lastRole().equals("tool")
+                    ? ScriptedReply.answer("There is one guide, tool-calls.")
+                    : ScriptedReply.toolCalls(
+                        ScriptedReply.call("call_1", "list_tool_guides", "{}")));
     http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-    String url = server.baseUrl() + "/chat/completions";
+    String url = bench.server().baseUrl() + "/chat/completions";
     callTool =
         HttpRequest.newBuilder(java.net.URI.create(url))
             .POST(
@@ -96,15 +71,13 @@ public class AgentLoopBenchmark {
   @TearDown(Level.Trial)
   public void tearDown() {
     http.close();
-    client.close();
-    server.close();
+    bench.close();
   }
 
   /** One whole turn: two model steps and one tool call through the dispatch path. */
   @Benchmark
   public RunResult turn() {
-    Conversation conversation = Conversation.of("bench", ToolSet.of(registry, ToolProfiles.MAIN));
-    return agent.run(conversation, "Which guides are there?", RunListener.NONE);
+    return bench.agent().run(bench.conversation(), "Which guides are there?", RunListener.NONE);
   }
 
   /** The baseline: the same two streamed exchanges, bodies read and thrown away. */

@@ -1,22 +1,11 @@
 package dev.toolhost.benchmarks;
 
-import dev.toolhost.agent.Agent;
-import dev.toolhost.agent.AgentDefinition;
 import dev.toolhost.agent.ChannelTurn;
 import dev.toolhost.agent.Conversation;
-import dev.toolhost.agent.ModelClient;
-import dev.toolhost.agent.ModelEndpoint;
 import dev.toolhost.agent.RunListener;
 import dev.toolhost.agent.RunResult;
 import dev.toolhost.core.Redactor;
-import dev.toolhost.core.ToolDispatcher;
-import dev.toolhost.core.ToolGuides;
-import dev.toolhost.core.ToolProfiles;
-import dev.toolhost.core.ToolRegistry;
-import dev.toolhost.core.ToolSet;
-import dev.toolhost.testing.ScriptedModelServer;
 import dev.toolhost.testing.ScriptedReply;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -46,58 +35,43 @@ import org.openjdk.jmh.annotations.Warmup;
 @Fork(1)
 public class ChannelTurnBenchmark {
 
-  private ScriptedModelServer server;
-  private ModelClient client;
-  private Agent agent;
-  private ToolRegistry registry;
+  private BenchAgent bench;
 
   @Setup(Level.Trial)
   public void setUp() {
-    server = ScriptedModelServer.start();
-    server.respondWith(
-        request -> {
-          if (request.lastRole().equals("tool")) {
-            return ScriptedReply.answer("Done.");
-          }
-          boolean channel = request.json().get("tools").toString().contains("\"react\"");
-          return ScriptedReply.toolCalls(
-              channel
-                  ? ScriptedReply.call("call_1", "react", "{\"emoji\":\"👍\"}")
-                  : ScriptedReply.call("call_1", "list_tool_guides", "{}"));
-        });
-    registry = new ToolRegistry();
-    registry.registerAll(new ToolGuides().tools());
-    client =
-        ModelClient.builder(new ModelEndpoint(server.baseUrl(), "bench", "NO_KEY"))
-            .environment(Map.of())
-            .build();
-    agent =
-        new Agent(
-            AgentDefinition.of("bench", client.endpoint()).withInstructions("Be brief."),
-            client,
-            ToolDispatcher.create());
+    bench =
+        BenchAgent.start(
+            request -> {
+              if (request.lastRole().equals("tool")) {
+                return ScriptedReply.answer("Done.");
+              }
+              boolean channel = request.json().get("tools").toString().contains("\"react\"");
+              return ScriptedReply.toolCalls(
+                  channel
+                      ? ScriptedReply.call("call_1", "react", "{\"emoji\":\"👍\"}")
+                      : ScriptedReply.call("call_1", "list_tool_guides", "{}"));
+            });
   }
 
   @TearDown(Level.Trial)
   public void tearDown() {
-    client.close();
-    server.close();
+    bench.close();
   }
 
   /** A turn with the channel tools bound to it. */
   @Benchmark
   public RunResult channelTurn() {
-    Conversation conversation = Conversation.of("bench", ToolSet.of(registry, ToolProfiles.MAIN));
+    Conversation conversation = bench.conversation();
     try (ChannelTurn turn =
         ChannelTurn.open(conversation, Redactor.NONE, ChannelTurn.Listener.NONE)) {
-      return agent.run(conversation, "Thanks!", RunListener.NONE, turn);
+      return bench.agent().run(conversation, "Thanks!", RunListener.NONE, turn);
     }
   }
 
   /** The baseline: the same two-step turn without channel tools. */
   @Benchmark
   public RunResult plainTurn() {
-    Conversation conversation = Conversation.of("bench", ToolSet.of(registry, ToolProfiles.MAIN));
-    return agent.run(conversation, "Thanks!", RunListener.NONE);
+    Conversation conversation = bench.conversation();
+    return bench.agent().run(conversation, "Thanks!", RunListener.NONE);
   }
 }

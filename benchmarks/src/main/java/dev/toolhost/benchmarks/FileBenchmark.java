@@ -2,19 +2,11 @@ package dev.toolhost.benchmarks;
 
 import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolDispatcher;
-import dev.toolhost.core.ToolProfiles;
-import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.ToolResult;
-import dev.toolhost.core.ToolSet;
-import dev.toolhost.exec.ExecConfig;
-import dev.toolhost.exec.ExecTools;
-import dev.toolhost.exec.Sandbox;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -53,9 +45,7 @@ public class FileBenchmark {
   @Param({"4096", "1048576"})
   public int size;
 
-  private Path base;
-  private Sandbox sandbox;
-  private ToolSet tools;
+  private ExecBench bench;
   private Path file;
   private String content;
   private String readArguments;
@@ -64,13 +54,7 @@ public class FileBenchmark {
 
   @Setup(Level.Trial)
   public void setUp() throws IOException {
-    base = Files.createTempDirectory(Path.of("/tmp"), "file-benchmark");
-    Files.setPosixFilePermissions(base, PosixFilePermissions.fromString("rwxr-xr-x"));
-    sandbox =
-        new Sandbox(ExecConfig.builder(base.resolve("workspaces")).build(), Map.of(), List.of());
-    ToolRegistry registry = new ToolRegistry();
-    registry.registerAll(ExecTools.create(sandbox));
-    tools = ToolSet.of(registry, ToolProfiles.MAIN);
+    bench = ExecBench.start("file-benchmark");
     content = ("x".repeat(63) + "\n").repeat(size / 64);
     writeArguments =
         JsonMapper.shared()
@@ -84,7 +68,7 @@ public class FileBenchmark {
     if (first.isError()) {
       throw new IllegalStateException("file write failed: " + first.text());
     }
-    file = base.resolve("workspaces/bench/dir/file.txt").toRealPath();
+    file = bench.workspace().resolve("dir/file.txt").toRealPath();
     if (fileRead().isError()) {
       throw new IllegalStateException("file read failed");
     }
@@ -92,13 +76,12 @@ public class FileBenchmark {
 
   @TearDown(Level.Trial)
   public void tearDown() throws IOException, InterruptedException {
-    sandbox.close();
-    new ProcessBuilder("rm", "-rf", base.toString()).start().waitFor();
+    bench.close();
   }
 
   private ToolResult call(String arguments) {
     return dispatcher.dispatch(
-        tools,
+        bench.tools(),
         ToolCall.of("file", arguments).withSessionId("bench").withTimeout(Duration.ofSeconds(30)));
   }
 

@@ -2,21 +2,13 @@ package dev.toolhost.benchmarks;
 
 import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolDispatcher;
-import dev.toolhost.core.ToolProfiles;
-import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.ToolResult;
-import dev.toolhost.core.ToolSet;
-import dev.toolhost.exec.ExecConfig;
-import dev.toolhost.exec.ExecTools;
 import dev.toolhost.exec.Execution;
 import dev.toolhost.exec.Sandbox;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -47,42 +39,33 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 5, time = 2)
 public class ShellBenchmark {
 
-  private Path base;
-  private Sandbox sandbox;
-  private ToolSet tools;
+  private ExecBench bench;
   private Path workspace;
   private final ToolDispatcher dispatcher = ToolDispatcher.create();
 
   @Setup(Level.Trial)
   public void setUp() throws IOException {
-    base = Files.createTempDirectory(Path.of("/tmp"), "shell-benchmark");
-    Files.setPosixFilePermissions(base, PosixFilePermissions.fromString("rwxr-xr-x"));
-    sandbox =
-        new Sandbox(ExecConfig.builder(base.resolve("workspaces")).build(), Map.of(), List.of());
-    if (sandbox.unavailable().isPresent()) {
-      throw new IllegalStateException(sandbox.unavailable().get());
+    bench = ExecBench.start("shell-benchmark");
+    if (bench.sandbox().unavailable().isPresent()) {
+      throw new IllegalStateException(bench.sandbox().unavailable().get());
     }
-    ToolRegistry registry = new ToolRegistry();
-    registry.registerAll(ExecTools.create(sandbox));
-    tools = ToolSet.of(registry, ToolProfiles.MAIN);
     ToolResult first = shellTrue();
     if (first.isError() || !first.text().startsWith("[exit code 0 ")) {
       throw new IllegalStateException("shell(\"true\") failed: " + first.text());
     }
-    workspace = base.resolve("workspaces/bench").toRealPath();
+    workspace = bench.workspace();
   }
 
   @TearDown(Level.Trial)
   public void tearDown() throws IOException, InterruptedException {
-    sandbox.close();
-    new ProcessBuilder("rm", "-rf", base.toString()).start().waitFor();
+    bench.close();
   }
 
   /** The whole path: a model's call of shell("true"). */
   @Benchmark
   public ToolResult shellTrue() {
     return dispatcher.dispatch(
-        tools,
+        bench.tools(),
         ToolCall.of("shell", "{\"command\":\"true\"}")
             .withSessionId("bench")
             .withTimeout(Duration.ofSeconds(30)));
@@ -91,7 +74,9 @@ public class ShellBenchmark {
   /** The sandbox alone: setpriv, prlimit, bwrap, the namespaces, the capture. */
   @Benchmark
   public Execution sandboxTrue() throws InterruptedException {
-    return sandbox.run(Sandbox.Request.of(List.of("true"), workspace, Duration.ofSeconds(30)));
+    return bench
+        .sandbox()
+        .run(Sandbox.Request.of(List.of("true"), workspace, Duration.ofSeconds(30)));
   }
 
   /** The raw baseline: the JDK starting the program and waiting for it. */

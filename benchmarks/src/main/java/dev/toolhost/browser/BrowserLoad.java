@@ -74,20 +74,23 @@ public final class BrowserLoad {
       String url = site.url() + "/";
       BrowserConfig config = BrowserConfig.defaults().withDirectories(root, root.resolve("shots"));
 
+      Browsers.Launcher launcher =
+          () ->
+              Chromium.start(
+                  config.binary(),
+                  true,
+                  root,
+                  config.startTimeout(),
+                  http::vet,
+                  proxy.address(),
+                  children);
+
       // Start times.
       long[] tool = new long[starts];
       long[] bare = new long[starts];
       for (int i = 0; i < starts; i++) {
         long t0 = System.nanoTime();
-        try (Chromium c =
-            Chromium.start(
-                config.binary(),
-                true,
-                root,
-                config.startTimeout(),
-                http::vet,
-                proxy.address(),
-                children)) {
+        try (Chromium c = launcher.launch()) {
           tool[i] = System.nanoTime() - t0;
         }
         t0 = System.nanoTime();
@@ -104,19 +107,7 @@ public final class BrowserLoad {
           ms(Arrays.stream(bare).min().orElse(0)));
 
       // Navigate + snapshot through the tool.
-      try (Browsers browsers =
-          new Browsers(
-              1,
-              Duration.ofHours(1),
-              () ->
-                  Chromium.start(
-                      config.binary(),
-                      true,
-                      root,
-                      config.startTimeout(),
-                      http::vet,
-                      proxy.address(),
-                      children))) {
+      try (Browsers browsers = new Browsers(1, Duration.ofHours(1), launcher)) {
         ToolRegistry registry = new ToolRegistry();
         registry.register(
             new BrowserTool(config, browsers, http, Map.of(), Optional.empty()).tool());

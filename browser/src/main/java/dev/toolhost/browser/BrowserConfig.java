@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import dev.toolhost.core.spi.ConfigProblems;
 import dev.toolhost.core.spi.ConfigSections;
 import dev.toolhost.core.spi.ConfigSections.DurationText;
+import dev.toolhost.core.spi.Counts;
 import dev.toolhost.core.spi.Durations;
 import dev.toolhost.core.spi.EnvironmentNames;
 import dev.toolhost.core.spi.SectionReading;
@@ -157,16 +158,7 @@ record BrowserConfig(
 
   private static int count(
       Integer raw, int fallback, int min, int max, String key, ConfigProblems problems) {
-    if (raw == null) {
-      return fallback;
-    }
-    if (raw < min || raw > max) {
-      problems.atValue(
-          "/browser/" + key,
-          "'browser." + key + "' is " + raw + " (expected " + min + " to " + max + ")");
-      return fallback;
-    }
-    return raw;
+    return Counts.read(raw, fallback, min, max, "/browser/" + key, problems);
   }
 
   private static Duration duration(

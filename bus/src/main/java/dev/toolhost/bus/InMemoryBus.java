@@ -76,12 +76,6 @@ public final class InMemoryBus implements MessageBus {
     return maxMessageSize;
   }
 
-  private void checkSize(String where, Message message) {
-    if (message.largerThan(maxMessageSize)) {
-      throw new MessageTooLargeException(where, message.size(), maxMessageSize);
-    }
-  }
-
   @Override
   public void declareQueue(String queue) {
     checkOpen();
@@ -105,7 +99,7 @@ public final class InMemoryBus implements MessageBus {
   @Override
   public void send(String queue, Message message) {
     checkOpen();
-    checkSize(queue, message);
+    message.checkSize(queue, maxMessageSize);
     MemoryQueue found = queues.get(queue);
     if (found == null) {
       throw new NoRouteException(queue);
@@ -126,7 +120,7 @@ public final class InMemoryBus implements MessageBus {
   @Override
   public void publish(String topic, Message message) {
     checkOpen();
-    checkSize(topic, message);
+    message.checkSize(topic, maxMessageSize);
     for (MemoryQueue subscriber : topics.getOrDefault(topic, List.of())) {
       subscriber.put(message, false);
     }
@@ -147,7 +141,7 @@ public final class InMemoryBus implements MessageBus {
   @Override
   public Replies request(String queue, Message request, Instant deadline) {
     checkOpen();
-    checkSize(queue, request);
+    request.checkSize(queue, maxMessageSize);
     MemoryQueue found = queues.get(queue);
     if (found == null || found.consumers.get() == 0) {
       throw new NoRouteException(queue);
@@ -170,7 +164,7 @@ public final class InMemoryBus implements MessageBus {
       LOG.debug("Dropped a reply: the request has no reply-to queue, or it is gone");
       return;
     }
-    checkSize(to.get(), reply);
+    reply.checkSize(to.get(), maxMessageSize);
     Message correlated = request.correlationId().map(reply::withCorrelationId).orElse(reply);
     found.put(correlated, false);
   }

@@ -93,6 +93,19 @@ public record Message(
     return body.length() * 3L > bytes && size() > bytes;
   }
 
+  /**
+   * Checks that the body fits a bus's largest message; every bus checks before anything else
+   * (RabbitMQ's checks the encoded bytes again when it publishes).
+   *
+   * @param where the queue or topic the message is going to, which the exception names
+   * @throws MessageTooLargeException when the body is larger than the limit
+   */
+  public void checkSize(String where, long maxMessageSize) {
+    if (largerThan(maxMessageSize)) {
+      throw new MessageTooLargeException(where, size(), maxMessageSize);
+    }
+  }
+
   /** The body's size in bytes as UTF-8, counted without encoding it. */
   public long size() {
     long size = 0;

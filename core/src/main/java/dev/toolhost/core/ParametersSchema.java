@@ -9,6 +9,7 @@ import com.networknt.schema.SpecificationVersion;
 import com.networknt.schema.path.PathType;
 import java.util.List;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
@@ -38,6 +39,23 @@ public final class ParametersSchema {
 
   private ParametersSchema(Schema schema) {
     this.schema = schema;
+  }
+
+  /**
+   * The parameters schema of a tool that takes one string, required, and nothing else: {@code
+   * {"type": "object", "properties": {name: {"type": "string", "description": ...}}, "required":
+   * [name], "additionalProperties": false}}.
+   */
+  public static ObjectNode oneString(String name, String description) {
+    ObjectNode schema = JsonNodeFactory.instance.objectNode().put("type", "object");
+    schema
+        .putObject("properties")
+        .putObject(name)
+        .put("type", "string")
+        .put("description", description);
+    schema.putArray("required").add(name);
+    schema.put("additionalProperties", false);
+    return schema;
   }
 
   /**

@@ -48,6 +48,12 @@ public final class ExecTools {
   static final Duration SHELL_TIMEOUT = Duration.ofSeconds(60);
   static final Duration PYTHON_TIMEOUT = Duration.ofSeconds(30);
 
+  // The parameters shell and exec share, described once.
+  private static final String TIMEOUT_SECONDS =
+      "How long it may run, in seconds (default 60, at most the host's max).";
+  private static final String WORKING_DIR =
+      "Where it runs, relative to the workspace (default: the workspace).";
+
   /** What a file operation does. */
   public enum FileOperation {
     read,
@@ -95,30 +101,14 @@ public final class ExecTools {
   public ToolResult shell(
       ToolCall call,
       @Param(description = "The command line, run by sh -c.") String command,
-      @Param(
-              name = "timeout_seconds",
-              description = "How long it may run, in seconds (default 60, at most the host's max).")
+      @Param(name = "timeout_seconds", description = TIMEOUT_SECONDS)
           Optional<Integer> timeoutSeconds,
-      @Param(
-              name = "working_dir",
-              description = "Where it runs, relative to the workspace (default: the workspace).")
-          Optional<String> workingDir)
+      @Param(name = "working_dir", description = WORKING_DIR) Optional<String> workingDir)
       throws InterruptedException {
     if (command.indexOf('\0') >= 0) {
       throw ToolException.invalidArguments("The command may not hold a NUL byte.");
     }
-    Path workspace = workspaces.session(call.sessionId());
-    Execution execution =
-        sandbox.run(
-            new Sandbox.Request(
-                List.of("/bin/sh", "-c", command),
-                workspace,
-                workingDir.map(dir -> workspaces.directory(workspace, dir)).orElse(workspace),
-                Map.of(),
-                timeout(call, timeoutSeconds, SHELL_TIMEOUT),
-                Map.of(),
-                true));
-    return ToolResult.success(execution.text(), execution.toJson());
+    return run(call, List.of("/bin/sh", "-c", command), workingDir, Map.of(), timeoutSeconds, true);
   }
 
   @Tool(
@@ -133,14 +123,9 @@ public final class ExecTools {
       @Param(description = "The program: a name looked up on PATH, or a path.") String program,
       @Param(description = "Its arguments, each passed as is.") Optional<List<String>> args,
       @Param(description = "Environment variables to add.") Optional<Map<String, String>> env,
-      @Param(
-              name = "timeout_seconds",
-              description = "How long it may run, in seconds (default 60, at most the host's max).")
+      @Param(name = "timeout_seconds", description = TIMEOUT_SECONDS)
           Optional<Integer> timeoutSeconds,
-      @Param(
-              name = "working_dir",
-              description = "Where it runs, relative to the workspace (default: the workspace).")
-          Optional<String> workingDir)
+      @Param(name = "working_dir", description = WORKING_DIR) Optional<String> workingDir)
       throws InterruptedException {
     List<String> command = new ArrayList<>();
     command.add(program);
@@ -153,6 +138,21 @@ public final class ExecTools {
         throw ToolException.invalidArguments("A program or argument may not hold a NUL byte.");
       }
     }
+    return run(call, command, workingDir, env.orElse(Map.of()), timeoutSeconds, false);
+  }
+
+  /**
+   * Runs the command in the sandbox, in the caller's workspace or the directory in it that the call
+   * names; a shell's run watches for a prompt.
+   */
+  private ToolResult run(
+      ToolCall call,
+      List<String> command,
+      Optional<String> workingDir,
+      Map<String, String> env,
+      Optional<Integer> timeoutSeconds,
+      boolean watchPrompt)
+      throws InterruptedException {
     Path workspace = workspaces.session(call.sessionId());
     Execution execution =
         sandbox.run(
@@ -160,10 +160,10 @@ public final class ExecTools {
                 command,
                 workspace,
                 workingDir.map(dir -> workspaces.directory(workspace, dir)).orElse(workspace),
-                env.orElse(Map.of()),
+                env,
                 timeout(call, timeoutSeconds, SHELL_TIMEOUT),
                 Map.of(),
-                false));
+                watchPrompt));
     return ToolResult.success(execution.text(), execution.toJson());
   }
 

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import dev.toolhost.core.spi.ConfigProblems;
 import dev.toolhost.core.spi.ConfigSections;
 import dev.toolhost.core.spi.ConfigSections.DurationText;
+import dev.toolhost.core.spi.Counts;
 import dev.toolhost.core.spi.Durations;
 import dev.toolhost.core.spi.EnvironmentNames;
 import dev.toolhost.core.spi.SectionReading;
@@ -385,16 +386,16 @@ public record LongTermMemoryConfig(
               limits.maxContentBytes(),
               1,
               1 << 20,
-              "max_content_bytes",
+              "limits/max_content_bytes",
               problems);
-      int max = range(l.maxResults(), limits.maxResults(), 1, 1000, "max_results", problems);
+      int max = range(l.maxResults(), limits.maxResults(), 1, 1000, "limits/max_results", problems);
       int given =
           range(
               l.defaultResults(),
               Math.min(limits.defaultResults(), max),
               1,
               1000,
-              "default_results",
+              "limits/default_results",
               problems);
       if (given > max) {
         problems.atValue(
@@ -424,13 +425,15 @@ public record LongTermMemoryConfig(
         }
       }
       int content =
-          skillRange(
+          range(
               k.maxContentBytes(),
               skills.maxContentBytes(),
+              1,
               1 << 20,
-              "max_content_bytes",
+              "skills/max_content_bytes",
               problems);
-      int count = skillRange(k.maxSkills(), skills.maxSkills(), 100_000, "max_skills", problems);
+      int count =
+          range(k.maxSkills(), skills.maxSkills(), 1, 100_000, "skills/max_skills", problems);
       skills = new SkillsConfig(shared, content, count);
     }
     return new LongTermMemoryConfig(
@@ -498,12 +501,8 @@ public record LongTermMemoryConfig(
           AT + "/embedder",
           "'long_term_memory.embedder' uses an endpoint but gives no 'dimension' (the length of"
               + " its vectors, such as 1536)");
-    } else if (raw.dimension() < 1 || raw.dimension() > 4096) {
-      problems.atValue(
-          AT + "/embedder/dimension",
-          "'long_term_memory.embedder.dimension' is " + raw.dimension() + " (expected 1 to 4096)");
     } else {
-      dimension = raw.dimension();
+      dimension = range(raw.dimension(), 0, 1, 4096, "embedder/dimension", problems);
     }
     return new EmbedderChoice(
         Optional.of(
@@ -517,39 +516,8 @@ public record LongTermMemoryConfig(
   }
 
   private static int range(
-      Integer raw, int fallback, int min, int max, String key, ConfigProblems problems) {
-    if (raw == null) {
-      return fallback;
-    }
-    if (raw < min || raw > max) {
-      problems.atValue(
-          AT + "/limits/" + key,
-          "'long_term_memory.limits."
-              + key
-              + "' is "
-              + raw
-              + " (expected "
-              + min
-              + " to "
-              + max
-              + ")");
-      return fallback;
-    }
-    return raw;
-  }
-
-  private static int skillRange(
-      Integer raw, int fallback, int max, String key, ConfigProblems problems) {
-    if (raw == null) {
-      return fallback;
-    }
-    if (raw < 1 || raw > max) {
-      problems.atValue(
-          AT + "/skills/" + key,
-          "'long_term_memory.skills." + key + "' is " + raw + " (expected 1 to " + max + ")");
-      return fallback;
-    }
-    return raw;
+      Integer raw, int fallback, int min, int max, String path, ConfigProblems problems) {
+    return Counts.read(raw, fallback, min, max, AT + "/" + path, problems);
   }
 
   private static Duration duration(
@@ -558,21 +526,7 @@ public record LongTermMemoryConfig(
   }
 
   private static Optional<String> variable(String raw, String path, ConfigProblems problems) {
-    if (raw == null) {
-      return Optional.empty();
-    }
-    if (!EnvironmentNames.isName(raw)) {
-      problems.atValue(
-          AT + "/" + path,
-          "'long_term_memory."
-              + path.replace('/', '.')
-              + "' is '"
-              + raw
-              + "' (expected the name of an environment variable; the secret itself never goes in"
-              + " the config)");
-      return Optional.empty();
-    }
-    return Optional.of(raw);
+    return EnvironmentNames.read(raw, AT + "/" + path, Optional.empty(), "secret", problems);
   }
 
   // ---- the section's raw shape: every key optional, so every field may be null ----

@@ -117,36 +117,32 @@ public final class PostgresMemoryStore implements MemoryStore {
 
   @Override
   public void save(Memory memory, Optional<Vector> vector) {
-    run(
-        connection -> {
-          try (PreparedStatement insert =
-              connection.prepareStatement(
-                  "INSERT INTO "
-                      + table
-                      + " ("
-                      + COLUMNS
-                      + ", links_to, embedded_with, embedding) VALUES"
-                      + " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
-            insert.setString(1, memory.id());
-            insert.setString(2, memory.user());
-            insert.setString(3, memory.type().wireName());
-            insert.setString(4, memory.content());
-            insert.setDouble(5, memory.importance());
-            insert.setString(6, memory.source().orElse(null));
-            insert.setLong(7, memory.createdAt().toEpochMilli());
-            insert.setLong(8, memory.accessedAt().toEpochMilli());
-            insert.setInt(9, memory.accessCount());
-            insert.setString(10, associations(memory.associations()));
-            insert.setString(11, memory.agent().orElse(null));
-            insert.setArray(
-                12,
-                connection.createArrayOf(
-                    "text", memory.associations().stream().map(Association::target).toArray()));
-            insert.setString(13, vector.map(Vector::model).orElse(null));
-            insert.setArray(
-                14, vector.isPresent() ? array(connection, vector.get().values()) : null);
-            insert.executeUpdate();
-          }
+    prepared(
+        "INSERT INTO "
+            + table
+            + " ("
+            + COLUMNS
+            + ", links_to, embedded_with, embedding) VALUES"
+            + " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (connection, insert) -> {
+          insert.setString(1, memory.id());
+          insert.setString(2, memory.user());
+          insert.setString(3, memory.type().wireName());
+          insert.setString(4, memory.content());
+          insert.setDouble(5, memory.importance());
+          insert.setString(6, memory.source().orElse(null));
+          insert.setLong(7, memory.createdAt().toEpochMilli());
+          insert.setLong(8, memory.accessedAt().toEpochMilli());
+          insert.setInt(9, memory.accessCount());
+          insert.setString(10, associations(memory.associations()));
+          insert.setString(11, memory.agent().orElse(null));
+          insert.setArray(
+              12,
+              connection.createArrayOf(
+                  "text", memory.associations().stream().map(Association::target).toArray()));
+          insert.setString(13, vector.map(Vector::model).orElse(null));
+          insert.setArray(14, vector.isPresent() ? array(connection, vector.get().values()) : null);
+          insert.executeUpdate();
           return null;
         });
   }
@@ -164,15 +160,12 @@ public final class PostgresMemoryStore implements MemoryStore {
 
   @Override
   public boolean delete(Owner owner, String id) {
-    return run(
-        connection -> {
-          try (PreparedStatement delete =
-              connection.prepareStatement(
-                  "DELETE FROM " + table + " WHERE " + OWNER + " AND id = ?")) {
-            bind(delete, 1, owner);
-            delete.setString(3, id);
-            return delete.executeUpdate() > 0;
-          }
+    return prepared(
+        "DELETE FROM " + table + " WHERE " + OWNER + " AND id = ?",
+        (connection, delete) -> {
+          bind(delete, 1, owner);
+          delete.setString(3, id);
+          return delete.executeUpdate() > 0;
         });
   }
 
@@ -181,31 +174,28 @@ public final class PostgresMemoryStore implements MemoryStore {
     if (query.isBlank()) {
       return List.of();
     }
-    return run(
-        connection -> {
-          try (PreparedStatement select =
-              connection.prepareStatement(
-                  // Any word may match, as in BM25: the query's own lexemes (stemmed, stop words
-                  // dropped, by the parser the content went through) joined by |.
-                  "WITH words AS (SELECT to_tsquery('simple', coalesce(string_agg(quote_literal(w),"
-                      + " ' | '), '')) AS q FROM unnest(tsvector_to_array(to_tsvector('english',"
-                      + " ?))) w) SELECT id FROM "
-                      + table
-                      + ", words WHERE "
-                      + OWNER
-                      + " AND tsv @@ q"
-                      + typed(type)
-                      + " ORDER BY ts_rank_cd(tsv, q) DESC, created_at DESC LIMIT ?")) {
-            select.setString(1, query);
-            select.setInt(type(select, bind(select, 2, owner), type), limit);
-            List<String> ids = new ArrayList<>();
-            try (ResultSet rows = select.executeQuery()) {
-              while (rows.next()) {
-                ids.add(rows.getString(1));
-              }
+    return prepared(
+        // Any word may match, as in BM25: the query's own lexemes (stemmed, stop words
+        // dropped, by the parser the content went through) joined by |.
+        "WITH words AS (SELECT to_tsquery('simple', coalesce(string_agg(quote_literal(w),"
+            + " ' | '), '')) AS q FROM unnest(tsvector_to_array(to_tsvector('english',"
+            + " ?))) w) SELECT id FROM "
+            + table
+            + ", words WHERE "
+            + OWNER
+            + " AND tsv @@ q"
+            + typed(type)
+            + " ORDER BY ts_rank_cd(tsv, q) DESC, created_at DESC LIMIT ?",
+        (connection, select) -> {
+          select.setString(1, query);
+          select.setInt(type(select, bind(select, 2, owner), type), limit);
+          List<String> ids = new ArrayList<>();
+          try (ResultSet rows = select.executeQuery()) {
+            while (rows.next()) {
+              ids.add(rows.getString(1));
             }
-            return ids;
           }
+          return ids;
         });
   }
 
@@ -214,37 +204,34 @@ public final class PostgresMemoryStore implements MemoryStore {
     float[] target = LuceneMemoryStore.normalised(query.values());
     record Scored(String id, double score) {}
     PriorityQueue<Scored> best = new PriorityQueue<>(Comparator.comparingDouble(Scored::score));
-    run(
-        connection -> {
-          try (PreparedStatement select =
-              connection.prepareStatement(
-                  "SELECT id, embedding FROM "
-                      + table
-                      + " WHERE "
-                      + OWNER
-                      + " AND embedded_with = ?"
-                      + typed(type))) {
-            bind(select, 1, owner);
-            select.setString(3, query.model());
-            type(select, 4, type);
-            select.setFetchSize(1000);
-            try (ResultSet rows = select.executeQuery()) {
-              while (rows.next()) {
-                Object[] values = (Object[]) rows.getArray(2).getArray();
-                if (values.length != target.length) {
-                  continue;
-                }
-                double dot = 0;
-                double norm = 0;
-                for (int i = 0; i < values.length; i++) {
-                  double v = ((Number) values[i]).doubleValue();
-                  dot += v * target[i];
-                  norm += v * v;
-                }
-                best.add(new Scored(rows.getString(1), norm == 0 ? 0 : dot / Math.sqrt(norm)));
-                if (best.size() > limit) {
-                  best.poll();
-                }
+    prepared(
+        "SELECT id, embedding FROM "
+            + table
+            + " WHERE "
+            + OWNER
+            + " AND embedded_with = ?"
+            + typed(type),
+        (connection, select) -> {
+          bind(select, 1, owner);
+          select.setString(3, query.model());
+          type(select, 4, type);
+          select.setFetchSize(1000);
+          try (ResultSet rows = select.executeQuery()) {
+            while (rows.next()) {
+              Object[] values = (Object[]) rows.getArray(2).getArray();
+              if (values.length != target.length) {
+                continue;
+              }
+              double dot = 0;
+              double norm = 0;
+              for (int i = 0; i < values.length; i++) {
+                double v = ((Number) values[i]).doubleValue();
+                dot += v * target[i];
+                norm += v * v;
+              }
+              best.add(new Scored(rows.getString(1), norm == 0 ? 0 : dot / Math.sqrt(norm)));
+              if (best.size() > limit) {
+                best.poll();
               }
             }
           }
@@ -283,176 +270,146 @@ public final class PostgresMemoryStore implements MemoryStore {
 
   @Override
   public void accessed(Owner owner, Collection<String> ids, Instant at) {
-    run(
-        connection -> {
-          try (PreparedStatement update =
-              connection.prepareStatement(
-                  "UPDATE "
-                      + table
-                      + " SET accessed_at = ?, access_count = access_count + 1"
-                      + " WHERE "
-                      + OWNER
-                      + " AND id = ANY (?)")) {
-            update.setLong(1, at.toEpochMilli());
-            bind(update, 2, owner);
-            update.setArray(4, connection.createArrayOf("text", Set.copyOf(ids).toArray()));
-            update.executeUpdate();
-          }
+    prepared(
+        "UPDATE "
+            + table
+            + " SET accessed_at = ?, access_count = access_count + 1"
+            + " WHERE "
+            + OWNER
+            + " AND id = ANY (?)",
+        (connection, update) -> {
+          update.setLong(1, at.toEpochMilli());
+          bind(update, 2, owner);
+          update.setArray(4, connection.createArrayOf("text", Set.copyOf(ids).toArray()));
+          update.executeUpdate();
           return null;
         });
   }
 
   @Override
   public List<Memory> unembedded(String model, int limit) {
-    return run(
-        connection -> {
-          try (PreparedStatement select =
-              connection.prepareStatement(
-                  "SELECT "
-                      + COLUMNS
-                      + " FROM "
-                      + table
-                      + " WHERE embedded_with IS DISTINCT FROM ? ORDER BY created_at LIMIT ?")) {
-            select.setString(1, model);
-            select.setInt(2, limit);
-            return memories(select);
-          }
+    return prepared(
+        "SELECT "
+            + COLUMNS
+            + " FROM "
+            + table
+            + " WHERE embedded_with IS DISTINCT FROM ? ORDER BY created_at LIMIT ?",
+        (connection, select) -> {
+          select.setString(1, model);
+          select.setInt(2, limit);
+          return memories(select);
         });
   }
 
   @Override
   public long unembeddedCount(Owner owner, String model) {
-    return run(
-        connection -> {
-          try (PreparedStatement select =
-              connection.prepareStatement(
-                  "SELECT count(*) FROM "
-                      + table
-                      + " WHERE "
-                      + OWNER
-                      + " AND embedded_with IS DISTINCT FROM ?")) {
-            bind(select, 1, owner);
-            select.setString(3, model);
-            try (ResultSet rows = select.executeQuery()) {
-              rows.next();
-              return rows.getLong(1);
-            }
+    return prepared(
+        "SELECT count(*) FROM "
+            + table
+            + " WHERE "
+            + OWNER
+            + " AND embedded_with IS DISTINCT FROM ?",
+        (connection, select) -> {
+          bind(select, 1, owner);
+          select.setString(3, model);
+          try (ResultSet rows = select.executeQuery()) {
+            rows.next();
+            return rows.getLong(1);
           }
         });
   }
 
   @Override
   public void embedded(String id, Vector vector) {
-    run(
-        connection -> {
-          try (PreparedStatement update =
-              connection.prepareStatement(
-                  "UPDATE " + table + " SET embedded_with = ?, embedding = ? WHERE id = ?")) {
-            update.setString(1, vector.model());
-            update.setArray(2, array(connection, vector.values()));
-            update.setString(3, id);
-            update.executeUpdate();
-          }
+    prepared(
+        "UPDATE " + table + " SET embedded_with = ?, embedding = ? WHERE id = ?",
+        (connection, update) -> {
+          update.setString(1, vector.model());
+          update.setArray(2, array(connection, vector.values()));
+          update.setString(3, id);
+          update.executeUpdate();
           return null;
         });
   }
 
   @Override
   public Optional<String> indexModel() {
-    return run(
-        connection -> {
-          try (PreparedStatement select =
-              connection.prepareStatement(
-                  "SELECT value FROM " + table + "_meta WHERE key = 'model'")) {
-            try (ResultSet rows = select.executeQuery()) {
-              return rows.next() ? Optional.of(rows.getString(1)) : Optional.<String>empty();
-            }
+    return prepared(
+        "SELECT value FROM " + table + "_meta WHERE key = 'model'",
+        (connection, select) -> {
+          try (ResultSet rows = select.executeQuery()) {
+            return rows.next() ? Optional.of(rows.getString(1)) : Optional.<String>empty();
           }
         });
   }
 
   @Override
   public void indexModel(String model) {
-    run(
-        connection -> {
-          try (PreparedStatement upsert =
-              connection.prepareStatement(
-                  "INSERT INTO "
-                      + table
-                      + "_meta (key, value) VALUES ('model', ?)"
-                      + " ON CONFLICT (key) DO UPDATE SET value = excluded.value")) {
-            upsert.setString(1, model);
-            upsert.executeUpdate();
-          }
+    prepared(
+        "INSERT INTO "
+            + table
+            + "_meta (key, value) VALUES ('model', ?)"
+            + " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        (connection, upsert) -> {
+          upsert.setString(1, model);
+          upsert.executeUpdate();
           return null;
         });
   }
 
   @Override
   public void saveSkill(Skill skill) {
-    run(
-        connection -> {
-          try (PreparedStatement upsert =
-              connection.prepareStatement(
-                  "INSERT INTO "
-                      + table
-                      + "_skill (owner, name, description, content, saved_at) VALUES (?, ?, ?, ?,"
-                      + " ?) ON CONFLICT (owner, name) DO UPDATE SET description ="
-                      + " excluded.description, content = excluded.content, saved_at ="
-                      + " excluded.saved_at")) {
-            upsert.setString(1, skill.owner());
-            upsert.setString(2, skill.name());
-            upsert.setString(3, skill.description());
-            upsert.setString(4, skill.content());
-            upsert.setLong(5, skill.savedAt().toEpochMilli());
-            upsert.executeUpdate();
-          }
+    prepared(
+        "INSERT INTO "
+            + table
+            + "_skill (owner, name, description, content, saved_at) VALUES (?, ?, ?, ?,"
+            + " ?) ON CONFLICT (owner, name) DO UPDATE SET description ="
+            + " excluded.description, content = excluded.content, saved_at ="
+            + " excluded.saved_at",
+        (connection, upsert) -> {
+          upsert.setString(1, skill.owner());
+          upsert.setString(2, skill.name());
+          upsert.setString(3, skill.description());
+          upsert.setString(4, skill.content());
+          upsert.setLong(5, skill.savedAt().toEpochMilli());
+          upsert.executeUpdate();
           return null;
         });
   }
 
   @Override
   public Optional<Skill> skill(String owner, String name) {
-    return run(
-        connection -> {
-          try (PreparedStatement select =
-              connection.prepareStatement(
-                  "SELECT owner, name, description, content, saved_at FROM "
-                      + table
-                      + "_skill WHERE owner = ? AND name = ?")) {
-            select.setString(1, owner);
-            select.setString(2, name);
-            return skills(select).stream().findFirst();
-          }
+    return prepared(
+        "SELECT owner, name, description, content, saved_at FROM "
+            + table
+            + "_skill WHERE owner = ? AND name = ?",
+        (connection, select) -> {
+          select.setString(1, owner);
+          select.setString(2, name);
+          return skills(select).stream().findFirst();
         });
   }
 
   @Override
   public List<Skill> skills(String owner) {
-    return run(
-        connection -> {
-          try (PreparedStatement select =
-              connection.prepareStatement(
-                  "SELECT owner, name, description, content, saved_at FROM "
-                      + table
-                      + "_skill WHERE owner = ? ORDER BY name COLLATE \"C\"")) {
-            select.setString(1, owner);
-            return skills(select);
-          }
+    return prepared(
+        "SELECT owner, name, description, content, saved_at FROM "
+            + table
+            + "_skill WHERE owner = ? ORDER BY name COLLATE \"C\"",
+        (connection, select) -> {
+          select.setString(1, owner);
+          return skills(select);
         });
   }
 
   @Override
   public boolean deleteSkill(String owner, String name) {
-    return run(
-        connection -> {
-          try (PreparedStatement delete =
-              connection.prepareStatement(
-                  "DELETE FROM " + table + "_skill WHERE owner = ? AND name = ?")) {
-            delete.setString(1, owner);
-            delete.setString(2, name);
-            return delete.executeUpdate() > 0;
-          }
+    return prepared(
+        "DELETE FROM " + table + "_skill WHERE owner = ? AND name = ?",
+        (connection, delete) -> {
+          delete.setString(1, owner);
+          delete.setString(2, name);
+          return delete.executeUpdate() > 0;
         });
   }
 
@@ -511,14 +468,11 @@ public final class PostgresMemoryStore implements MemoryStore {
    * parameters set.
    */
   private List<Memory> select(Owner owner, String rest, Parameters parameters) {
-    return run(
-        connection -> {
-          try (PreparedStatement select =
-              connection.prepareStatement(
-                  "SELECT " + COLUMNS + " FROM " + table + " WHERE " + OWNER + rest)) {
-            parameters.set(connection, select, bind(select, 1, owner));
-            return memories(select);
-          }
+    return prepared(
+        "SELECT " + COLUMNS + " FROM " + table + " WHERE " + OWNER + rest,
+        (connection, select) -> {
+          parameters.set(connection, select, bind(select, 1, owner));
+          return memories(select);
         });
   }
 
@@ -587,6 +541,21 @@ public final class PostgresMemoryStore implements MemoryStore {
       boxed[i] = values[i];
     }
     return connection.createArrayOf("real", boxed);
+  }
+
+  /** Work on one prepared statement of the store's connection. */
+  private interface Prepared<T> {
+    T apply(Connection connection, PreparedStatement statement) throws SQLException;
+  }
+
+  /** Prepares the query on the store's connection, does the work with it, and closes it. */
+  private <T> T prepared(String sql, Prepared<T> work) {
+    return run(
+        connection -> {
+          try (PreparedStatement statement = connection.prepareStatement(sql)) {
+            return work.apply(connection, statement);
+          }
+        });
   }
 
   private interface Work<T> {

@@ -227,22 +227,18 @@ final class McpConnection implements AutoCloseable {
       }
       case McpServerConfig.StreamableHttp http -> {
         URI url = http.url();
-        HttpRequest.Builder request = HttpRequest.newBuilder();
-        http.headers().forEach(request::header);
         yield HttpClientStreamableHttpTransport.builder(base(url))
             .endpoint(endpoint(url))
-            .requestBuilder(request)
+            .requestBuilder(request(http.headers()))
             .jsonMapper(JSON)
             .connectTimeout(connectTimeout)
             .build();
       }
       case McpServerConfig.Sse sse -> {
         URI url = sse.url();
-        HttpRequest.Builder request = HttpRequest.newBuilder();
-        sse.headers().forEach(request::header);
         yield HttpClientSseClientTransport.builder(base(url))
             .sseEndpoint(endpoint(url))
-            .requestBuilder(request)
+            .requestBuilder(request(sse.headers()))
             .jsonMapper(JSON)
             .connectTimeout(connectTimeout)
             .build();
@@ -253,6 +249,13 @@ final class McpConnection implements AutoCloseable {
   private boolean executable(String command) {
     String path = hostEnvironment.get("PATH");
     return path == null || ChildProcesses.resolve(command, path).isPresent();
+  }
+
+  /** A request builder that sends the server's headers with every request. */
+  private static HttpRequest.Builder request(Map<String, String> headers) {
+    HttpRequest.Builder request = HttpRequest.newBuilder();
+    headers.forEach(request::header);
+    return request;
   }
 
   private static String base(URI url) {

@@ -3,6 +3,7 @@ package dev.toolhost.mcp;
 import io.modelcontextprotocol.json.TypeRef;
 import io.modelcontextprotocol.spec.McpClientTransport;
 import io.modelcontextprotocol.spec.McpSchema;
+import io.modelcontextprotocol.spec.McpTransport;
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -39,11 +40,19 @@ final class SerialClientTransport implements McpClientTransport {
 
   @Override
   public Mono<Void> sendMessage(McpSchema.JSONRPCMessage message) {
+    return send(delegate, sendLock, message);
+  }
+
+  /**
+   * Sends the message through the transport, one hand-off at a time under the lock; the server
+   * side's sessions send through here too.
+   */
+  static Mono<Void> send(McpTransport transport, Object lock, McpSchema.JSONRPCMessage message) {
     // Subscribing under the lock: the SDK emits into its sink during the subscription.
     return Mono.create(
         sink -> {
-          synchronized (sendLock) {
-            delegate.sendMessage(message).subscribe(null, sink::error, sink::success);
+          synchronized (lock) {
+            transport.sendMessage(message).subscribe(null, sink::error, sink::success);
           }
         });
   }

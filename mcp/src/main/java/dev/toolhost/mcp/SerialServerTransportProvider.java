@@ -66,13 +66,7 @@ final class SerialServerTransportProvider implements McpServerTransportProvider 
 
     @Override
     public Mono<Void> sendMessage(McpSchema.JSONRPCMessage message) {
-      // Subscribing under the lock: the SDK emits into its sink during the subscription.
-      return Mono.create(
-          sink -> {
-            synchronized (sendLock) {
-              delegate.sendMessage(message).subscribe(null, sink::error, sink::success);
-            }
-          });
+      return SerialClientTransport.send(delegate, sendLock, message);
     }
 
     @Override

@@ -77,15 +77,8 @@ public record OpenRouterConfig(URI baseUrl, String apiKeyEnv, Optional<String> r
       }
     }
     String keyEnv = raw.apiKeyEnv() == null ? API_KEY_ENV : raw.apiKeyEnv();
-    if (!EnvironmentNames.isName(keyEnv)) {
-      problems.atValue(
-          "/openrouter/api_key_env",
-          "'openrouter.api_key_env' is '"
-              + keyEnv
-              + "' (expected the name of an environment variable, such as "
-              + API_KEY_ENV
-              + "; the key itself never goes in the config)");
-    }
+    EnvironmentNames.read(
+        keyEnv, "/openrouter/api_key_env", Optional.of(API_KEY_ENV), "key", problems);
     return new OpenRouterConfig(
         base, keyEnv, Optional.ofNullable(raw.referer()).filter(r -> !r.isBlank()));
   }

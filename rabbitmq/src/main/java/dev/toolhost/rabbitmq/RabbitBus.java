@@ -328,13 +328,6 @@ public final class RabbitBus implements MessageBus {
     return maxMessageSize;
   }
 
-  // Before anything else, as the in-memory bus does; publishing checks the encoded bytes again.
-  private void checkSize(String where, Message message) {
-    if (message.largerThan(maxMessageSize)) {
-      throw new MessageTooLargeException(where, message.size(), maxMessageSize);
-    }
-  }
-
   @Override
   public void declareQueue(String queue) {
     Map<String, Object> arguments = Map.of("x-dead-letter-exchange", DEAD_LETTER_QUEUE);
@@ -360,7 +353,7 @@ public final class RabbitBus implements MessageBus {
 
   @Override
   public void send(String queue, Message message) {
-    checkSize(queue, message);
+    message.checkSize(queue, maxMessageSize);
     await(publisher().publish("", queue, message, true), queue);
   }
 
@@ -377,7 +370,7 @@ public final class RabbitBus implements MessageBus {
 
   @Override
   public void publish(String topic, Message message) {
-    checkSize(topic, message);
+    message.checkSize(topic, maxMessageSize);
     declareTopic(topic);
     await(publisher().publish(topic, "", message, false), topic);
   }
@@ -397,7 +390,7 @@ public final class RabbitBus implements MessageBus {
 
   @Override
   public Replies request(String queue, Message request, Instant deadline) {
-    checkSize(queue, request);
+    request.checkSize(queue, maxMessageSize);
     if (recovering) {
       // A reply could find no reply queue yet: the request would run and its answer be lost.
       throw new BusException(

@@ -71,14 +71,7 @@ public final class ScheduleStore implements AutoCloseable {
     JdbcDataSource h2 = new JdbcDataSource();
     h2.setURL(durable("jdbc:h2:file:" + file));
     Connection keeper = h2.getConnection();
-    ScheduleStore store = new ScheduleStore(h2, Dialect.H2, file + ".mv.db", Optional.of(keeper));
-    try {
-      store.createTables();
-    } catch (SQLException | RuntimeException e) {
-      store.close();
-      throw e;
-    }
-    return store;
+    return withTables(new ScheduleStore(h2, Dialect.H2, file + ".mv.db", Optional.of(keeper)));
   }
 
   /**
@@ -108,6 +101,11 @@ public final class ScheduleStore implements AutoCloseable {
       throw new IllegalArgumentException(
           "A schedule store is jdbc:postgresql:... or jdbc:h2:..., not '" + redacted(url) + "'");
     }
+    return withTables(store);
+  }
+
+  /** The store with its tables created when missing; closed when that fails. */
+  private static ScheduleStore withTables(ScheduleStore store) throws SQLException {
     try {
       store.createTables();
     } catch (SQLException | RuntimeException e) {
@@ -262,22 +260,8 @@ public final class ScheduleStore implements AutoCloseable {
    */
   boolean died(String task, Instant due, Instant now, String host, String output)
       throws SQLException {
-    try (Connection connection = dataSource.getConnection();
-        PreparedStatement update =
-            connection.prepareStatement(
-                "update "
-                    + RUNS
-                    + " set ended = ?, status = ?, output = ? where task_name = ? and due = ? and"
-                    + " status = ?")) {
-      update.setTimestamp(1, Timestamp.from(now));
-      update.setString(2, TaskRun.Status.FAILED.wireName());
-      update.setString(3, output);
-      update.setString(4, task);
-      update.setTimestamp(5, Timestamp.from(due));
-      update.setString(6, TaskRun.Status.RUNNING.wireName());
-      if (update.executeUpdate() > 0) {
-        return true;
-      }
+    if (end(task, due, now, TaskRun.Status.FAILED, output)) {
+      return true;
     }
     return record(task, due, Optional.empty(), now, TaskRun.Status.FAILED, host, output);
   }

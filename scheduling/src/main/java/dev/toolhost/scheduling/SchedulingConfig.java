@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import dev.toolhost.core.spi.ConfigProblems;
 import dev.toolhost.core.spi.ConfigSections;
 import dev.toolhost.core.spi.ConfigSections.DurationText;
+import dev.toolhost.core.spi.Counts;
 import dev.toolhost.core.spi.Durations;
 import dev.toolhost.core.spi.EnvironmentNames;
 import dev.toolhost.core.spi.SectionReading;
@@ -260,19 +261,13 @@ public record SchedulingConfig(
             "'scheduling.state_dir' is for the embedded store, and 'scheduling.store' is a JDBC"
                 + " URL");
       }
-      Optional<String> passwordEnv = Optional.empty();
-      if (raw.passwordEnv() != null) {
-        if (EnvironmentNames.isName(raw.passwordEnv())) {
-          passwordEnv = Optional.of(raw.passwordEnv());
-        } else {
-          problems.atValue(
+      Optional<String> passwordEnv =
+          EnvironmentNames.read(
+              raw.passwordEnv(),
               "/scheduling/password_env",
-              "'scheduling.password_env' is '"
-                  + raw.passwordEnv()
-                  + "' (expected the name of an environment variable, such as"
-                  + " SCHEDULES_DB_PASSWORD; the password itself never goes in the config)");
-        }
-      }
+              Optional.of("SCHEDULES_DB_PASSWORD"),
+              "password",
+              problems);
       store = new Jdbc(storeText, Optional.ofNullable(raw.user()), passwordEnv);
     } else {
       problems.atValue(
@@ -306,13 +301,9 @@ public record SchedulingConfig(
                 + "' (expected the name of an agent of the 'agents:' section)");
       }
     }
-    int maxTasks = raw.maxTasks() == null ? defaults.maxTasks() : raw.maxTasks();
-    if (maxTasks < 1 || maxTasks > MAX_TASKS) {
-      problems.atValue(
-          "/scheduling/max_tasks",
-          "'scheduling.max_tasks' is " + maxTasks + " (expected 1 to " + MAX_TASKS + ")");
-      maxTasks = defaults.maxTasks();
-    }
+    int maxTasks =
+        Counts.read(
+            raw.maxTasks(), defaults.maxTasks(), 1, MAX_TASKS, "/scheduling/max_tasks", problems);
     Duration grace = duration(raw.grace(), defaults.grace(), "grace", problems);
     Duration maxRunTime =
         duration(raw.maxRunTime(), defaults.maxRunTime(), "max_run_time", problems);

@@ -453,7 +453,11 @@ public final class OutboundHttp implements AutoCloseable {
     return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
   }
 
-  private static boolean sameOrigin(URI a, URI b) {
+  /**
+   * Whether the two addresses have one origin: the same scheme, host and port (a missing port is
+   * the scheme's own), so that what is sent to one may be sent to the other.
+   */
+  public static boolean sameOrigin(URI a, URI b) {
     return a.getScheme().equalsIgnoreCase(b.getScheme())
         && a.getHost().equalsIgnoreCase(b.getHost())
         && port(a) == port(b);
@@ -490,18 +494,7 @@ public final class OutboundHttp implements AutoCloseable {
             .headers(h -> headers.forEach(h::put));
     InputStreamResponseListener listener = new InputStreamResponseListener();
     request.send(listener);
-    org.eclipse.jetty.client.Response head;
-    try {
-      head = listener.get(Math.max(1, left), TimeUnit.NANOSECONDS);
-    } catch (TimeoutException e) {
-      request.abort(e);
-      throw timedOut(uri);
-    } catch (ExecutionException e) {
-      throw failure(uri, e.getCause());
-    } catch (InterruptedException e) {
-      request.abort(e);
-      throw e;
-    }
+    org.eclipse.jetty.client.Response head = head(uri, request, listener, deadline);
     if (isRedirect(head.getStatus())) {
       // The body of a redirect is not read: the next hop is all that matters.
       head.abort(new IOException("redirect followed"));

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import dev.toolhost.core.spi.ConfigProblems;
 import dev.toolhost.core.spi.ConfigSections;
 import dev.toolhost.core.spi.ConfigSections.DurationText;
+import dev.toolhost.core.spi.Counts;
 import dev.toolhost.core.spi.Durations;
 import dev.toolhost.core.spi.EnvironmentNames;
 import dev.toolhost.core.spi.SectionReading;
@@ -263,13 +264,7 @@ public record WebConfig(
     }
     String keyEnv =
         variable(raw.apiKeyEnv(), "search/api_key_env", problems).orElse("BRAVE_API_KEY");
-    int count = raw.count() == null ? 5 : raw.count();
-    if (count < 1 || count > MAX_COUNT) {
-      problems.atValue(
-          "/web/search/count",
-          "'web.search.count' is " + count + " (expected 1 to " + MAX_COUNT + ")");
-      count = 5;
-    }
+    int count = Counts.read(raw.count(), 5, 1, MAX_COUNT, "/web/search/count", problems);
     return new Search(provider, url, keyEnv, count);
   }
 
@@ -313,21 +308,8 @@ public record WebConfig(
   }
 
   private static Optional<String> variable(String raw, String path, ConfigProblems problems) {
-    if (raw == null) {
-      return Optional.empty();
-    }
-    if (!EnvironmentNames.isName(raw)) {
-      problems.atValue(
-          "/web/" + path,
-          "'web."
-              + path.replace('/', '.')
-              + "' is '"
-              + raw
-              + "' (expected the name of an environment variable, such as BRAVE_API_KEY; the"
-              + " key itself never goes in the config)");
-      return Optional.empty();
-    }
-    return Optional.of(raw);
+    return EnvironmentNames.read(
+        raw, "/web/" + path, Optional.of("BRAVE_API_KEY"), "key", problems);
   }
 
   // ---- the section's raw shape: every key optional, so every field may be null ----

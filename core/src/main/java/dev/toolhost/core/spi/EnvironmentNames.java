@@ -1,5 +1,6 @@
 package dev.toolhost.core.spi;
 
+import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
@@ -20,6 +21,39 @@ public final class EnvironmentNames {
   /** Whether the text is a portable variable name: a letter or '_', then letters, digits, '_'. */
   public static boolean isName(String name) {
     return name != null && NAME.matcher(name).matches();
+  }
+
+  /**
+   * A config value read as the name of the variable that holds a secret: empty when absent; when it
+   * is no name, a problem at the pointer that names the key as the file spells it ({@code
+   * 'web.search.api_key_env' is 'sk-...' (expected the name of an environment variable, such as
+   * BRAVE_API_KEY; the key itself never goes in the config)}), and empty.
+   *
+   * @param pointer the value's JSON pointer from the file's root, such as {@code
+   *     /web/search/api_key_env}
+   * @param example a name to show in the problem, if any
+   * @param held what the variable holds, as the problem names it: key, secret, password, ...
+   */
+  public static Optional<String> read(
+      String raw, String pointer, Optional<String> example, String held, ConfigProblems problems) {
+    if (raw == null) {
+      return Optional.empty();
+    }
+    if (!isName(raw)) {
+      problems.atValue(
+          pointer,
+          "'"
+              + ConfigProblems.dotted(pointer)
+              + "' is '"
+              + raw
+              + "' (expected the name of an environment variable"
+              + example.map(name -> ", such as " + name).orElse("")
+              + "; the "
+              + held
+              + " itself never goes in the config)");
+      return Optional.empty();
+    }
+    return Optional.of(raw);
   }
 
   /** Whether the name says its variable holds a secret (KEY, SECRET, TOKEN, PASSWORD, ...). */
