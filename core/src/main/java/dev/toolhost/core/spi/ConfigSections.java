@@ -76,8 +76,31 @@ public final class ConfigSections {
   /** The JSON Schema (draft 2020-12, without {@code $schema}) of a section bound to the type. */
   public static ObjectNode schema(Class<?> type) {
     ObjectNode schema = GENERATOR.generateSchema(type);
+    mergeAllOf(schema);
     dropCopiedDescriptions(schema);
     return schema;
+  }
+
+  // The generator gives a map of records an allOf of two parts, both with the records' shape; one
+  // node says the same, and lets an unknown key's message list the keys a record has.
+  private static void mergeAllOf(JsonNode node) {
+    if (node instanceof ObjectNode object && object.path("allOf").isArray()) {
+      ObjectNode merged = object.objectNode();
+      boolean agree = true;
+      for (JsonNode part : object.get("allOf")) {
+        for (var property : part.properties()) {
+          JsonNode before = merged.putIfAbsent(property.getKey(), property.getValue());
+          agree &= before == null || before.equals(property.getValue());
+        }
+      }
+      if (agree) {
+        object.remove("allOf");
+        merged
+            .properties()
+            .forEach(property -> object.putIfAbsent(property.getKey(), property.getValue()));
+      }
+    }
+    node.values().forEach(ConfigSections::mergeAllOf);
   }
 
   // The generator gives a map's entries the map's own description ("a mapping of names to
