@@ -40,7 +40,11 @@ import tools.jackson.databind.node.ObjectNode;
  * read: a section's JSON Schema is generated from the record it binds to ({@link #schema}), so that
  * the record stays the one description of its shape; the section is checked against that schema
  * ({@link #check}), every violation placed at its line and column with the other problems of the
- * file; then it is bound to the record ({@link #bind}) for the extension's checks in Java.
+ * file; then it is bound to the record ({@link #bind}) for the extension's checks in Java. A
+ * section whose one reading must report every problem of its entries at once (the agents, whose
+ * refused key must not hide the agent's other problems) gives the host only its {@link #described}
+ * shape and checks itself in {@code read}, taking the schema's problems as values ({@link
+ * #problems}) to report them with its own in file order.
  *
  * <p>Generated schemas make every key optional, refuse unknown keys, spell keys in {@code
  * snake_case} as the file does, give a map's values as {@code additionalProperties}, and take a
