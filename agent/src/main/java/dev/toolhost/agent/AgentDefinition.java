@@ -3,6 +3,7 @@ package dev.toolhost.agent;
 import dev.toolhost.core.ToolSpec;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Consumer;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
@@ -105,86 +106,32 @@ public record AgentDefinition(
 
   /** This agent with another description. */
   public AgentDefinition withDescription(String description) {
-    return new AgentDefinition(
-        name,
-        description,
-        instructions,
-        endpoint,
-        profile,
-        enabled,
-        parameters,
-        limits,
-        toolSearch);
+    return changed(copy -> copy.description = description);
   }
 
   /** This agent with other instructions. */
   public AgentDefinition withInstructions(String instructions) {
-    return new AgentDefinition(
-        name,
-        description,
-        instructions,
-        endpoint,
-        profile,
-        enabled,
-        parameters,
-        limits,
-        toolSearch);
+    return changed(copy -> copy.instructions = instructions);
   }
 
   /** This agent scoped by another profile. */
   public AgentDefinition withProfile(String profile) {
-    return new AgentDefinition(
-        name,
-        description,
-        instructions,
-        endpoint,
-        profile,
-        enabled,
-        parameters,
-        limits,
-        toolSearch);
+    return changed(copy -> copy.profile = profile);
   }
 
   /** This agent enabled or disabled. */
   public AgentDefinition withEnabled(boolean enabled) {
-    return new AgentDefinition(
-        name,
-        description,
-        instructions,
-        endpoint,
-        profile,
-        enabled,
-        parameters,
-        limits,
-        toolSearch);
+    return changed(copy -> copy.enabled = enabled);
   }
 
   /** This agent taking the given arguments schema as a tool. */
   public AgentDefinition withParameters(ObjectNode parameters) {
-    return new AgentDefinition(
-        name,
-        description,
-        instructions,
-        endpoint,
-        profile,
-        enabled,
-        Optional.of(parameters),
-        limits,
-        toolSearch);
+    return changed(copy -> copy.parameters = Optional.of(parameters));
   }
 
   /** This agent with other limits. */
   public AgentDefinition withLimits(RunLimits limits) {
-    return new AgentDefinition(
-        name,
-        description,
-        instructions,
-        endpoint,
-        profile,
-        enabled,
-        parameters,
-        limits,
-        toolSearch);
+    return changed(copy -> copy.limits = limits);
   }
 
   /**
@@ -194,15 +141,43 @@ public record AgentDefinition(
    * @throws IllegalArgumentException when picks is not 1 to {@link #MAX_TOOL_SEARCH_PICKS}
    */
   public AgentDefinition withToolSearch(int picks) {
+    return changed(copy -> copy.toolSearch = Optional.of(picks));
+  }
+
+  /** This agent with the change made to a copy of its components, checked as any new one. */
+  private AgentDefinition changed(Consumer<Copy> change) {
+    Copy copy = new Copy(this);
+    change.accept(copy);
     return new AgentDefinition(
         name,
-        description,
-        instructions,
+        copy.description,
+        copy.instructions,
         endpoint,
-        profile,
-        enabled,
-        parameters,
-        limits,
-        Optional.of(picks));
+        copy.profile,
+        copy.enabled,
+        copy.parameters,
+        copy.limits,
+        copy.toolSearch);
+  }
+
+  /** The components a wither may change, as the agent has them. */
+  private static final class Copy {
+    String description;
+    String instructions;
+    String profile;
+    boolean enabled;
+    Optional<ObjectNode> parameters;
+    RunLimits limits;
+    Optional<Integer> toolSearch;
+
+    Copy(AgentDefinition agent) {
+      description = agent.description;
+      instructions = agent.instructions;
+      profile = agent.profile;
+      enabled = agent.enabled;
+      parameters = agent.parameters;
+      limits = agent.limits;
+      toolSearch = agent.toolSearch;
+    }
   }
 }

@@ -1,13 +1,17 @@
 package dev.toolhost.agent;
 
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import dev.toolhost.core.spi.ConfigProblems;
+import dev.toolhost.core.spi.ConfigSections;
+import dev.toolhost.core.spi.ConfigSections.DurationText;
+import dev.toolhost.core.spi.ConfigSections.Problem;
 import dev.toolhost.core.spi.Durations;
 import dev.toolhost.core.spi.SectionReading;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collection;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -16,6 +20,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import tools.jackson.core.JsonPointer;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
@@ -25,9 +30,11 @@ import tools.jackson.databind.node.ObjectNode;
  *
  * <p>Read by {@link AgentsExtension} in the host's one reading of the file, its problems added to
  * those of the other sections, so that every problem of the file is reported at once, each naming
- * the file, the line and column, and what was expected. Every key of an agent is checked here, key
- * by key in file order, rather than by the section's schema: so that one reading reports all of an
- * agent's problems, in order, with the wording of the messages above. Immutable.
+ * the file, the line and column, and what was expected. The host's schema of the section is only
+ * its shape (a mapping of names to agents, {@link #SCHEMA}); each agent is checked here against its
+ * own schema (generated from {@link RawAgent}), bound without the keys the schema refused, and its
+ * values checked in Java, and the agent's problems of both kinds are reported together in file
+ * order: so that one reading reports all problems of every agent, in order. Immutable.
  *
  * @param agents the agents in file order
  * @param summaryWriter the agent that writes the service summaries ({@code writes_summaries:
@@ -35,22 +42,17 @@ import tools.jackson.databind.node.ObjectNode;
  */
 public record AgentsConfig(List<AgentDefinition> agents, Optional<String> summaryWriter) {
 
-  static final Set<String> KEYS =
-      new TreeSet<>(
-          List.of(
-              "model",
-              "base_url",
-              "api_key_env",
-              "instructions",
-              "description",
-              "profile",
-              "enabled",
-              "parameters",
-              "max_steps",
-              "max_tool_calls",
-              "timeout",
-              "tool_search",
-              "writes_summaries"));
+  /** The schema of one agent, generated from its raw shape. */
+  static final ObjectNode AGENT_SCHEMA = ConfigSections.schema(RawAgent.class);
+
+  /**
+   * The section's schema as the host checks it: a mapping of names to agents, each described by
+   * {@link #AGENT_SCHEMA} for editors but checked by {@link #read}, so that a refused key does not
+   * hide the agent's other problems.
+   */
+  static final ObjectNode SCHEMA = sectionSchema();
+
+  static final Set<String> KEYS = new TreeSet<>(AGENT_SCHEMA.path("properties").propertyNames());
 
   public AgentsConfig {
     agents = List.copyOf(agents);
@@ -62,6 +64,17 @@ public record AgentsConfig(List<AgentDefinition> agents, Optional<String> summar
     this(agents, Optional.empty());
   }
 
+  private static ObjectNode sectionSchema() {
+    ObjectNode schema = JsonNodeFactory.instance.objectNode();
+    schema.put("type", "object");
+    schema.put("description", "a mapping of agent names to agents");
+    ObjectNode agent = ConfigSections.described(AGENT_SCHEMA);
+    agent.remove("type");
+    agent.put("description", "an agent: its model, instructions, profile and limits");
+    schema.set("additionalProperties", agent);
+    return schema;
+  }
+
   /**
    * Reads the section, adding its problems to the reading's; the result is only meaningful when
    * none was added. An agent's profile must be one of the reading's.
@@ -69,27 +82,20 @@ public record AgentsConfig(List<AgentDefinition> agents, Optional<String> summar
    * @param section the section, or null when the file has none
    */
   public static AgentsConfig read(JsonNode section, SectionReading reading) {
-    return read(section, reading.profiles(), reading.problems());
-  }
-
-  private static AgentsConfig read(
-      JsonNode section, Collection<String> profiles, ConfigProblems problems) {
     if (section == null || section.isMissingNode() || section.isNull()) {
       return new AgentsConfig(List.of());
     }
-    JsonPointer at = JsonPointer.empty().appendProperty("agents");
+    ConfigProblems problems = reading.problems();
+    JsonPointer at = JsonPointer.empty().appendProperty(AgentsExtension.NAME);
+    // The host has checked the section against SCHEMA: a mapping, whose agents are checked here.
     if (!section.isObject()) {
-      problems.atValue(
-          at.toString(),
-          "wrong type for 'agents': expected a mapping of agent names to agents, got "
-              + ConfigProblems.describe(section));
       return new AgentsConfig(List.of());
     }
     List<AgentDefinition> agents = new ArrayList<>();
     List<String> writers = new ArrayList<>();
     for (Map.Entry<String, JsonNode> entry : section.properties()) {
-      new Reader(entry.getKey(), at.appendProperty(entry.getKey()), problems, writers)
-          .read(entry.getValue(), profiles)
+      new Reader(entry.getKey(), at.appendProperty(entry.getKey()), reading.profiles())
+          .read(entry.getValue(), problems, writers)
           .ifPresent(agents::add);
     }
     if (writers.size() > 1) {
@@ -102,157 +108,121 @@ public record AgentsConfig(List<AgentDefinition> agents, Optional<String> summar
     return new AgentsConfig(agents, writers.stream().findFirst());
   }
 
-  /** Reads one agent's entry: its name, where it is, and the reading's problems. */
-  private record Reader(
-      String name, JsonPointer at, ConfigProblems problems, List<String> writers) {
+  /** Reads one agent's entry: its name, where it is, and the profiles it may name. */
+  private record Reader(String name, JsonPointer at, List<String> profiles) {
 
-    Optional<AgentDefinition> read(JsonNode raw, Collection<String> profiles) {
-      if (raw == null || raw.isNull()) {
+    Optional<AgentDefinition> read(JsonNode entry, ConfigProblems problems, List<String> writers) {
+      if (entry == null || entry.isNull()) {
         problems.atKey(
             at.toString(),
-            "'agents." + name + "' is empty (expected a mapping with keys: " + keys() + ")");
-        return Optional.empty();
-      }
-      if (!raw.isObject()) {
-        problems.atValue(
-            at.toString(),
-            "wrong type for 'agents."
+            "'agents."
                 + name
-                + "': expected a mapping with keys: "
-                + keys()
-                + ", got "
-                + ConfigProblems.describe(raw));
+                + "' is empty (expected a mapping with keys: "
+                + String.join(", ", KEYS)
+                + ")");
         return Optional.empty();
       }
-      int before = problems.count();
+      List<Problem> found =
+          new ArrayList<>(ConfigSections.problems(at.toString().substring(1), AGENT_SCHEMA, entry));
+      if (!entry.isObject()) {
+        found.forEach(problem -> problem.addTo(problems));
+        return Optional.empty();
+      }
+      // The keys the schema refused are left out, so that the others bind and are checked too.
+      ObjectNode accepted = (ObjectNode) entry.deepCopy();
+      found.forEach(problem -> accepted.remove(key(problem)));
+      RawAgent raw = ConfigSections.bind(AgentsExtension.NAME, accepted, RawAgent.class);
       // A misspelt key explains a missing model better than a second message would.
-      boolean unknownKeys = raw.propertyNames().stream().anyMatch(key -> !KEYS.contains(key));
-      if (!raw.has("model") && !unknownKeys) {
-        problems.atKey(at.toString(), "agent '" + name + "' needs a 'model' (such as gpt-4o-mini)");
+      if (!entry.has("model") && found.stream().noneMatch(Problem::atKey)) {
+        found.add(
+            new Problem(
+                at.toString(), true, "agent '" + name + "' needs a 'model' (such as gpt-4o-mini)"));
       }
-      String model = "";
-      URI baseUrl = ModelEndpoint.DEFAULT_BASE_URL;
-      String keyEnv = ModelEndpoint.DEFAULT_API_KEY_ENV;
-      String instructions = "";
-      String description = "Agent " + name + ".";
-      String profile = "main";
-      boolean enabled = true;
-      Optional<ObjectNode> parameters = Optional.empty();
+      String model = text(raw.model(), "");
+      if (accepted.has("model") && model.isBlank()) {
+        found.add(
+            problem(
+                "model",
+                "'agents."
+                    + name
+                    + ".model' is empty (expected a model name, such as gpt-4o-mini)"));
+      }
+      URI baseUrl = raw.baseUrl() == null ? ModelEndpoint.DEFAULT_BASE_URL : baseUrl(raw, found);
+      String profile = text(raw.profile(), "main");
+      if (!profiles.contains(profile)) {
+        found.add(
+            problem(
+                "profile",
+                "agent '"
+                    + name
+                    + "' names an unknown profile '"
+                    + profile
+                    + "' (known profiles: "
+                    + String.join(", ", profiles)
+                    + ")"));
+      }
+      if (raw.parameters() != null && !(raw.parameters() instanceof ObjectNode)) {
+        found.add(
+            problem(
+                "parameters",
+                "wrong type for 'agents."
+                    + name
+                    + ".parameters': expected a JSON Schema mapping, got "
+                    + ConfigProblems.describe(raw.parameters())));
+      }
       RunLimits defaults = RunLimits.DEFAULT;
-      int maxSteps = defaults.maxSteps();
-      int maxToolCalls = defaults.maxToolCalls();
+      int maxSteps = count("max_steps", raw.maxSteps(), 1, found).orElse(defaults.maxSteps());
+      int maxToolCalls =
+          count("max_tool_calls", raw.maxToolCalls(), 0, found).orElse(defaults.maxToolCalls());
       Duration timeout = defaults.timeout();
-      Optional<Integer> toolSearch = Optional.empty();
-      // Key by key in file order, so that the problems come in file order too.
-      for (Map.Entry<String, JsonNode> entry : raw.properties()) {
-        String key = entry.getKey();
-        JsonNode value = entry.getValue();
-        switch (key) {
-          case "model" -> {
-            model = text(key, value).orElse("");
-            if (model.isBlank() && (value.isNull() || value.isString())) {
-              problems.atValue(
-                  pointer(key),
+      if (raw.timeout() != null) {
+        Optional<Duration> parsed = Durations.parse(raw.timeout());
+        if (parsed.isEmpty()) {
+          found.add(
+              problem(
+                  "timeout",
                   "'agents."
                       + name
-                      + ".model' is empty (expected a model name, such as gpt-4o-mini)");
-            }
-          }
-          case "base_url" -> baseUrl = text(key, value).flatMap(this::baseUrl).orElse(baseUrl);
-          case "api_key_env" -> keyEnv = text(key, value).orElse(keyEnv);
-          case "instructions" -> instructions = text(key, value).orElse(instructions);
-          case "description" -> description = text(key, value).orElse(description);
-          case "profile" -> {
-            profile = text(key, value).orElse(profile);
-            if (!profiles.contains(profile)) {
-              problems.atValue(
-                  pointer(key),
-                  "agent '"
-                      + name
-                      + "' names an unknown profile '"
-                      + profile
-                      + "' (known profiles: "
-                      + String.join(", ", profiles)
-                      + ")");
-            }
-          }
-          case "enabled" -> {
-            if (value.isBoolean()) {
-              enabled = value.asBoolean();
-            } else {
-              problems.atValue(
-                  pointer(key),
-                  "wrong type for 'agents."
-                      + name
-                      + ".enabled': expected true or false, got "
-                      + ConfigProblems.describe(value));
-            }
-          }
-          case "parameters" -> {
-            if (value instanceof ObjectNode schema) {
-              parameters = Optional.of(schema);
-            } else {
-              problems.atValue(
-                  pointer(key),
-                  "wrong type for 'agents."
-                      + name
-                      + ".parameters': expected a JSON Schema mapping, got "
-                      + ConfigProblems.describe(value));
-            }
-          }
-          case "writes_summaries" -> {
-            if (!value.isBoolean()) {
-              problems.atValue(
-                  pointer(key),
-                  "wrong type for 'agents."
-                      + name
-                      + ".writes_summaries': expected true or false, got "
-                      + ConfigProblems.describe(value));
-            } else if (value.asBoolean()) {
-              writers.add(name);
-            }
-          }
-          case "max_steps" -> maxSteps = count(key, value, 1).orElse(maxSteps);
-          case "max_tool_calls" -> maxToolCalls = count(key, value, 0).orElse(maxToolCalls);
-          case "timeout" -> timeout = text(key, value).flatMap(this::timeout).orElse(timeout);
-          case "tool_search" -> {
-            toolSearch = count(key, value, 1);
-            if (toolSearch.filter(n -> n > AgentDefinition.MAX_TOOL_SEARCH_PICKS).isPresent()) {
-              problems.atValue(
-                  pointer(key),
-                  "'agents."
-                      + name
-                      + ".tool_search' is "
-                      + toolSearch.get()
-                      + " (expected how many tools one search adds, 1 to "
-                      + AgentDefinition.MAX_TOOL_SEARCH_PICKS
-                      + ")");
-            }
-          }
-          default ->
-              problems.atKey(
-                  pointer(key),
-                  "unknown key '"
-                      + key
-                      + "' under 'agents."
-                      + name
-                      + "'"
-                      + ConfigProblems.expectedKeys(key, KEYS));
+                      + ".timeout' is '"
+                      + raw.timeout()
+                      + "' (expected a positive duration, such as 500ms, 30s, 2m, 1h or PT1M)"));
         }
+        timeout = parsed.orElse(timeout);
       }
-      if (problems.count() > before) {
+      Optional<Integer> toolSearch = count("tool_search", raw.toolSearch(), 1, found);
+      if (toolSearch.filter(n -> n > AgentDefinition.MAX_TOOL_SEARCH_PICKS).isPresent()) {
+        found.add(
+            problem(
+                "tool_search",
+                "'agents."
+                    + name
+                    + ".tool_search' is "
+                    + toolSearch.get()
+                    + " (expected how many tools one search adds, 1 to "
+                    + AgentDefinition.MAX_TOOL_SEARCH_PICKS
+                    + ")"));
+      }
+      if (Boolean.TRUE.equals(raw.writesSummaries())) {
+        writers.add(name);
+      }
+      // The schema's problems and Java's together, in the file's order of the agent's keys.
+      List<String> keys = List.copyOf(entry.propertyNames());
+      found.sort(Comparator.comparingInt(problem -> keys.indexOf(key(problem))));
+      found.forEach(problem -> problem.addTo(problems));
+      if (!found.isEmpty()) {
         return Optional.empty();
       }
       try {
         return Optional.of(
             new AgentDefinition(
                 name,
-                description,
-                instructions,
-                new ModelEndpoint(baseUrl, model, keyEnv),
+                text(raw.description(), "Agent " + name + "."),
+                text(raw.instructions(), ""),
+                new ModelEndpoint(
+                    baseUrl, model, text(raw.apiKeyEnv(), ModelEndpoint.DEFAULT_API_KEY_ENV)),
                 profile,
-                enabled,
-                parameters,
+                !Boolean.FALSE.equals(raw.enabled()),
+                Optional.ofNullable((ObjectNode) raw.parameters()),
                 new RunLimits(maxSteps, maxToolCalls, timeout),
                 toolSearch));
       } catch (IllegalArgumentException e) {
@@ -261,81 +231,80 @@ public record AgentsConfig(List<AgentDefinition> agents, Optional<String> summar
       }
     }
 
-    private Optional<URI> baseUrl(String text) {
+    private URI baseUrl(RawAgent raw, List<Problem> found) {
       try {
-        URI url = new URI(text);
+        URI url = new URI(raw.baseUrl());
         if ("http".equals(url.getScheme()) || "https".equals(url.getScheme())) {
-          return Optional.of(url);
+          return url;
         }
       } catch (URISyntaxException e) {
         // Reported below.
       }
-      problems.atValue(
-          pointer("base_url"),
-          "'agents."
-              + name
-              + ".base_url' is '"
-              + text
-              + "' (expected an http or https URL, such as https://api.openai.com/v1)");
-      return Optional.empty();
+      found.add(
+          problem(
+              "base_url",
+              "'agents."
+                  + name
+                  + ".base_url' is '"
+                  + raw.baseUrl()
+                  + "' (expected an http or https URL, such as https://api.openai.com/v1)"));
+      return ModelEndpoint.DEFAULT_BASE_URL;
     }
 
-    private Optional<Duration> timeout(String text) {
-      Optional<Duration> timeout = Durations.parse(text);
-      if (timeout.isEmpty()) {
-        problems.atValue(
-            pointer("timeout"),
-            "'agents."
-                + name
-                + ".timeout' is '"
-                + text
-                + "' (expected a positive duration, such as 500ms, 30s, 2m, 1h or PT1M)");
-      }
-      return timeout;
-    }
-
-    /** The value as text (a number reads as its digits), or empty when null or of another type. */
-    private Optional<String> text(String key, JsonNode value) {
-      if (value.isNull()) {
+    private Optional<Integer> count(String key, Long raw, int min, List<Problem> found) {
+      if (raw == null) {
         return Optional.empty();
       }
-      if (!value.isString() && !value.isNumber()) {
-        problems.atValue(
-            pointer(key),
-            "wrong type for 'agents."
-                + name
-                + "."
-                + key
-                + "': expected a string, got "
-                + ConfigProblems.describe(value));
+      if (raw < min || raw > Integer.MAX_VALUE) {
+        found.add(
+            problem(
+                key,
+                "wrong value for 'agents."
+                    + name
+                    + "."
+                    + key
+                    + "': expected an integer of "
+                    + min
+                    + " or more, got the number "
+                    + raw));
         return Optional.empty();
       }
-      return Optional.of(value.asString());
+      return Optional.of(raw.intValue());
     }
 
-    private Optional<Integer> count(String key, JsonNode value, int min) {
-      if (!value.isInt() || value.asInt() < min) {
-        problems.atValue(
-            pointer(key),
-            "wrong value for 'agents."
-                + name
-                + "."
-                + key
-                + "': expected an integer of "
-                + min
-                + " or more, got "
-                + ConfigProblems.describe(value));
-        return Optional.empty();
-      }
-      return Optional.of(value.asInt());
+    private Problem problem(String key, String message) {
+      return new Problem(at.appendProperty(key).toString(), false, message);
     }
 
-    private String pointer(String key) {
-      return at.appendProperty(key).toString();
+    /** The agent's key a problem is about; empty for the agent itself. */
+    private String key(Problem problem) {
+      JsonPointer below = JsonPointer.compile(problem.pointer()).tail().tail();
+      return below == null || below.matches() ? "" : below.getMatchingProperty();
     }
 
-    private static String keys() {
-      return String.join(", ", KEYS);
+    private static String text(String raw, String fallback) {
+      return raw == null ? fallback : raw;
     }
   }
+
+  // ---- an agent's raw shape: every key optional, so every field may be null ----
+
+  record RawAgent(
+      @JsonPropertyDescription("the model's name, such as gpt-4o-mini (required)") String model,
+      @JsonPropertyDescription("the OpenAI-compatible API's base URL") String baseUrl,
+      @JsonPropertyDescription("the environment variable that holds the API key") String apiKeyEnv,
+      @JsonPropertyDescription("the system prompt") String instructions,
+      @JsonPropertyDescription("what the agent does, as its tool describes it") String description,
+      @JsonPropertyDescription("the tool profile the agent works under (main by default)")
+          String profile,
+      @JsonPropertyDescription("whether the agent's tool is on (true by default)") Boolean enabled,
+      @JsonPropertyDescription("the JSON Schema of the agent's tool's arguments")
+          JsonNode parameters,
+      @JsonPropertyDescription("the most model calls one run makes") Long maxSteps,
+      @JsonPropertyDescription("the most tool calls one run makes") Long maxToolCalls,
+      @DurationText String timeout,
+      @JsonPropertyDescription("how many tools one tool search adds to a turn") Long toolSearch,
+      @JsonPropertyDescription(
+              "whether this agent's model writes the service search summaries (one agent at most)")
+          Boolean writesSummaries) {}
 }

@@ -19,8 +19,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.node.JsonNodeFactory;
-import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The agents extension is a host's configured agents (the {@code agents:} section): once the host
@@ -69,40 +67,12 @@ public final class AgentsExtension implements HostExtension<AgentsConfig> {
   }
 
   /**
-   * A mapping of agent names to agents, each key described for editors; the keys' values are
-   * checked by {@link AgentsConfig}, so that every problem of an agent is reported in file order.
+   * A mapping of agent names to agents; each agent is checked against its own schema by {@link
+   * AgentsConfig}, so that every problem of an agent is reported in file order.
    */
   @Override
   public JsonNode configSchema() {
-    JsonNodeFactory nodes = JsonNodeFactory.instance;
-    ObjectNode agent = nodes.objectNode();
-    agent.put("description", "an agent: its model, instructions, profile and limits");
-    ObjectNode properties = agent.putObject("properties");
-    property(properties, "model", "the model's name, such as gpt-4o-mini (required)");
-    property(properties, "base_url", "the OpenAI-compatible API's base URL");
-    property(properties, "api_key_env", "the environment variable that holds the API key");
-    property(properties, "instructions", "the system prompt");
-    property(properties, "description", "what the agent does, as its tool describes it");
-    property(properties, "profile", "the tool profile the agent works under (main by default)");
-    property(properties, "enabled", "whether the agent's tool is on (true by default)");
-    property(properties, "parameters", "the JSON Schema of the agent's tool's arguments");
-    property(properties, "max_steps", "the most model calls one run makes");
-    property(properties, "max_tool_calls", "the most tool calls one run makes");
-    property(properties, "timeout", "how long one run may take, such as 2m");
-    property(properties, "tool_search", "how many tools one tool search adds to a turn");
-    property(
-        properties,
-        "writes_summaries",
-        "whether this agent's model writes the service search summaries (one agent at most)");
-    ObjectNode schema = nodes.objectNode();
-    schema.put("type", "object");
-    schema.put("description", "a mapping of agent names to agents");
-    schema.set("additionalProperties", agent);
-    return schema;
-  }
-
-  private static void property(ObjectNode properties, String name, String description) {
-    properties.putObject(name).put("description", description);
+    return AgentsConfig.SCHEMA.deepCopy();
   }
 
   /** {@code toolhost chat}: a conversation with an agent in the terminal. */

@@ -1,7 +1,9 @@
 package dev.toolhost.bus;
 
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import dev.toolhost.core.spi.ConfigException;
 import dev.toolhost.core.spi.ConfigProblems;
+import dev.toolhost.core.spi.ConfigSections;
 import dev.toolhost.core.spi.SectionReading;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -22,6 +24,7 @@ import tools.jackson.core.TokenStreamLocation;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.NullNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
@@ -58,7 +61,8 @@ public record ToolServicesConfig(List<ToolServiceDescriptor> services, List<Tool
   /** The key of the section in the host's config. */
   public static final String KEY = "tool_services";
 
-  private static final Set<String> SECTION_KEYS = Set.of("services", "tools", "files");
+  /** The section's schema, generated from its raw shape; descriptors are open shapes. */
+  static final ObjectNode SCHEMA = ConfigSections.schema(Raw.class);
 
   public ToolServicesConfig {
     services = List.copyOf(services);
@@ -81,8 +85,14 @@ public record ToolServicesConfig(List<ToolServiceDescriptor> services, List<Tool
     if (section == null || section.isMissingNode() || section.isNull()) {
       return none();
     }
+    // Checked here rather than by the host, so that an unknown key does not hide the problems of
+    // the descriptors and their files.
+    ConfigSections.check(KEY, SCHEMA, section, reading.problems());
+    if (!section.isObject()) {
+      return none();
+    }
     Reader reader = new Reader(reading.problems());
-    reader.section(section, reading.directory());
+    reader.section(ConfigSections.bind(KEY, section, Raw.class), reading.directory());
     return reader.result();
   }
 
@@ -186,39 +196,18 @@ public record ToolServicesConfig(List<ToolServiceDescriptor> services, List<Tool
       this.problems = problems;
     }
 
-    void section(JsonNode section, Path directory) {
+    void section(Raw section, Path directory) {
       String pointer = "/" + KEY;
-      if (!section.isObject()) {
-        problems.atValue(
-            pointer,
-            "wrong type for '"
-                + KEY
-                + "': expected a mapping with keys: files, services, tools, got "
-                + ConfigProblems.describe(section));
-        return;
-      }
-      for (Map.Entry<String, JsonNode> entry : section.properties()) {
-        if (!SECTION_KEYS.contains(entry.getKey())) {
-          problems.atKey(
-              JsonPointer.compile(pointer).appendProperty(entry.getKey()).toString(),
-              "unknown key '"
-                  + entry.getKey()
-                  + "' under '"
-                  + KEY
-                  + "'"
-                  + ConfigProblems.expectedKeys(entry.getKey(), SECTION_KEYS));
-        }
-      }
-      descriptors(problems, section.path("services"), pointer + "/services", "id", false);
-      descriptors(problems, section.path("tools"), pointer + "/tools", "name", true);
-      JsonNode files = section.path("files");
+      descriptors(problems, section.services(), pointer + "/services", "id", false);
+      descriptors(problems, section.tools(), pointer + "/tools", "name", true);
+      JsonNode files = section.files() == null ? NullNode.getInstance() : section.files();
       if (files.isString()) {
         file(pointer + "/files", KEY + ".files", files, directory);
       } else if (files.isArray()) {
         for (int i = 0; i < files.size(); i++) {
           file(pointer + "/files/" + i, KEY + ".files[" + i + "]", files.get(i), directory);
         }
-      } else if (!files.isMissingNode() && !files.isNull()) {
+      } else if (!files.isNull()) {
         problems.atValue(
             pointer + "/files",
             "wrong type for '"
@@ -315,7 +304,7 @@ public record ToolServicesConfig(List<ToolServiceDescriptor> services, List<Tool
     /** A descriptor, a list of them, or a mapping of keys to them. */
     private void descriptors(
         ConfigProblems in, JsonNode node, String pointer, String key, boolean tool) {
-      if (node.isMissingNode() || node.isNull()) {
+      if (node == null || node.isMissingNode() || node.isNull()) {
         return;
       }
       if (node.isArray()) {
@@ -392,4 +381,14 @@ public record ToolServicesConfig(List<ToolServiceDescriptor> services, List<Tool
       return new ToolServicesConfig(known, tools);
     }
   }
+
+  // ---- the section's raw shape: every key optional; descriptors are the document's shapes ----
+
+  record Raw(
+      @JsonPropertyDescription("a mapping of ids to tool service descriptors, or a list of them")
+          JsonNode services,
+      @JsonPropertyDescription("a mapping of names to tool descriptors, or a list of them")
+          JsonNode tools,
+      @JsonPropertyDescription("JSON files of descriptors, or directories of them")
+          JsonNode files) {}
 }

@@ -1,14 +1,13 @@
 package dev.toolhost.bus;
 
 import dev.toolhost.core.spi.ConfigException;
+import dev.toolhost.core.spi.ConfigSections;
 import dev.toolhost.core.spi.HostContext;
 import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.core.spi.SectionReading;
 import java.util.Optional;
 import java.util.Set;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.node.JsonNodeFactory;
-import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The tool services extension is a host's link to the message bus (the {@code tool_services:}
@@ -45,25 +44,13 @@ public final class ToolServicesExtension implements HostExtension<ToolServicesCo
   }
 
   /**
-   * The section's three keys, described for editors; descriptors are open shapes (the tool services
-   * document's), checked by {@link ToolServicesConfig} with the files they are read from.
+   * The section's three keys, described for editors; the section is checked against its whole
+   * schema by {@link ToolServicesConfig}, with the descriptors and the files they are read from, so
+   * that one reading reports every problem of the section.
    */
   @Override
   public JsonNode configSchema() {
-    JsonNodeFactory nodes = JsonNodeFactory.instance;
-    ObjectNode schema = nodes.objectNode();
-    schema.put("type", "object");
-    ObjectNode properties = schema.putObject("properties");
-    properties
-        .putObject("services")
-        .put("description", "a mapping of ids to tool service descriptors, or a list of them");
-    properties
-        .putObject("tools")
-        .put("description", "a mapping of names to tool descriptors, or a list of them");
-    properties
-        .putObject("files")
-        .put("description", "JSON files of descriptors, or directories of them");
-    return schema;
+    return ConfigSections.described(ToolServicesConfig.SCHEMA);
   }
 
   @Override

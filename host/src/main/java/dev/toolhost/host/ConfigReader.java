@@ -1,6 +1,7 @@
 package dev.toolhost.host;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import dev.toolhost.core.ToolProfile;
 import dev.toolhost.core.ToolProfiles;
 import dev.toolhost.core.spi.Builtins;
@@ -18,8 +19,6 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Collection;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -28,7 +27,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonPointer;
@@ -36,13 +34,8 @@ import tools.jackson.core.JsonToken;
 import tools.jackson.core.StreamReadFeature;
 import tools.jackson.core.TokenStreamContext;
 import tools.jackson.core.TokenStreamLocation;
-import tools.jackson.core.exc.InputCoercionException;
 import tools.jackson.core.exc.StreamReadException;
-import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.PropertyNamingStrategies;
-import tools.jackson.databind.exc.MismatchedInputException;
-import tools.jackson.databind.exc.UnrecognizedPropertyException;
 import tools.jackson.databind.node.ObjectNode;
 import tools.jackson.dataformat.yaml.YAMLMapper;
 
@@ -50,26 +43,28 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
  * The config reader turns YAML text into a {@link HostConfig}, or refuses it whole with a {@link
  * ConfigException} that names the file, the line and column, and what was expected.
  *
- * <p>It reads in three passes: a token pass that checks the YAML and notes where every key and
- * value sits, a binding pass (Jackson, unknown keys refused) of the host's own sections into the
- * file's raw shape, with the host extensions' sections taken out as trees, and a check of what
- * binding cannot see (ranges, profile names, {@code extends}) and of each extension's section,
- * against its schema and then by the extension ({@link HostExtension#read}), which collects every
- * problem of the file into one {@link ConfigProblems} before refusing it. Locations are the YAML
- * parser's token locations, found by the JSON pointer of the key or value at fault.
+ * <p>It reads in two passes: a token pass that checks the YAML and notes where every key and value
+ * sits, then the sections, each in the one way of {@link ConfigSections}: the host's own are
+ * checked against the schema generated from the file's raw shape ({@link RawConfig}), bound, and
+ * checked in Java for what the schema cannot say (ranges, profile names, {@code extends}); each
+ * extension's section is checked against its schema and then by the extension ({@link
+ * HostExtension#read}). Every problem of the file is collected into one {@link ConfigProblems}
+ * before the file is refused. Locations are the YAML parser's token locations, found by the JSON
+ * pointer of the key or value at fault.
  */
 public final class ConfigReader {
 
   private static final Pattern MARK = Pattern.compile("^ in \\S+, line (\\d+), column (\\d+):");
-  private static final List<String> LIST_KEYS =
-      List.of("allow_sources", "deny_sources", "allow_tools", "deny_tools");
+
+  /** The schema of the host's own sections. */
+  private static final ObjectNode HOST_SCHEMA = hostSchema();
 
   // The host extensions whose sections the file may hold, by section name.
   private final Map<String, HostExtension<?>> extensions = new LinkedHashMap<>();
 
   /** The JSON Schema of the whole config file, with the given extensions' sections. */
   public static ObjectNode schema(List<HostExtension<?>> extensions) {
-    ObjectNode schema = ConfigSections.schema(RawConfig.class);
+    ObjectNode schema = HOST_SCHEMA.deepCopy();
     schema.put("$schema", "https://json-schema.org/draft/2020-12/schema");
     schema.put("title", "Toolhost config");
     ObjectNode properties = (ObjectNode) schema.get("properties");
@@ -81,6 +76,16 @@ public final class ConfigReader {
     return schema;
   }
 
+  private static ObjectNode hostSchema() {
+    ObjectNode schema = ConfigSections.schema(RawConfig.class);
+    // A profile with nothing under it ("reviewer:") is a profile with no rules of its own.
+    ((ObjectNode) schema.at("/properties/profiles/additionalProperties"))
+        .putArray("type")
+        .add("object")
+        .add("null");
+    return schema;
+  }
+
   /** A reader of the host's own sections and the given extensions'. */
   public ConfigReader(List<HostExtension<?>> extensions) {
     extensions.stream()
@@ -89,12 +94,7 @@ public final class ConfigReader {
   }
 
   private final YAMLMapper mapper =
-      YAMLMapper.builder()
-          .propertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
-          .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-          .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
-          .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
-          .build();
+      YAMLMapper.builder().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
 
   /** Reads and checks the given file; relative paths in it are resolved against its directory. */
   public HostConfig read(Path file) {
@@ -126,21 +126,16 @@ public final class ConfigReader {
     if (locations.empty()) {
       return HostConfig.defaults();
     }
-    checkListEntries(locations, fileName);
-    RawConfig raw;
-    Map<String, JsonNode> sections;
+    ObjectNode tree;
     try {
-      JsonNode tree = mapper.readTree(text);
-      // The extensions' sections are theirs to check, by schema; the rest binds to the raw shape.
-      sections =
-          tree instanceof ObjectNode object
-              ? ConfigSections.take(object, extensions.keySet())
-              : Map.of();
-      raw = mapper.treeToValue(tree, RawConfig.class);
+      // The token pass has read the text, and found a mapping at the top.
+      tree = (ObjectNode) mapper.readTree(text);
     } catch (JacksonException e) {
-      throw bindingError(e, fileName, locations, extensions.keySet());
+      throw new ConfigException(fileName + ": " + e.getOriginalMessage());
     }
-    return build(raw, sections, fileName, locations, directory);
+    // The extensions' sections are theirs to check; the rest are the host's.
+    Map<String, JsonNode> sections = ConfigSections.take(tree, extensions.keySet());
+    return build(tree, sections, fileName, locations, directory);
   }
 
   // ---- pass 1: tokens and their locations ----
@@ -191,7 +186,9 @@ public final class ConfigReader {
               "duplicate key '"
                   + object.currentName()
                   + "'"
-                  + (parent.isEmpty() ? " at the top level" : " under '" + dotted(parent) + "'")
+                  + (parent.isEmpty()
+                      ? " at the top level"
+                      : " under '" + ConfigProblems.dotted(parent) + "'")
                   + " (each key may appear once)"));
     }
     // The YAML parser's own message: what it was doing, what it found, and where ("in reader,
@@ -217,130 +214,10 @@ public final class ConfigReader {
             "not valid YAML: " + (said.isEmpty() ? problem : String.join(", ", said))));
   }
 
-  // Jackson reads a list or mapping inside a list of strings wrongly (it loses its place), so
-  // entries are checked here, where the tokens are known.
-  private static void checkListEntries(Locations locations, String fileName) {
-    List<Map.Entry<String, Position>> wrong = new ArrayList<>();
-    for (Map.Entry<String, Position> value : locations.values().entrySet()) {
-      List<String> segments = segments(value.getKey());
-      boolean entry =
-          segments.size() == 4
-              && segments.get(0).equals("profiles")
-              && LIST_KEYS.contains(segments.get(2));
-      if (entry && !value.getValue().isScalar()) {
-        wrong.add(value);
-      }
-    }
-    if (wrong.isEmpty()) {
-      return;
-    }
-    wrong.sort(
-        Comparator.comparingInt((Map.Entry<String, Position> value) -> value.getValue().line())
-            .thenComparingInt(value -> value.getValue().column()));
-    throw new ConfigException(
-        wrong.stream()
-            .map(
-                value ->
-                    at(
-                        fileName,
-                        value.getValue(),
-                        "wrong type for '"
-                            + dotted(value.getKey())
-                            + "': expected a string, got "
-                            + value.getValue().describe()))
-            .collect(Collectors.joining("\n")));
-  }
-
-  private static List<String> segments(String pointer) {
-    List<String> segments = new ArrayList<>();
-    for (JsonPointer at = JsonPointer.compile(pointer); !at.matches(); at = at.tail()) {
-      segments.add(at.getMatchingProperty());
-    }
-    return segments;
-  }
-
-  // ---- pass 2: binding errors ----
-
-  private static ConfigException bindingError(
-      JacksonException e, String fileName, Locations locations, Collection<String> sections) {
-    List<JacksonException.Reference> path = e.getPath();
-    String pointer = pointer(path);
-    if (e instanceof UnrecognizedPropertyException unknown) {
-      Position position =
-          locations.key(pointer).orElseGet(() -> Position.of(unknown.getLocation()));
-      List<Object> known = new ArrayList<>(unknown.getKnownPropertyIds());
-      if (path.size() == 1) {
-        // At the top level, the extensions' sections are keys too.
-        known.addAll(sections);
-      }
-      return new ConfigException(
-          at(
-              fileName,
-              position,
-              "unknown key '"
-                  + unknown.getPropertyName()
-                  + "'"
-                  + under(path.subList(0, path.size() - 1))
-                  + ConfigProblems.expectedKeys(
-                      unknown.getPropertyName(), known.stream().map(String::valueOf).toList())));
-    }
-    Position position = locations.value(pointer).orElseGet(() -> Position.of(e.getLocation()));
-    if (e instanceof MismatchedInputException mismatch && !path.isEmpty()) {
-      return new ConfigException(
-          at(
-              fileName,
-              position,
-              "wrong type for '"
-                  + dotted(path)
-                  + "': expected "
-                  + expected(mismatch.getTargetType(), path)
-                  + ", got "
-                  + position.describe()));
-    }
-    if (e instanceof InputCoercionException && !path.isEmpty()) {
-      return new ConfigException(
-          at(
-              fileName,
-              position,
-              "wrong value for '"
-                  + dotted(path)
-                  + "': "
-                  + position.describe()
-                  + " is out of range"));
-    }
-    return new ConfigException(
-        at(fileName, position, e.getOriginalMessage().lines().findFirst().orElse("invalid")));
-  }
-
-  private static String expected(Class<?> type, List<JacksonException.Reference> path) {
-    if (type == null) {
-      return "another type";
-    }
-    if (type == Integer.class || type == int.class) {
-      return "an integer";
-    }
-    if (type == Boolean.class || type == boolean.class) {
-      return "true or false";
-    }
-    if (type == String.class) {
-      return "a string";
-    }
-    if (Collection.class.isAssignableFrom(type)) {
-      return "a list of strings";
-    }
-    if (Map.class.isAssignableFrom(type)) {
-      return "a mapping of profile names to profiles";
-    }
-    if (type.isRecord()) {
-      return "a mapping with keys: " + String.join(", ", keysOf(type));
-    }
-    return "a " + type.getSimpleName();
-  }
-
-  // ---- pass 3: what binding cannot check ----
+  // ---- pass 2: the sections ----
 
   private HostConfig build(
-      RawConfig raw,
+      ObjectNode tree,
       Map<String, JsonNode> sections,
       String fileName,
       Locations locations,
@@ -351,17 +228,36 @@ public final class ConfigReader {
             problems,
             pointer -> place(fileName, locations.near(pointer, false)),
             pointer -> place(fileName, locations.near(pointer, true)));
-    HostConfig.Http http = http(raw.http(), fileName, locations, problems);
+    // The host's sections the schema refuses are reported and left out, so that the others and
+    // the extensions' sections are checked too.
+    ObjectNode accepted = tree.deepCopy();
+    for (String key : tree.propertyNames()) {
+      int before = problems.size();
+      JsonNode schema = HOST_SCHEMA.path("properties").path(key);
+      if (schema.isMissingNode()) {
+        placed.atKey(
+            JsonPointer.empty().appendProperty(key).toString(),
+            "unknown key '"
+                + key
+                + "' at the top level"
+                + ConfigProblems.expectedKeys(key, topLevelKeys()));
+      } else {
+        ConfigSections.check(key, schema, tree.get(key), placed);
+      }
+      if (problems.size() > before) {
+        accepted.remove(key);
+      }
+    }
+    RawConfig raw = ConfigSections.bind("config", accepted, RawConfig.class);
+    HostConfig.Http http = http(raw.http(), placed);
     List<HostConfig.Profile> profiles = new ArrayList<>();
     if (raw.profiles() != null) {
       raw.profiles()
-          .forEach(
-              (name, profile) ->
-                  profile(name, profile, fileName, locations, problems).ifPresent(profiles::add));
+          .forEach((name, profile) -> profile(name, profile, placed).ifPresent(profiles::add));
       // How the profiles extend each other, once each reads well (a dropped one would look
       // unknown).
       if (profiles.size() == raw.profiles().size()) {
-        profileProblems(profiles, fileName, locations, problems);
+        profileProblems(profiles, placed);
       }
     }
     RawBuiltins rawBuiltins =
@@ -373,7 +269,8 @@ public final class ConfigReader {
             !Boolean.FALSE.equals(rawBuiltins.search()));
     HostConfig.Telemetry telemetry = telemetry(raw.telemetry(), placed);
     // A key that names a profile (an agent's) must name one of the host's, the file's included.
-    SectionReading reading = new SectionReading(placed, directory, profileNames(raw.profiles()));
+    SectionReading reading =
+        new SectionReading(placed, directory, profileNames(tree.path("profiles")));
     sections.forEach(
         (name, section) -> {
           HostExtension<?> extension = extensions.get(name);
@@ -390,20 +287,16 @@ public final class ConfigReader {
     return new HostConfig(http, builtins, telemetry, profiles, sections, directory);
   }
 
-  private static void profileProblems(
-      List<HostConfig.Profile> profiles,
-      String fileName,
-      Locations locations,
-      List<String> problems) {
+  private static void profileProblems(List<HostConfig.Profile> profiles, ConfigProblems problems) {
     for (HostConfig.ProfileProblem problem :
         HostConfig.defaults().withProfiles(profiles).profileProblems()) {
       JsonPointer profile = JsonPointer.empty().appendProperty("profiles");
       profile = profile.appendProperty(problem.profile());
-      Optional<Position> position =
-          problem.inExtends()
-              ? locations.value(profile.appendProperty("extends").toString())
-              : locations.key(profile.toString());
-      problems.add(at(fileName, position, problem.message()));
+      if (problem.inExtends()) {
+        problems.atValue(profile.appendProperty("extends").toString(), problem.message());
+      } else {
+        problems.atKey(profile.toString(), problem.message());
+      }
     }
   }
 
@@ -412,131 +305,100 @@ public final class ConfigReader {
    * profiles', then the file's in name order (one with a problem of its own included, so that an
    * agent naming it is not refused too).
    */
-  private static List<String> profileNames(Map<String, RawProfile> profiles) {
+  private static List<String> profileNames(JsonNode profiles) {
     List<String> names =
         new ArrayList<>(ToolProfiles.BUILT_IN.stream().map(ToolProfile::name).toList());
-    if (profiles != null) {
-      profiles.keySet().stream()
-          .filter(name -> !name.isBlank() && !names.contains(name))
-          .sorted()
-          .forEach(names::add);
-    }
+    profiles.propertyNames().stream()
+        .filter(name -> !name.isBlank() && !names.contains(name))
+        .sorted()
+        .forEach(names::add);
     return names;
   }
 
-  private static HostConfig.Http http(
-      RawHttp raw, String fileName, Locations locations, List<String> problems) {
+  private static HostConfig.Http http(RawHttp raw, ConfigProblems problems) {
     HostConfig.Http defaults = HostConfig.Http.defaults();
     if (raw == null) {
       return defaults;
     }
     String host = raw.host() == null ? defaults.host() : raw.host();
     if (host.isBlank()) {
-      problems.add(
-          at(
-              fileName,
-              locations.value("/http/host"),
-              "'http.host' is empty (expected an address or host name, such as 127.0.0.1)"));
+      problems.atValue(
+          "/http/host",
+          "'http.host' is empty (expected an address or host name, such as 127.0.0.1)");
       host = defaults.host();
     }
-    int port = raw.port() == null ? defaults.port() : raw.port();
+    long port = raw.port() == null ? defaults.port() : raw.port();
     if (port < 0 || port > 65535) {
-      problems.add(
-          at(
-              fileName,
-              locations.value("/http/port"),
-              "'http.port' is "
-                  + port
-                  + ", out of range (expected 0 to 65535; 0 picks a free port)"));
+      problems.atValue(
+          "/http/port",
+          "'http.port' is " + port + ", out of range (expected 0 to 65535; 0 picks a free port)");
       port = defaults.port();
     }
     if (raw.token() != null && raw.tokenEnv() != null) {
-      problems.add(
-          at(
-              fileName,
-              locations.key("/http/token"),
-              "set either 'token' or 'token_env' under 'http', not both"));
+      problems.atKey("/http/token", "set either 'token' or 'token_env' under 'http', not both");
     }
     if (raw.token() != null && raw.token().isBlank()) {
-      problems.add(
-          at(
-              fileName,
-              locations.value("/http/token"),
-              "'http.token' is empty (expected the bearer token, or leave it out)"));
+      problems.atValue(
+          "/http/token", "'http.token' is empty (expected the bearer token, or leave it out)");
     }
     if (raw.tokenEnv() != null && raw.tokenEnv().isBlank()) {
-      problems.add(
-          at(
-              fileName,
-              locations.value("/http/token_env"),
-              "'http.token_env' is empty (expected the name of an environment variable)"));
+      problems.atValue(
+          "/http/token_env",
+          "'http.token_env' is empty (expected the name of an environment variable)");
     }
     List<String> allowedHosts = raw.allowedHosts() == null ? List.of() : raw.allowedHosts();
     for (int i = 0; i < allowedHosts.size(); i++) {
       String name = allowedHosts.get(i);
-      if (name == null || name.isBlank() || name.contains("/")) {
-        problems.add(
-            at(
-                fileName,
-                locations.value("/http/allowed_hosts/" + i),
-                "'http.allowed_hosts' holds '"
-                    + name
-                    + "' (expected a host name or address, such as toolhost.internal)"));
+      if (name.isBlank() || name.contains("/")) {
+        problems.atValue(
+            "/http/allowed_hosts/" + i,
+            "'http.allowed_hosts' holds '"
+                + name
+                + "' (expected a host name or address, such as toolhost.internal)");
       }
     }
     List<String> allowedOrigins = raw.allowedOrigins() == null ? List.of() : raw.allowedOrigins();
     for (int i = 0; i < allowedOrigins.size(); i++) {
       String origin = allowedOrigins.get(i);
-      if (origin == null || !origin.matches("https?://[^/?#\\s]+")) {
-        problems.add(
-            at(
-                fileName,
-                locations.value("/http/allowed_origins/" + i),
-                "'http.allowed_origins' holds '"
-                    + origin
-                    + "' (expected an origin: scheme, host and optional port, such as"
-                    + " https://app.example.com)"));
+      if (!origin.matches("https?://[^/?#\\s]+")) {
+        problems.atValue(
+            "/http/allowed_origins/" + i,
+            "'http.allowed_origins' holds '"
+                + origin
+                + "' (expected an origin: scheme, host and optional port, such as"
+                + " https://app.example.com)");
       }
     }
     return new HostConfig.Http(
         host,
-        port,
+        (int) port,
         Optional.ofNullable(raw.token()),
         raw.tokenEnv() == null || raw.tokenEnv().isBlank() ? defaults.tokenEnv() : raw.tokenEnv(),
-        allowedHosts.stream().filter(name -> name != null && !name.isBlank()).toList(),
-        allowedOrigins.stream().filter(origin -> origin != null).toList());
+        allowedHosts.stream().filter(name -> !name.isBlank()).toList(),
+        allowedOrigins);
   }
 
   private static Optional<HostConfig.Profile> profile(
-      String name, RawProfile raw, String fileName, Locations locations, List<String> problems) {
+      String name, RawProfile raw, ConfigProblems problems) {
     JsonPointer at = JsonPointer.empty().appendProperty("profiles").appendProperty(name);
     if (name.isBlank()) {
-      problems.add(
-          at(fileName, locations.key(at.toString()), "a profile name is empty (expected a name)"));
+      problems.atKey(at.toString(), "a profile name is empty (expected a name)");
       return Optional.empty();
     }
     if (raw == null) {
       return Optional.of(HostConfig.Profile.of(name));
     }
-    int before = problems.size();
+    int before = problems.count();
     if (raw.extendsProfile() != null && raw.extendsProfile().isBlank()) {
-      problems.add(
-          at(
-              fileName,
-              locations.value(at.appendProperty("extends").toString()),
-              "'profiles."
-                  + name
-                  + ".extends' is empty (expected a profile name, or leave it out)"));
+      problems.atValue(
+          at.appendProperty("extends").toString(),
+          "'profiles." + name + ".extends' is empty (expected a profile name, or leave it out)");
     }
-    List<String> allowSources =
-        entries(raw.allowSources(), "allow_sources", at, fileName, locations, problems);
-    List<String> denySources =
-        entries(raw.denySources(), "deny_sources", at, fileName, locations, problems);
-    List<String> allowTools =
-        entries(raw.allowTools(), "allow_tools", at, fileName, locations, problems);
-    List<String> denyTools =
-        entries(raw.denyTools(), "deny_tools", at, fileName, locations, problems);
-    if (problems.size() > before) {
+    List<String> allowSources = entries(raw.allowSources(), "allow_sources", at, problems);
+    List<String> denySources = entries(raw.denySources(), "deny_sources", at, problems);
+    List<String> allowTools = entries(raw.allowTools(), "allow_tools", at, problems);
+    List<String> denyTools = entries(raw.denyTools(), "deny_tools", at, problems);
+    if (problems.count() > before) {
       return Optional.empty();
     }
     return Optional.of(
@@ -550,31 +412,23 @@ public final class ConfigReader {
   }
 
   private static List<String> entries(
-      List<String> raw,
-      String key,
-      JsonPointer profile,
-      String fileName,
-      Locations locations,
-      List<String> problems) {
+      List<String> raw, String key, JsonPointer profile, ConfigProblems problems) {
     if (raw == null) {
       return List.of();
     }
     for (int i = 0; i < raw.size(); i++) {
-      if (raw.get(i) == null || raw.get(i).isBlank()) {
-        JsonPointer entry = profile.appendProperty(key).appendIndex(i);
-        problems.add(
-            at(
-                fileName,
-                locations.value(entry.toString()),
-                "'profiles."
-                    + profile.last().getMatchingProperty()
-                    + "."
-                    + key
-                    + "["
-                    + i
-                    + "]' is empty (expected a "
-                    + (key.endsWith("sources") ? "source, such as builtin:guides" : "tool name")
-                    + ")"));
+      if (raw.get(i).isBlank()) {
+        problems.atValue(
+            profile.appendProperty(key).appendIndex(i).toString(),
+            "'"
+                + ConfigProblems.dotted(profile.toString())
+                + "."
+                + key
+                + "["
+                + i
+                + "]' is empty (expected a "
+                + (key.endsWith("sources") ? "source, such as builtin:guides" : "tool name")
+                + ")");
       }
     }
     return raw;
@@ -630,80 +484,18 @@ public final class ConfigReader {
     return at(fileName, position) + problem;
   }
 
-  private static String at(String fileName, Optional<Position> position, String problem) {
-    return place(fileName, position) + ": " + problem;
-  }
-
   private static String place(String fileName, Optional<Position> position) {
     return position
         .map(found -> fileName + " line " + found.line() + ", column " + found.column())
         .orElse(fileName);
   }
 
-  private static String pointer(List<JacksonException.Reference> path) {
-    JsonPointer pointer = JsonPointer.empty();
-    for (JacksonException.Reference reference : path) {
-      pointer =
-          reference.getPropertyName() != null
-              ? pointer.appendProperty(reference.getPropertyName())
-              : pointer.appendIndex(reference.getIndex());
-    }
-    return pointer.toString();
-  }
-
-  private static String dotted(List<JacksonException.Reference> path) {
-    StringBuilder text = new StringBuilder();
-    for (JacksonException.Reference reference : path) {
-      if (reference.getPropertyName() != null) {
-        if (!text.isEmpty()) {
-          text.append('.');
-        }
-        text.append(reference.getPropertyName());
-      } else {
-        text.append('[').append(reference.getIndex()).append(']');
-      }
-    }
-    return text.toString();
-  }
-
-  private static String dotted(String pointer) {
-    return ConfigProblems.dotted(pointer);
-  }
-
-  private static String under(List<JacksonException.Reference> parent) {
-    return parent.isEmpty() ? " at the top level" : " under '" + dotted(parent) + "'";
-  }
-
   /** The keys the file may hold at the top level: the host's sections and the extensions'. */
   private List<String> topLevelKeys() {
-    List<String> keys = new ArrayList<>(keysOf(RawConfig.class));
+    List<String> keys = new ArrayList<>(HOST_SCHEMA.path("properties").propertyNames());
     keys.addAll(extensions.keySet());
     keys.sort(null);
     return keys;
-  }
-
-  /** The YAML keys of a raw record, as the naming strategy spells them. */
-  private static List<String> keysOf(Class<?> type) {
-    List<String> keys = new ArrayList<>();
-    for (var component : type.getRecordComponents()) {
-      JsonProperty property = component.getAnnotation(JsonProperty.class);
-      keys.add(property != null ? property.value() : snakeCase(component.getName()));
-    }
-    keys.sort(null);
-    return keys;
-  }
-
-  // The same spelling as PropertyNamingStrategies.SNAKE_CASE, for the plain names used here.
-  private static String snakeCase(String name) {
-    StringBuilder snake = new StringBuilder();
-    for (char c : name.toCharArray()) {
-      if (Character.isUpperCase(c)) {
-        snake.append('_').append(Character.toLowerCase(c));
-      } else {
-        snake.append(c);
-      }
-    }
-    return snake.toString();
   }
 
   /** Where a token sits in the text, and what it was. */
@@ -770,11 +562,12 @@ public final class ConfigReader {
       RawHttp http,
       RawBuiltins builtins,
       RawTelemetry telemetry,
-      Map<String, RawProfile> profiles) {}
+      @JsonPropertyDescription("a mapping of profile names to profiles")
+          Map<String, RawProfile> profiles) {}
 
   record RawHttp(
       String host,
-      Integer port,
+      Long port,
       String token,
       String tokenEnv,
       List<String> allowedHosts,

@@ -1,11 +1,19 @@
 package dev.toolhost.memory;
 
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import dev.toolhost.core.spi.ConfigException;
 import dev.toolhost.core.spi.ConfigProblems;
 import dev.toolhost.core.spi.ConfigSections;
+import dev.toolhost.core.spi.ConfigSections.DurationText;
+import dev.toolhost.core.spi.Durations;
 import java.net.URI;
+import java.net.URISyntaxException;
+import java.time.Duration;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
+import tools.jackson.core.JsonPointer;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -24,8 +32,10 @@ import tools.jackson.databind.JsonNode;
  *     models: {small-model: 16000}     # thresholds by model name
  * }</pre>
  *
- * <p>Read by {@link WorkingMemoryExtension}, which owns the section. The default store is
- * in-process, so that the built-in memory tools work with no outside service. Immutable.
+ * <p>Read by {@link WorkingMemoryExtension}, which owns the section: its schema is generated from
+ * its raw shape, and what the schema cannot say (the store's name, the Redis URI, ranges,
+ * durations) is checked here, each problem at its line and column. The default store is in-process,
+ * so that the built-in memory tools work with no outside service. Immutable.
  *
  * @param store where working memory lives
  * @param redisUri the Redis server, with {@link Store#REDIS}
@@ -61,15 +71,135 @@ public record MemoryConfig(
    */
   public static MemoryConfig read(JsonNode section) {
     ConfigProblems problems = ConfigProblems.unplaced();
-    ConfigSections.check(
-        WorkingMemoryExtension.NAME,
-        new WorkingMemoryExtension().configSchema(),
-        section,
-        problems);
+    ConfigSections.check(WorkingMemoryExtension.NAME, SCHEMA, section, problems);
     problems.throwIfAny();
-    MemoryConfig config = new MemoryConfigReader(problems).read(section);
+    MemoryConfig config = read(section, problems);
     problems.throwIfAny();
     return config;
+  }
+
+  /** The section's schema, generated from its raw shape. */
+  static final JsonNode SCHEMA = ConfigSections.schema(Raw.class);
+
+  private static final String AT = "/" + WorkingMemoryExtension.NAME;
+
+  /**
+   * Reads a section its schema accepts, adding what binding cannot see (the store's name, the Redis
+   * URI, ranges, durations) to the problems; the result is only meaningful when none was added.
+   */
+  static MemoryConfig read(JsonNode section, ConfigProblems problems) {
+    Raw raw = ConfigSections.bind(WorkingMemoryExtension.NAME, section, Raw.class);
+    MemoryConfig defaults = defaults();
+    Store store = defaults.store();
+    if (raw.store() != null) {
+      switch (raw.store().strip().toLowerCase(Locale.ROOT)) {
+        case "memory" -> store = Store.MEMORY;
+        case "redis" -> store = Store.REDIS;
+        default ->
+            problems.atValue(
+                AT + "/store",
+                "'memory.store' is '" + raw.store() + "' (expected one of: memory, redis)");
+      }
+    }
+    URI redisUri =
+        raw.redisUri() == null ? defaults.redisUri() : redisUri(raw.redisUri(), problems);
+    String keyPrefix = RedisWorkingMemory.DEFAULT_KEY_PREFIX;
+    if (raw.keyPrefix() != null && raw.keyPrefix().isBlank()) {
+      problems.atValue(
+          AT + "/key_prefix",
+          "'memory.key_prefix' is empty (expected the prefix of every Redis key, such as"
+              + " toolhost:wm:, or leave it out)");
+    } else if (raw.keyPrefix() != null) {
+      keyPrefix = raw.keyPrefix();
+    }
+    ResultChunker.Config chunking =
+        raw.chunking() == null ? defaults.chunking() : chunking(raw.chunking(), problems);
+    return new MemoryConfig(store, redisUri, keyPrefix, chunking);
+  }
+
+  private static ResultChunker.Config chunking(RawChunking raw, ConfigProblems problems) {
+    String at = AT + "/chunking";
+    ResultChunker.Config.Builder config = ResultChunker.Config.builder();
+    if (raw.threshold() != null && raw.threshold() < 1) {
+      problems.atValue(
+          at + "/threshold",
+          "'memory.chunking.threshold' is "
+              + raw.threshold()
+              + " (expected a positive number of characters, such as 64000)");
+    } else if (raw.threshold() != null) {
+      config.defaultThreshold(raw.threshold());
+    }
+    if (raw.minChunk() != null && raw.minChunk() < 2) {
+      problems.atValue(
+          at + "/min_chunk",
+          "'memory.chunking.min_chunk' is "
+              + raw.minChunk()
+              + " (expected at least 2 characters, such as 20000)");
+    } else if (raw.minChunk() != null) {
+      config.minimumChunkLength(raw.minChunk());
+    }
+    if (raw.ttl() != null) {
+      Optional<Duration> ttl = Durations.parse(raw.ttl());
+      if (ttl.isEmpty()) {
+        problems.atValue(
+            at + "/ttl",
+            "'memory.chunking.ttl' is '"
+                + raw.ttl()
+                + "' (expected a positive duration, such as 20m, 90s or 1h)");
+      }
+      ttl.ifPresent(config::ttl);
+    }
+    if (raw.models() != null) {
+      raw.models()
+          .forEach(
+              (model, threshold) -> {
+                String entry = at + "/models" + JsonPointer.empty().appendProperty(model);
+                if (model.isBlank()) {
+                  problems.atKey(
+                      entry,
+                      "a model name under 'memory.chunking.models' is empty (expected a model"
+                          + " name, as calls carry it)");
+                } else if (threshold == null || threshold < 1) {
+                  problems.atValue(
+                      entry,
+                      "'memory.chunking.models."
+                          + model
+                          + "' is "
+                          + (threshold == null ? "empty" : threshold)
+                          + " (expected a positive number of characters, such as 32000)");
+                } else {
+                  config.threshold(model, threshold);
+                }
+              });
+    }
+    return config.build();
+  }
+
+  private static URI redisUri(String raw, ConfigProblems problems) {
+    try {
+      URI uri = new URI(raw.strip());
+      String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+      if ((scheme.equals("redis") || scheme.equals("rediss")) && uri.getHost() != null) {
+        return uri;
+      }
+    } catch (URISyntaxException e) {
+      // Reported below.
+    }
+    problems.atValue(
+        AT + "/redis_uri",
+        "'memory.redis_uri' is '"
+            + shown(safeUri(raw))
+            + "' (expected a redis:// or rediss:// URI, such as redis://127.0.0.1:6379)");
+    return DEFAULT_REDIS_URI;
+  }
+
+  /** The raw text as a URI to hide its password, or a placeholder when it is none. */
+  private static URI safeUri(String raw) {
+    try {
+      return new URI(raw.strip());
+    } catch (URISyntaxException e) {
+      return URI.create("invalid:" + (raw.contains("@") ? "(hidden)" : "(not a URI)"));
+    }
   }
 
   /** Working memory in the Redis server at the URI, under the given key prefix. */
@@ -158,4 +288,16 @@ public record MemoryConfig(
       return name().toLowerCase(Locale.ROOT);
     }
   }
+
+  // ---- the section's raw shape: every key optional, so every field may be null ----
+
+  record Raw(String store, String redisUri, String keyPrefix, RawChunking chunking) {}
+
+  record RawChunking(
+      Integer threshold,
+      Integer minChunk,
+      @DurationText String ttl,
+      @JsonPropertyDescription(
+              "a mapping of model names to thresholds, such as {small-model: 16000}")
+          Map<String, Integer> models) {}
 }

@@ -1,7 +1,6 @@
 package dev.toolhost.memory;
 
 import dev.toolhost.core.DispatchStage;
-import dev.toolhost.core.spi.ConfigSections;
 import dev.toolhost.core.spi.HostContext;
 import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.core.spi.SectionReading;
@@ -37,12 +36,12 @@ public final class WorkingMemoryExtension implements HostExtension<MemoryConfig>
 
   @Override
   public JsonNode configSchema() {
-    return ConfigSections.schema(MemoryConfigReader.RawMemory.class);
+    return MemoryConfig.SCHEMA.deepCopy();
   }
 
   @Override
   public MemoryConfig read(JsonNode section, SectionReading reading) {
-    return new MemoryConfigReader(reading.problems()).read(section);
+    return MemoryConfig.read(section, reading.problems());
   }
 
   @Override

@@ -148,7 +148,7 @@ class AgentsConfigTest {
             agents.yaml line 5, column 14: profile 'readers' extends 'nobody', which is not a profile (expected one of: main, subagent, scheduled, a2a_synthesis, readers)
             agents.yaml line 7, column 20: 'mcp.connect_timeout' is 'never' (expected a positive duration, such as 30s, 2m or 500ms)
             agents.yaml line 9, column 10: 'memory.store' is 'postgres' (expected one of: memory, redis)
-            agents.yaml line 13, column 21: wrong value for 'agents.helper.max_tool_calls': expected an integer of 0 or more, got 'many'
+            agents.yaml line 13, column 21: wrong type for 'agents.helper.max_tool_calls': expected an integer, got 'many'
             agents.yaml line 14, column 14: agent 'helper' names an unknown profile 'writers' (known profiles: main, subagent, scheduled, a2a_synthesis, readers)
             agents.yaml line 15, column 3: agent 'scribe' needs a 'model' (such as gpt-4o-mini)\
             """);

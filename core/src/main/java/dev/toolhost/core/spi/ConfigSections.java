@@ -28,6 +28,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import tools.jackson.core.JacksonException;
+import tools.jackson.core.JsonPointer;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.PropertyNamingStrategies;
@@ -39,7 +40,11 @@ import tools.jackson.databind.node.ObjectNode;
  * read: a section's JSON Schema is generated from the record it binds to ({@link #schema}), so that
  * the record stays the one description of its shape; the section is checked against that schema
  * ({@link #check}), every violation placed at its line and column with the other problems of the
- * file; then it is bound to the record ({@link #bind}) for the extension's checks in Java.
+ * file; then it is bound to the record ({@link #bind}) for the extension's checks in Java. A
+ * section whose one reading must report every problem of its entries at once (the agents, whose
+ * refused key must not hide the agent's other problems) gives the host only its {@link #described}
+ * shape and checks itself in {@code read}, taking the schema's problems as values ({@link
+ * #problems}) to report them with its own in file order.
  *
  * <p>Generated schemas make every key optional, refuse unknown keys, spell keys in {@code
  * snake_case} as the file does, give a map's values as {@code additionalProperties}, and take a
@@ -75,8 +80,31 @@ public final class ConfigSections {
   /** The JSON Schema (draft 2020-12, without {@code $schema}) of a section bound to the type. */
   public static ObjectNode schema(Class<?> type) {
     ObjectNode schema = GENERATOR.generateSchema(type);
+    mergeAllOf(schema);
     dropCopiedDescriptions(schema);
     return schema;
+  }
+
+  // The generator gives a map of records an allOf of two parts, both with the records' shape; one
+  // node says the same, and lets an unknown key's message list the keys a record has.
+  private static void mergeAllOf(JsonNode node) {
+    if (node instanceof ObjectNode object && object.path("allOf").isArray()) {
+      ObjectNode merged = object.objectNode();
+      boolean agree = true;
+      for (JsonNode part : object.get("allOf")) {
+        for (var property : part.properties()) {
+          JsonNode before = merged.putIfAbsent(property.getKey(), property.getValue());
+          agree &= before == null || before.equals(property.getValue());
+        }
+      }
+      if (agree) {
+        object.remove("allOf");
+        merged
+            .properties()
+            .forEach(property -> object.putIfAbsent(property.getKey(), property.getValue()));
+      }
+    }
+    node.values().forEach(ConfigSections::mergeAllOf);
   }
 
   // The generator gives a map's entries the map's own description ("a mapping of names to
@@ -88,6 +116,39 @@ public final class ConfigSections {
       entries.remove("description");
     }
     node.values().forEach(ConfigSections::dropCopiedDescriptions);
+  }
+
+  /**
+   * The schema's descriptions without its checks, but for the type of the section itself: the
+   * schema the host checks a section against when its extension checks the section against the
+   * whole schema in {@link HostExtension#read} ({@link #problems}), so that a refused key does not
+   * hide the section's other problems from the one reading of the file.
+   */
+  public static ObjectNode described(ObjectNode schema) {
+    ObjectNode described = descriptions(schema);
+    if (schema.has("type")) {
+      described.set("type", schema.get("type"));
+    }
+    return described;
+  }
+
+  private static ObjectNode descriptions(JsonNode schema) {
+    ObjectNode described = JsonMapper.shared().createObjectNode();
+    if (schema.path("description").isString()) {
+      described.set("description", schema.get("description"));
+    }
+    if (schema.path("properties").isObject()) {
+      ObjectNode properties = described.putObject("properties");
+      schema
+          .path("properties")
+          .properties()
+          .forEach(
+              property -> properties.set(property.getKey(), descriptions(property.getValue())));
+    }
+    if (schema.path("additionalProperties").isObject()) {
+      described.set("additionalProperties", descriptions(schema.get("additionalProperties")));
+    }
+    return described;
   }
 
   /** Marks a text field that holds a duration in the syntax of {@link Durations}. */
@@ -113,7 +174,37 @@ public final class ConfigSections {
   /** Adds a problem for every way the section breaks its extension's schema. */
   public static void check(
       String name, JsonNode schema, JsonNode section, ConfigProblems problems) {
+    problems(name, schema, section).forEach(problem -> problem.addTo(problems));
+  }
+
+  /**
+   * A problem the schema found: where it is, whether it is about the key there (an unknown key)
+   * rather than the value, and what to say.
+   *
+   * @param pointer the JSON pointer of the key or value from the file's root
+   * @param atKey whether the problem is about the key at the pointer
+   * @param message what to say, naming the key
+   */
+  public record Problem(String pointer, boolean atKey, String message) {
+
+    /** Adds this problem to the given ones, placed at its key or value. */
+    public void addTo(ConfigProblems problems) {
+      if (atKey) {
+        problems.atKey(pointer, message);
+      } else {
+        problems.atValue(pointer, message);
+      }
+    }
+  }
+
+  /**
+   * Every way the section at the pointer {@code /name} breaks the schema, as values, for a reader
+   * that reports them in file order with problems of its own (the agents, key by key); {@link
+   * #check} adds them as they come.
+   */
+  public static List<Problem> problems(String name, JsonNode schema, JsonNode section) {
     Schema compiled = REGISTRY.getSchema(schema);
+    List<Problem> found = new ArrayList<>();
     // One problem per place: a value may break the schema in several ways at once (each branch of
     // a nullable type, say), which would say the same thing twice.
     Set<String> placed = new HashSet<>();
@@ -125,25 +216,29 @@ public final class ConfigSections {
       String pointer = "/" + name + (at.equals("/") ? "" : at);
       String where = ConfigProblems.dotted(pointer);
       if ("additionalProperties".equals(error.getKeyword()) && error.getProperty() != null) {
-        problems.atKey(
-            pointer + "/" + error.getProperty(),
-            "unknown key '"
-                + error.getProperty()
-                + "' under '"
-                + where
-                + "'"
-                + expected(schema, at, error.getProperty()));
+        found.add(
+            new Problem(
+                pointer + JsonPointer.empty().appendProperty(error.getProperty()),
+                true,
+                "unknown key '"
+                    + error.getProperty()
+                    + "' under '"
+                    + where
+                    + "'"
+                    + expected(schema, at, error.getProperty())));
         continue;
       }
       if ("type".equals(error.getKeyword())) {
-        problems.atValue(
-            pointer,
-            "wrong type for '"
-                + where
-                + "': expected "
-                + expectedValue(schema, error)
-                + ", got "
-                + ConfigProblems.describe(error.getInstanceNode()));
+        found.add(
+            new Problem(
+                pointer,
+                false,
+                "wrong type for '"
+                    + where
+                    + "': expected "
+                    + expectedValue(schema, error)
+                    + ", got "
+                    + ConfigProblems.describe(error.getInstanceNode())));
         continue;
       }
       String message = error.getMessage();
@@ -151,8 +246,9 @@ public final class ConfigSections {
       if (message.startsWith(at + ": ")) {
         message = message.substring(at.length() + 2);
       }
-      problems.atValue(pointer, "'" + where + "': " + message);
+      found.add(new Problem(pointer, false, "'" + where + "': " + message));
     }
+    return found;
   }
 
   /**
