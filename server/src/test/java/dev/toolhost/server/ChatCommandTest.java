@@ -1,11 +1,8 @@
 package dev.toolhost.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.toolhost.agent.AgentsConfig;
 import dev.toolhost.agent.ChatCommand;
-import dev.toolhost.core.spi.ConfigException;
 import dev.toolhost.host.HostConfig;
 import dev.toolhost.testing.ScriptedModelServer;
 import dev.toolhost.testing.ScriptedReply;
@@ -200,60 +197,5 @@ class ChatCommandTest {
 
     assertThat(exit).isEqualTo(1);
     assertThat(err.toString()).contains("'nope' was not found");
-  }
-
-  @Test
-  void agentsConfigErrorsNameTheFileLineAndWhatWasExpected() {
-    assertThatThrownBy(
-            () ->
-                Sections.agents(
-                    """
-                    agents:
-                      helper:
-                        model: m
-                        max_steps: zero
-                        colour: blue
-                    """,
-                    "toolhost.yaml"))
-        .isInstanceOf(ConfigException.class)
-        .hasMessageContaining(
-            "toolhost.yaml line 5, column 5: unknown key 'colour' under 'agents.helper'")
-        .hasMessageContaining(
-            "toolhost.yaml line 4, column 16: wrong value for 'agents.helper.max_steps': expected an"
-                + " integer of 1 or more");
-    assertThatThrownBy(() -> Sections.agents("agents:\n  helper:\n    profile: main\n", "a.yaml"))
-        .hasMessageContaining("a.yaml line 2, column 3: agent 'helper' needs a 'model'");
-  }
-
-  @Test
-  void agentsConfigReadsEveryKey() {
-    AgentsConfig config =
-        Sections.agents(
-            """
-            agents:
-              research:
-                base_url: http://127.0.0.1:1/v1
-                api_key_env: MY_KEY
-                model: small
-                description: Researches.
-                instructions: Research well.
-                profile: subagent
-                enabled: false
-                max_steps: 3
-                max_tool_calls: 4
-                timeout: 30s
-                parameters:
-                  type: object
-                  properties:
-                    query: {type: string}
-            """,
-            "a.yaml");
-
-    var research = config.agents().getFirst();
-    assertThat(research.endpoint().apiKeyEnv()).isEqualTo("MY_KEY");
-    assertThat(research.enabled()).isFalse();
-    assertThat(research.limits().maxSteps()).isEqualTo(3);
-    assertThat(research.limits().timeout()).hasSeconds(30);
-    assertThat(research.parameters().orElseThrow().get("properties").has("query")).isTrue();
   }
 }
