@@ -1,5 +1,6 @@
 package dev.toolhost.agent;
 
+import static dev.toolhost.agent.OfferedTools.names;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolhost.core.ErrorCode;
@@ -122,15 +123,6 @@ class ChannelTurnTest {
           ScriptedReply.call("call_s", "set_status", "{\"status\":\"working\"}"));
     }
     return ScriptedReply.answer("Done: " + String.join(" | ", heard));
-  }
-
-  private static List<String> names(JsonNode request) {
-    List<String> names = new ArrayList<>();
-    JsonNode tools = request.get("tools");
-    if (tools != null) {
-      tools.forEach(tool -> names.add(tool.get("function").get("name").asString()));
-    }
-    return names;
   }
 
   /** One turn of the conversation with the channel tools bound to it; the turn is closed after. */

@@ -85,9 +85,7 @@ class RealToolsLoopTest {
   /** The {@code tool} message of the second request, after checking the first offered the tool. */
   private JsonNode toolMessageAfterCalling(String tool) {
     JsonNode first = server.takeRequest().json();
-    List<String> offered = new ArrayList<>();
-    first.get("tools").forEach(each -> offered.add(each.get("function").get("name").asString()));
-    assertThat(offered).contains(tool);
+    assertThat(OfferedTools.names(first)).contains(tool);
     JsonNode messages = server.takeRequest().json().get("messages");
     JsonNode last = messages.get(messages.size() - 1);
     assertThat(last.get("role").asString()).isEqualTo("tool");

@@ -7,6 +7,7 @@ import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.core.spi.Route;
 import dev.toolhost.memory.WorkingMemoryExtension;
+import dev.toolhost.scheduling.PinnedCron;
 import dev.toolhost.scheduling.SchedulingExtension;
 import dev.toolhost.scheduling.TaskRun;
 import dev.toolhost.scheduling.TaskScheduler;
@@ -19,8 +20,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
-import java.time.ZonedDateTime;
-import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -69,27 +68,6 @@ class ScheduledTurnTest {
         .formatted(model.baseUrl(), dir.resolve("state"));
   }
 
-  /** A six-field cron pinned to the given second, in UTC. */
-  private static String pinned(Instant at) {
-    ZonedDateTime utc = at.atZone(ZoneOffset.UTC);
-    return "%d %d %d %d %d *"
-        .formatted(
-            utc.getSecond(),
-            utc.getMinute(),
-            utc.getHour(),
-            utc.getDayOfMonth(),
-            utc.getMonthValue());
-  }
-
-  /**
-   * A second at least four seconds ahead, for a task pinned to it: a pinned cron whose second has
-   * passed by the time it is stored next fires a year later, so the margin must outlast a slow
-   * schedule call on a loaded machine.
-   */
-  private static Instant dueSoon() {
-    return Instant.now().plusSeconds(5).truncatedTo(ChronoUnit.SECONDS);
-  }
-
   private static String text(Route.Answer answer) {
     return new String(answer.body(), StandardCharsets.UTF_8);
   }
@@ -111,20 +89,20 @@ class ScheduledTurnTest {
                 "{\"name\": \"again\", \"cron\": \"* * * * *\", \"description\": \"Again\"}")));
     model.enqueue(ScriptedReply.answer("Reminder sent."));
     try (TestHost host = TestHost.start(config(), EXTENSIONS)) {
-      Instant second = dueSoon();
+      Instant second = PinnedCron.dueSoon();
 
       ToolResult scheduled =
           host.call(
               "schedule_task",
               "{\"name\": \"remind\", \"cron\": \""
-                  + pinned(second)
+                  + PinnedCron.at(second, ZoneOffset.UTC)
                   + "\", \"description\": \"Remind the team of the stand-up\", \"run_once\":"
                   + " true}");
       assertThat(scheduled.isError()).as(scheduled.text()).isFalse();
       assertThat(scheduled.text())
           .startsWith(
               "Scheduled task 'remind' with cron '"
-                  + pinned(second)
+                  + PinnedCron.at(second, ZoneOffset.UTC)
                   + "', once. Next fire: "
                   + second.toString().replace("T", " ").replace("Z", "")
                   + " UTC (UTC+00:00). Current time: ");
@@ -142,14 +120,7 @@ class ScheduledTurnTest {
                       .anyMatch(run -> run.status() == TaskRun.Status.SUCCEEDED));
 
       RecordedRequest first = model.takeRequest();
-      List<String> offered =
-          first
-              .json()
-              .get("tools")
-              .valueStream()
-              .map(tool -> tool.at("/function/name").asString())
-              .toList();
-      assertThat(offered)
+      assertThat(OfferedTools.names(first.json()))
           .contains("list_scheduled_tasks", "cancel_scheduled_task")
           .doesNotContain("schedule_task", "helper", "spawn_subagent");
       assertThat(first.json().at("/messages").toString())
@@ -189,12 +160,12 @@ class ScheduledTurnTest {
         ScriptedReply.stream().pause(Duration.ofSeconds(10)).text("Too late.").done().build());
     String yaml = config().replace("  grace: 1m\n", "  grace: 1m\n  max_run_time: 1s\n");
     try (TestHost host = TestHost.start(yaml, EXTENSIONS)) {
-      Instant second = dueSoon();
+      Instant second = PinnedCron.dueSoon();
       ToolResult scheduled =
           host.call(
               "schedule_task",
               "{\"name\": \"slow\", \"cron\": \""
-                  + pinned(second)
+                  + PinnedCron.at(second, ZoneOffset.UTC)
                   + "\", \"description\": \"Take your time\", \"run_once\": true}");
       assertThat(scheduled.isError()).as(scheduled.text()).isFalse();
       TaskScheduler scheduler = host.runtime().service(TaskScheduler.class).orElseThrow();

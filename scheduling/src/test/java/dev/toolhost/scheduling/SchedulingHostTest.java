@@ -14,8 +14,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
-import java.time.ZonedDateTime;
-import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -49,27 +47,6 @@ class SchedulingHostTest {
     return TestHost.config(yaml, List.of(new SchedulingExtension()), Path.of(""));
   }
 
-  /** A six-field cron pinned to the given second, in the given zone. */
-  static String pinned(Instant at, ZoneId zone) {
-    ZonedDateTime local = at.atZone(zone);
-    return "%d %d %d %d %d *"
-        .formatted(
-            local.getSecond(),
-            local.getMinute(),
-            local.getHour(),
-            local.getDayOfMonth(),
-            local.getMonthValue());
-  }
-
-  /**
-   * A second at least four seconds ahead, for a task pinned to it: a pinned cron whose second has
-   * passed by the time it is stored next fires a year later, so the margin must outlast a slow
-   * schedule call on a loaded machine.
-   */
-  static Instant dueSoon() {
-    return Instant.now().plusSeconds(5).truncatedTo(ChronoUnit.SECONDS);
-  }
-
   @Test
   void aToolTaskCallsItsToolThroughTheDispatcherAndTheListShowsItsOutcome() throws Exception {
     String yaml =
@@ -81,8 +58,8 @@ class SchedulingHostTest {
         """
             .formatted(dir.resolve("state"));
     try (TestHost host = host(yaml)) {
-      Instant second = dueSoon();
-      String cron = pinned(second, ZoneId.of("Europe/Paris"));
+      Instant second = PinnedCron.dueSoon();
+      String cron = PinnedCron.at(second, ZoneId.of("Europe/Paris"));
 
       ToolResult refused =
           host.call(
@@ -179,12 +156,12 @@ class SchedulingHostTest {
             .formatted(dir.resolve("state"));
     Instant second;
     try (TestHost first = host(yaml)) {
-      second = dueSoon();
+      second = PinnedCron.dueSoon();
       ToolResult scheduled =
           first.call(
               "schedule_task",
               "{\"name\": \"after-restart\", \"cron\": \""
-                  + pinned(second, ZoneOffset.UTC)
+                  + PinnedCron.at(second, ZoneOffset.UTC)
                   + "\", \"description\": \"x\", \"run_once\": true, \"tool\":"
                   + " \"list_tool_guides\"}");
       assertThat(scheduled.isError()).as(scheduled.text()).isFalse();
