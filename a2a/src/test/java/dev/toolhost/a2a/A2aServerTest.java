@@ -103,6 +103,19 @@ class A2aServerTest {
         .formatted(text);
   }
 
+  /** The version 1.0 answer to a call of the method on the task. */
+  private JsonNode onTask(int id, String method, String taskId) throws Exception {
+    return post(
+        "{\"jsonrpc\": \"2.0\", \"id\": "
+            + id
+            + ", \"method\": \""
+            + method
+            + "\", \"params\": {\"id\": \""
+            + taskId
+            + "\"}}",
+        Optional.of("1.0"));
+  }
+
   @Test
   void theCardNamesThePublicUrlAndBothVersions() throws Exception {
     start(10);
@@ -150,12 +163,7 @@ class A2aServerTest {
     assertThat(task.has("kind")).isFalse();
     assertThat(task.path("status").path("message").path("role").asString()).isEqualTo("ROLE_AGENT");
 
-    JsonNode got =
-        post(
-            "{\"jsonrpc\": \"2.0\", \"id\": 2, \"method\": \"GetTask\", \"params\": {\"id\": \""
-                + task.path("id").asString()
-                + "\"}}",
-            Optional.of("1.0"));
+    JsonNode got = onTask(2, "GetTask", task.path("id").asString());
     assertThat(got.path("result").path("status").path("state").asString())
         .isEqualTo("TASK_STATE_COMPLETED");
   }
@@ -226,12 +234,7 @@ class A2aServerTest {
     start(10);
     JsonNode task = post(send03("slow one", false), Optional.empty()).path("result");
     assertThat(task.path("status").path("state").asString()).isIn("submitted", "working");
-    JsonNode cancelled =
-        post(
-            "{\"jsonrpc\": \"2.0\", \"id\": 7, \"method\": \"CancelTask\", \"params\": {\"id\": \""
-                + task.path("id").asString()
-                + "\"}}",
-            Optional.of("1.0"));
+    JsonNode cancelled = onTask(7, "CancelTask", task.path("id").asString());
     assertThat(cancelled.path("result").path("status").path("state").asString())
         .isEqualTo("TASK_STATE_CANCELED");
     await().atMost(Duration.ofSeconds(5)).untilTrue(interrupted);
