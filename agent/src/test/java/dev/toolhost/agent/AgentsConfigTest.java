@@ -276,7 +276,7 @@ class AgentsConfigTest {
 
   @Test
   void anAgentNamingAnUnknownProfileIsAConfigErrorWithFileAndLine() {
-    assertThatThrownBy(() -> parse(withProfile("writers")))
+    assertThatThrownBy(() -> parse(helper("http://127.0.0.1:9/v1", "writers")))
         .isInstanceOf(ConfigException.class)
         .hasMessage(
             "toolhost.yaml line 10, column 14: agent 'helper' names an unknown profile 'writers'"
@@ -285,24 +285,28 @@ class AgentsConfigTest {
 
   @Test
   void anAgentMayNameAUserProfileOfTheSameFile() {
-    assertThat(agents(withProfile("readers")))
+    assertThat(agents(helper("http://127.0.0.1:9/v1", "readers")))
         .singleElement()
         .satisfies(a -> assertThat(a.profile()).isEqualTo("readers"));
   }
 
-  private static String withProfile(String profile) {
+  /**
+   * A file with a user profile, readers, and an agent, helper, at that model server under that
+   * profile (line 10).
+   */
+  static String helper(String baseUrl, String profile) {
     return """
         profiles:
           readers:
             allow_sources: [builtin:guides]
         agents:
           helper:
-            base_url: http://127.0.0.1:9/v1
+            base_url: %s
             model: helper-model
             api_key_env: NO_SUCH_KEY
             description: Answers briefly.
             profile: %s
         """
-        .formatted(profile);
+        .formatted(baseUrl, profile);
   }
 }

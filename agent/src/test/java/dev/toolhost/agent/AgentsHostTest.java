@@ -33,20 +33,7 @@ class AgentsHostTest {
 
   private TestHost host() {
     return TestHost.start(
-        """
-        profiles:
-          readers:
-            allow_sources: [builtin:guides]
-        agents:
-          helper:
-            base_url: %s
-            model: helper-model
-            api_key_env: NO_SUCH_KEY
-            description: Answers briefly.
-            profile: readers
-        """
-            .formatted(server.baseUrl()),
-        EXTENSIONS);
+        AgentsConfigTest.helper(server.baseUrl().toString(), "readers"), EXTENSIONS);
   }
 
   @Test

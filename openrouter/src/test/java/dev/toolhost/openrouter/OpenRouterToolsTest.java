@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -40,6 +41,17 @@ class OpenRouterToolsTest {
   /** An OpenRouter key's shape, made up: {@code sk-or-v1-} and 64 hex digits. */
   static final String KEY =
       "sk-or-v1-" + "3f9a1c7e5b2d4f6a8c0e1b3d5f7a9c2e" + "4b6d8f0a1c3e5b7d9f2a4c6e8b0d1f3a";
+
+  /** The names of the seven tools. */
+  static final Set<String> NAMES =
+      Set.of(
+          "get_credits",
+          "get_api_key_info",
+          "list_models",
+          "list_api_keys",
+          "get_api_key",
+          "get_generation",
+          "get_activity");
 
   static final String CREDITS = "{\"data\":{\"total_credits\":100.5,\"total_usage\":25.75}}";
 
@@ -151,6 +163,18 @@ class OpenRouterToolsTest {
     return dispatcher.dispatch(set, ToolCall.of(tool, JSON.writeValueAsString(arguments)));
   }
 
+  /** What the tool, called without arguments, answers when OpenRouter answers the path so. */
+  private ToolResult callAnswered(String tool, String path, int status, String body) {
+    site.page("/api/v1" + path, FakeSite.Page.of(status, JSON_TYPE, body));
+    return call(tool, Map.of());
+  }
+
+  /** The failure's message, the failure checked to carry the code. */
+  private static String failureText(ToolResult result, ErrorCode code) {
+    assertThat(code(result)).isEqualTo(code);
+    return result.text();
+  }
+
   private static ErrorCode code(ToolResult result) {
     assertThat(result).as(result.text()).isInstanceOf(ToolResult.Failure.class);
     return ((ToolResult.Failure) result).error().code();
@@ -229,16 +253,7 @@ class OpenRouterToolsTest {
 
   @Test
   void theToolsAreReadOnlyOfTheirSourceWithTheParameterNamesOfTheIssue() {
-    assertThat(tools.specs())
-        .extracting(ToolSpec::name)
-        .containsExactlyInAnyOrder(
-            "get_credits",
-            "get_api_key_info",
-            "list_models",
-            "list_api_keys",
-            "get_api_key",
-            "get_generation",
-            "get_activity");
+    assertThat(tools.specs()).extracting(ToolSpec::name).containsExactlyInAnyOrderElementsOf(NAMES);
     assertThat(tools.specs())
         .allSatisfy(
             spec -> {
@@ -261,12 +276,9 @@ class OpenRouterToolsTest {
 
   @Test
   void a401SaysOpenRoutersMessageAndThatTheKeyIsWrong() {
-    site.page("/api/v1/credits", FakeSite.Page.of(401, JSON_TYPE, UNAUTHORIZED));
+    ToolResult result = callAnswered("get_credits", "/credits", 401, UNAUTHORIZED);
 
-    ToolResult result = call("get_credits", Map.of());
-
-    assertThat(code(result)).isEqualTo(ErrorCode.UNAVAILABLE);
-    assertThat(result.text())
+    assertThat(failureText(result, ErrorCode.UNAVAILABLE))
         .isEqualTo(
             "OpenRouter API error 401 for '/credits': "
                 + UNAUTHORIZED
@@ -275,12 +287,9 @@ class OpenRouterToolsTest {
 
   @Test
   void a403SaysOpenRoutersMessageAndThatAManagementKeyIsNeeded() {
-    site.page("/api/v1/keys", FakeSite.Page.of(403, JSON_TYPE, FORBIDDEN));
+    ToolResult result = callAnswered("list_api_keys", "/keys", 403, FORBIDDEN);
 
-    ToolResult result = call("list_api_keys", Map.of());
-
-    assertThat(code(result)).isEqualTo(ErrorCode.UNAVAILABLE);
-    assertThat(result.text())
+    assertThat(failureText(result, ErrorCode.UNAVAILABLE))
         .isEqualTo(
             "OpenRouter API error 403 for '/keys': "
                 + FORBIDDEN
@@ -295,8 +304,7 @@ class OpenRouterToolsTest {
             "get_api_key",
             Map.of("key_hash", "0000000000000000000000000000000000000000000000000000000000000000"));
 
-    assertThat(code(result)).isEqualTo(ErrorCode.INVALID_ARGUMENTS);
-    assertThat(result.text())
+    assertThat(failureText(result, ErrorCode.INVALID_ARGUMENTS))
         .isEqualTo(
             "OpenRouter API error 404 for"
                 + " '/keys/0000000000000000000000000000000000000000000000000000000000000000':"
@@ -306,15 +314,14 @@ class OpenRouterToolsTest {
 
   @Test
   void aRateLimitSaysToWait() {
-    site.page(
-        "/api/v1/models",
-        FakeSite.Page.of(
-            429, JSON_TYPE, "{\"error\":{\"message\":\"Rate limit exceeded\",\"code\":429}}"));
+    ToolResult result =
+        callAnswered(
+            "list_models",
+            "/models",
+            429,
+            "{\"error\":{\"message\":\"Rate limit exceeded\",\"code\":429}}");
 
-    ToolResult result = call("list_models", Map.of());
-
-    assertThat(code(result)).isEqualTo(ErrorCode.UNAVAILABLE);
-    assertThat(result.text())
+    assertThat(failureText(result, ErrorCode.UNAVAILABLE))
         .isEqualTo(
             "OpenRouter API error 429 for '/models':"
                 + " {\"error\":{\"message\":\"Rate limit exceeded\",\"code\":429}}. Rate limited:"
