@@ -30,25 +30,29 @@ class A2aServerTest {
   private RouteServer http;
   private final HttpClient client = HttpClient.newHttpClient();
 
+  /** The one agent published, jester, who tells jokes; no other name is published. */
+  static Optional<A2aServer.Published> jester(String name) {
+    return name.equals("jester")
+        ? Optional.of(
+            new A2aServer.Published(
+                "jester",
+                "Tells jokes.",
+                List.of(
+                    new AgentCard.Skill(
+                        "joke",
+                        "joke",
+                        "Tells a joke",
+                        List.of("humor"),
+                        List.of("Tell me a joke")))))
+        : Optional.empty();
+  }
+
   private void start(int maxTasks) throws Exception {
     server =
         new A2aServer(
             new A2aConfig.Server(
                 URI.create("https://agents.example.com/"), maxTasks, Duration.ofSeconds(5)),
-            name ->
-                name.equals("jester")
-                    ? Optional.of(
-                        new A2aServer.Published(
-                            "jester",
-                            "Tells jokes.",
-                            List.of(
-                                new AgentCard.Skill(
-                                    "joke",
-                                    "joke",
-                                    "Tells a joke",
-                                    List.of("humor"),
-                                    List.of("Tell me a joke")))))
-                    : Optional.empty(),
+            A2aServerTest::jester,
             (agent, context, message) -> {
               if (message.contains("slow")) {
                 try {

@@ -1,16 +1,14 @@
 package dev.toolhost.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
-import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.core.spi.Route;
 import dev.toolhost.memory.WorkingMemoryExtension;
+import dev.toolhost.scheduling.HostTasks;
 import dev.toolhost.scheduling.PinnedCron;
 import dev.toolhost.scheduling.SchedulingExtension;
 import dev.toolhost.scheduling.TaskRun;
-import dev.toolhost.scheduling.TaskScheduler;
 import dev.toolhost.testing.RecordedRequest;
 import dev.toolhost.testing.ScriptedModelServer;
 import dev.toolhost.testing.ScriptedReply;
@@ -91,15 +89,14 @@ class ScheduledTurnTest {
     try (TestHost host = TestHost.start(config(), EXTENSIONS)) {
       Instant second = PinnedCron.dueSoon();
 
-      ToolResult scheduled =
-          host.call(
-              "schedule_task",
+      String scheduled =
+          HostTasks.schedule(
+              host,
               "{\"name\": \"remind\", \"cron\": \""
                   + PinnedCron.at(second, ZoneOffset.UTC)
                   + "\", \"description\": \"Remind the team of the stand-up\", \"run_once\":"
                   + " true}");
-      assertThat(scheduled.isError()).as(scheduled.text()).isFalse();
-      assertThat(scheduled.text())
+      assertThat(scheduled)
           .startsWith(
               "Scheduled task 'remind' with cron '"
                   + PinnedCron.at(second, ZoneOffset.UTC)
@@ -111,13 +108,7 @@ class ScheduledTurnTest {
       assertThat(listed.at("/tasks/0/name").asString()).isEqualTo("remind");
       assertThat(listed.at("/tasks/0/next_fire").asString()).isEqualTo(second.toString());
 
-      TaskScheduler scheduler = host.runtime().service(TaskScheduler.class).orElseThrow();
-      await()
-          .atMost(Duration.ofSeconds(30))
-          .until(
-              () ->
-                  scheduler.runs("remind", 1).stream()
-                      .anyMatch(run -> run.status() == TaskRun.Status.SUCCEEDED));
+      HostTasks.awaitRun(host, "remind", TaskRun.Status.SUCCEEDED);
 
       RecordedRequest first = model.takeRequest();
       assertThat(OfferedTools.names(first.json()))
@@ -161,22 +152,12 @@ class ScheduledTurnTest {
     String yaml = config().replace("  grace: 1m\n", "  grace: 1m\n  max_run_time: 1s\n");
     try (TestHost host = TestHost.start(yaml, EXTENSIONS)) {
       Instant second = PinnedCron.dueSoon();
-      ToolResult scheduled =
-          host.call(
-              "schedule_task",
-              "{\"name\": \"slow\", \"cron\": \""
-                  + PinnedCron.at(second, ZoneOffset.UTC)
-                  + "\", \"description\": \"Take your time\", \"run_once\": true}");
-      assertThat(scheduled.isError()).as(scheduled.text()).isFalse();
-      TaskScheduler scheduler = host.runtime().service(TaskScheduler.class).orElseThrow();
-
-      await()
-          .atMost(Duration.ofSeconds(30))
-          .until(
-              () ->
-                  scheduler.runs("slow", 1).stream()
-                      .anyMatch(run -> run.status() == TaskRun.Status.FAILED));
-      TaskRun run = scheduler.runs("slow", 1).getFirst();
+      HostTasks.schedule(
+          host,
+          "{\"name\": \"slow\", \"cron\": \""
+              + PinnedCron.at(second, ZoneOffset.UTC)
+              + "\", \"description\": \"Take your time\", \"run_once\": true}");
+      TaskRun run = HostTasks.awaitRun(host, "slow", TaskRun.Status.FAILED);
       assertThat(run.output()).startsWith("timeout: ");
       assertThat(Duration.between(run.started().orElseThrow(), run.ended().orElseThrow()))
           .isLessThan(Duration.ofSeconds(8));

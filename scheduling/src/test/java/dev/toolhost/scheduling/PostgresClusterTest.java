@@ -26,6 +26,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
@@ -212,11 +213,8 @@ class PostgresClusterTest {
     List<String> started = startReadyChild("host-killed", "hang");
 
     TaskScheduler client = host("host-survivor", 10);
-    List<String> names = IntStream.range(0, 15).mapToObj(i -> "job-" + i).toList();
-    for (String name : names) {
-      // Due within a second of being scheduled, however long scheduling the others takes.
-      client.schedule(onceInASecond(name));
-    }
+    // Each due within a second of being scheduled, however long scheduling the others takes.
+    List<String> names = scheduleJobs(client, 15, PostgresClusterTest::onceInASecond);
     // The killed host has 5 threads: it starts 5 fires and hangs in them; 10 wait in the table,
     // some perhaps picked by it but not started.
     await()
@@ -270,10 +268,7 @@ class PostgresClusterTest {
     ScheduleStore store = store();
     List<String> said = startReadyChild("host-stalled", "stall-first");
     TaskScheduler survivor = host("host-survivor", 10);
-    List<String> names = IntStream.range(0, 3).mapToObj(i -> "job-" + i).toList();
-    for (String name : names) {
-      survivor.schedule(everyTwoSeconds(name));
-    }
+    List<String> names = scheduleJobs(survivor, 3, PostgresClusterTest::everyTwoSeconds);
     // The stalled host alone polls: it starts the first fire of each task and hangs in it.
     await()
         .atMost(Duration.ofSeconds(2).plus(VERDICT).multipliedBy(MARGIN))
@@ -348,6 +343,16 @@ class PostgresClusterTest {
         .contains("was judged dead")
         .doesNotContain("Indicates a bug")
         .doesNotContain("Failed while completing execution");
+  }
+
+  /** Schedules that many tasks, job-0, job-1 and on, made by the factory, on the host. */
+  private static List<String> scheduleJobs(
+      TaskScheduler host, int count, Function<String, ScheduledTask> task) throws Exception {
+    List<String> names = IntStream.range(0, count).mapToObj(i -> "job-" + i).toList();
+    for (String name : names) {
+      host.schedule(task.apply(name));
+    }
+    return names;
   }
 
   /** A recurring task that fires every two seconds, by a six-field cron. */

@@ -69,22 +69,14 @@ class SchedulingHostTest {
           .isEqualTo(
               "This host has no agent to run a prompt (scheduling.agent is not set): give tool and"
                   + " arguments to schedule a tool call instead.");
-      ToolResult scheduled =
-          host.call(
-              "schedule_task",
-              "{\"name\": \"guides\", \"cron\": \""
-                  + cron
-                  + "\", \"description\": \"List the guides\", \"tool\": \"list_tool_guides\","
-                  + " \"arguments\": {}}");
-      assertThat(scheduled.isError()).as(scheduled.text()).isFalse();
+      HostTasks.schedule(
+          host,
+          "{\"name\": \"guides\", \"cron\": \""
+              + cron
+              + "\", \"description\": \"List the guides\", \"tool\": \"list_tool_guides\","
+              + " \"arguments\": {}}");
 
-      TaskScheduler scheduler = host.runtime().service(TaskScheduler.class).orElseThrow();
-      await()
-          .atMost(Duration.ofSeconds(30))
-          .until(
-              () ->
-                  scheduler.runs("guides", 1).stream()
-                      .anyMatch(run -> run.status() == TaskRun.Status.SUCCEEDED));
+      HostTasks.awaitRun(host, "guides", TaskRun.Status.SUCCEEDED);
       String list = host.call("list_scheduled_tasks", "{}").text();
       assertThat(list).startsWith("Current time: ").contains(" Europe/Paris (UTC+");
       assertThat(list)
@@ -123,12 +115,10 @@ class SchedulingHostTest {
       Map<String, String> environment = Map.of("SCHEDULES_DB_PASSWORD", "trusted-anyway");
       try (TestHost a = host(yaml, environment);
           TestHost b = host(yaml, environment)) {
-        ToolResult scheduled =
-            a.call(
-                "schedule_task",
-                "{\"name\": \"shared\", \"cron\": \"0 9 * * *\", \"description\": \"x\","
-                    + " \"tool\": \"list_tool_guides\"}");
-        assertThat(scheduled.isError()).as(scheduled.text()).isFalse();
+        HostTasks.schedule(
+            a,
+            "{\"name\": \"shared\", \"cron\": \"0 9 * * *\", \"description\": \"x\","
+                + " \"tool\": \"list_tool_guides\"}");
         assertThat(b.call("list_scheduled_tasks", "{}").text())
             .contains("| shared | `0 9 * * *` | calls list_tool_guides: x | ");
         assertThat(b.call("cancel_scheduled_task", "{\"name\": \"shared\"}").text())
@@ -157,14 +147,12 @@ class SchedulingHostTest {
     Instant second;
     try (TestHost first = host(yaml)) {
       second = PinnedCron.dueSoon();
-      ToolResult scheduled =
-          first.call(
-              "schedule_task",
-              "{\"name\": \"after-restart\", \"cron\": \""
-                  + PinnedCron.at(second, ZoneOffset.UTC)
-                  + "\", \"description\": \"x\", \"run_once\": true, \"tool\":"
-                  + " \"list_tool_guides\"}");
-      assertThat(scheduled.isError()).as(scheduled.text()).isFalse();
+      HostTasks.schedule(
+          first,
+          "{\"name\": \"after-restart\", \"cron\": \""
+              + PinnedCron.at(second, ZoneOffset.UTC)
+              + "\", \"description\": \"x\", \"run_once\": true, \"tool\":"
+              + " \"list_tool_guides\"}");
     }
     try (TestHost second2 = host(yaml)) {
       TaskScheduler scheduler = second2.runtime().service(TaskScheduler.class).orElseThrow();
