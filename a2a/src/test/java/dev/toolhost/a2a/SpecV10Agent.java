@@ -11,11 +11,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.eclipse.jetty.http.HttpHeader;
-import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
-import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.Server;
-import org.eclipse.jetty.util.Callback;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
@@ -49,24 +46,20 @@ final class SpecV10Agent implements AutoCloseable {
     base =
         RouteServer.start(
             server,
-            new Handler.Abstract() {
-              @Override
-              public boolean handle(Request request, Response response, Callback callback)
-                  throws Exception {
-                String path = request.getHttpURI().getPath();
-                String body;
-                if (path.equals("/.well-known/agent-card.json")) {
-                  body = card();
-                } else {
-                  try (InputStream in = Request.asInputStream(request)) {
-                    body = rpc(A2aWire.JSON.readTree(in), request);
-                  }
+            (request, response, callback) -> {
+              String path = request.getHttpURI().getPath();
+              String body;
+              if (path.equals("/.well-known/agent-card.json")) {
+                body = card();
+              } else {
+                try (InputStream in = Request.asInputStream(request)) {
+                  body = rpc(A2aWire.JSON.readTree(in), request);
                 }
-                response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
-                response.write(
-                    true, ByteBuffer.wrap(body.getBytes(StandardCharsets.UTF_8)), callback);
-                return true;
               }
+              response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
+              response.write(
+                  true, ByteBuffer.wrap(body.getBytes(StandardCharsets.UTF_8)), callback);
+              return true;
             });
   }
 

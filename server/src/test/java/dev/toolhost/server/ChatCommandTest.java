@@ -45,6 +45,17 @@ class ChatCommandTest {
     return commandLine.execute(args);
   }
 
+  /** A GitHub token's shape from the seed, made at run time so that no scanner flags this file. */
+  private static String githubToken(long seed) {
+    java.util.Random random = new java.util.Random(seed);
+    StringBuilder token = new StringBuilder("ghp_");
+    String alphabet = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789";
+    for (int i = 0; i < 36; i++) {
+      token.append(alphabet.charAt(random.nextInt(alphabet.length())));
+    }
+    return token.toString();
+  }
+
   @Test
   void scriptedChatWithNoConfigCallsABuiltInToolAndAnswersOneLineAtATime() {
     server.respondWith(DevCommand.ModelServer::script);
@@ -72,13 +83,7 @@ class ChatCommandTest {
 
   @Test
   void aSecretNeitherReachesTheModelNorComesBackFromItToTheChat() {
-    // A GitHub token's shape, made at run time so that no scanner flags this file.
-    java.util.Random random = new java.util.Random(21);
-    StringBuilder token = new StringBuilder("ghp_");
-    String alphabet = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789";
-    for (int i = 0; i < 36; i++) {
-      token.append(alphabet.charAt(random.nextInt(alphabet.length())));
-    }
+    String token = githubToken(21);
     // Streamed a few characters per chunk: the token comes split across several deltas.
     server.enqueue(ScriptedReply.answer("Your token is " + token + ", keep it safe."));
 
@@ -133,13 +138,7 @@ class ChatCommandTest {
 
   @Test
   void aReplyCarryingASecretIsRefusedByTheHostsScanner() {
-    // A GitHub token's shape, made at run time so that no scanner flags this file.
-    java.util.Random random = new java.util.Random(7);
-    StringBuilder token = new StringBuilder("ghp_");
-    String alphabet = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789";
-    for (int i = 0; i < 36; i++) {
-      token.append(alphabet.charAt(random.nextInt(alphabet.length())));
-    }
+    String token = githubToken(7);
     server.enqueue(
         ScriptedReply.toolCalls(
             ScriptedReply.call("call_1", "reply", "{\"content\":\"Here it is: " + token + "\"}")));

@@ -30,9 +30,6 @@ class HostAgentsTest {
 
   private String config(String profile) {
     return """
-        profiles:
-          readers:
-            allow_sources: [builtin:guides]
         agents:
           helper:
             base_url: %s
@@ -62,7 +59,7 @@ class HostAgentsTest {
 
   @Test
   void toolsAndCallSeeConfiguredAgents() throws Exception {
-    Path file = file(config("readers"));
+    Path file = file(config("main"));
     server.enqueue(ScriptedReply.answer("Called."));
 
     String[] tools = run("tools", "--config", file.toString());
@@ -76,7 +73,7 @@ class HostAgentsTest {
         .satisfies(
             run -> {
               assertThat(run.get(0)).isEqualTo("2");
-              assertThat(run.get(2)).contains("line 10, column 14").contains("'nope'");
+              assertThat(run.get(2)).contains("line 7, column 14").contains("'nope'");
             });
   }
 }
