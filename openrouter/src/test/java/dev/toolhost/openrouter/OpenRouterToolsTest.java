@@ -175,6 +175,12 @@ class OpenRouterToolsTest {
     return result.text();
   }
 
+  /** Checks the call was refused as invalid arguments with that message, before any request. */
+  private void assertRefusedBeforeAnyRequest(ToolResult result, String message) {
+    assertThat(failureText(result, ErrorCode.INVALID_ARGUMENTS)).isEqualTo(message);
+    assertThat(site.takeRequests()).isEmpty();
+  }
+
   private static ErrorCode code(ToolResult result) {
     assertThat(result).as(result.text()).isInstanceOf(ToolResult.Failure.class);
     return ((ToolResult.Failure) result).error().code();
@@ -333,24 +339,20 @@ class OpenRouterToolsTest {
   void aKeyHashThatIsNotAPlainIdentifierIsRefusedBeforeAnyRequest(String hash) {
     ToolResult result = call("get_api_key", Map.of("key_hash", hash));
 
-    assertThat(code(result)).isEqualTo(ErrorCode.INVALID_ARGUMENTS);
-    assertThat(result.text())
-        .isEqualTo(
-            "key_hash must be letters, digits, '-' and '_' only (1 to 200 of them), as OpenRouter"
-                + " writes them.");
-    assertThat(site.takeRequests()).isEmpty();
+    assertRefusedBeforeAnyRequest(
+        result,
+        "key_hash must be letters, digits, '-' and '_' only (1 to 200 of them), as OpenRouter"
+            + " writes them.");
   }
 
   @Test
   void aGenerationIdThatIsNotAPlainIdentifierIsRefusedBeforeAnyRequest() {
     ToolResult result = call("get_generation", Map.of("generation_id", "gen-1&id=gen-2"));
 
-    assertThat(code(result)).isEqualTo(ErrorCode.INVALID_ARGUMENTS);
-    assertThat(result.text())
-        .isEqualTo(
-            "generation_id must be letters, digits, '-' and '_' only (1 to 200 of them), as"
-                + " OpenRouter writes them.");
-    assertThat(site.takeRequests()).isEmpty();
+    assertRefusedBeforeAnyRequest(
+        result,
+        "generation_id must be letters, digits, '-' and '_' only (1 to 200 of them), as"
+            + " OpenRouter writes them.");
   }
 
   @ParameterizedTest
@@ -369,11 +371,8 @@ class OpenRouterToolsTest {
   void aDateThatIsNotADayWrittenYyyyMmDdIsRefusedBeforeAnyRequest(String date) {
     ToolResult result = call("get_activity", Map.of("date", date));
 
-    assertThat(code(result)).isEqualTo(ErrorCode.INVALID_ARGUMENTS);
-    assertThat(result.text())
-        .isEqualTo(
-            "date is '" + date + "'; it must be a day written YYYY-MM-DD, such as 2025-08-24.");
-    assertThat(site.takeRequests()).isEmpty();
+    assertRefusedBeforeAnyRequest(
+        result, "date is '" + date + "'; it must be a day written YYYY-MM-DD, such as 2025-08-24.");
   }
 
   @Test
