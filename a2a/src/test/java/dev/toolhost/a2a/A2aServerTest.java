@@ -30,25 +30,29 @@ class A2aServerTest {
   private RouteServer http;
   private final HttpClient client = HttpClient.newHttpClient();
 
+  /** The one agent published, jester, who tells jokes; no other name is published. */
+  static Optional<A2aServer.Published> jester(String name) {
+    return name.equals("jester")
+        ? Optional.of(
+            new A2aServer.Published(
+                "jester",
+                "Tells jokes.",
+                List.of(
+                    new AgentCard.Skill(
+                        "joke",
+                        "joke",
+                        "Tells a joke",
+                        List.of("humor"),
+                        List.of("Tell me a joke")))))
+        : Optional.empty();
+  }
+
   private void start(int maxTasks) throws Exception {
     server =
         new A2aServer(
             new A2aConfig.Server(
                 URI.create("https://agents.example.com/"), maxTasks, Duration.ofSeconds(5)),
-            name ->
-                name.equals("jester")
-                    ? Optional.of(
-                        new A2aServer.Published(
-                            "jester",
-                            "Tells jokes.",
-                            List.of(
-                                new AgentCard.Skill(
-                                    "joke",
-                                    "joke",
-                                    "Tells a joke",
-                                    List.of("humor"),
-                                    List.of("Tell me a joke")))))
-                    : Optional.empty(),
+            A2aServerTest::jester,
             (agent, context, message) -> {
               if (message.contains("slow")) {
                 try {
@@ -103,6 +107,19 @@ class A2aServerTest {
         .formatted(text);
   }
 
+  /** The version 1.0 answer to a call of the method on the task. */
+  private JsonNode onTask(int id, String method, String taskId) throws Exception {
+    return post(
+        "{\"jsonrpc\": \"2.0\", \"id\": "
+            + id
+            + ", \"method\": \""
+            + method
+            + "\", \"params\": {\"id\": \""
+            + taskId
+            + "\"}}",
+        Optional.of("1.0"));
+  }
+
   @Test
   void theCardNamesThePublicUrlAndBothVersions() throws Exception {
     start(10);
@@ -150,12 +167,7 @@ class A2aServerTest {
     assertThat(task.has("kind")).isFalse();
     assertThat(task.path("status").path("message").path("role").asString()).isEqualTo("ROLE_AGENT");
 
-    JsonNode got =
-        post(
-            "{\"jsonrpc\": \"2.0\", \"id\": 2, \"method\": \"GetTask\", \"params\": {\"id\": \""
-                + task.path("id").asString()
-                + "\"}}",
-            Optional.of("1.0"));
+    JsonNode got = onTask(2, "GetTask", task.path("id").asString());
     assertThat(got.path("result").path("status").path("state").asString())
         .isEqualTo("TASK_STATE_COMPLETED");
   }
@@ -226,12 +238,7 @@ class A2aServerTest {
     start(10);
     JsonNode task = post(send03("slow one", false), Optional.empty()).path("result");
     assertThat(task.path("status").path("state").asString()).isIn("submitted", "working");
-    JsonNode cancelled =
-        post(
-            "{\"jsonrpc\": \"2.0\", \"id\": 7, \"method\": \"CancelTask\", \"params\": {\"id\": \""
-                + task.path("id").asString()
-                + "\"}}",
-            Optional.of("1.0"));
+    JsonNode cancelled = onTask(7, "CancelTask", task.path("id").asString());
     assertThat(cancelled.path("result").path("status").path("state").asString())
         .isEqualTo("TASK_STATE_CANCELED");
     await().atMost(Duration.ofSeconds(5)).untilTrue(interrupted);

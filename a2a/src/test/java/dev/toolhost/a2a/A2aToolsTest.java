@@ -105,6 +105,29 @@ class A2aToolsTest {
     return ((ToolResult.Success) result).content();
   }
 
+  private static final String DISPATCHED = "Task dispatched to agent 'billing' with task_id: ";
+
+  /**
+   * Asks billing, which keeps working, with a one-second wait: the answer says the task was
+   * dispatched.
+   */
+  private String dispatch(String message) throws Exception {
+    agent.pollsToFinish = 1_000_000;
+    String answer =
+        call(
+            "invoke_agent",
+            "{\"agent_name\": \"billing\", \"message\": \""
+                + message
+                + "\", \"timeout_seconds\": 1}");
+    assertThat(answer).startsWith(DISPATCHED);
+    return answer;
+  }
+
+  /** The task id a dispatched answer names. */
+  private static String taskId(String answer) {
+    return answer.substring(DISPATCHED.length(), answer.indexOf(". It is"));
+  }
+
   @Test
   void listAndDetailsShowTheCardAndItsSkills() throws Exception {
     String list = call("list_known_agents", "{}");
@@ -187,16 +210,8 @@ class A2aToolsTest {
 
   @Test
   void aLateAnswerIsStoredUnderTheSessionAndAnnounced() throws Exception {
-    agent.pollsToFinish = 1_000_000;
-    String answer =
-        call(
-            "invoke_agent",
-            "{\"agent_name\": \"billing\", \"message\": \"Audit all invoices\", \"timeout_seconds\": 1}");
-    assertThat(answer).startsWith("Task dispatched to agent 'billing' with task_id: ");
-    String taskId =
-        answer.substring(
-            "Task dispatched to agent 'billing' with task_id: ".length(),
-            answer.indexOf(". It is"));
+    String answer = dispatch("Audit all invoices");
+    String taskId = taskId(answer);
     String key = LateAnswer.key("s1", "billing", taskId);
     assertThat(answer).contains(key);
     assertThat(memory.get(key)).isEmpty();
@@ -213,12 +228,7 @@ class A2aToolsTest {
   void lateAnswersAreAwaitedForAtMostTheBoundAndATaskPastItIsCancelled() throws Exception {
     tools.close();
     tools = tools(Map.of("billing", billing()), 1);
-    agent.pollsToFinish = 1_000_000;
-    String first =
-        call(
-            "invoke_agent",
-            "{\"agent_name\": \"billing\", \"message\": \"Audit\", \"timeout_seconds\": 1}");
-    assertThat(first).startsWith("Task dispatched to agent 'billing'");
+    dispatch("Audit");
     assertThat(tools.watching()).isEqualTo(1);
 
     assertThatThrownBy(
@@ -242,15 +252,7 @@ class A2aToolsTest {
 
   @Test
   void aTaskTheAgentForgetsStillGetsALateAnswerNamingItsError() throws Exception {
-    agent.pollsToFinish = 1_000_000;
-    String answer =
-        call(
-            "invoke_agent",
-            "{\"agent_name\": \"billing\", \"message\": \"Audit\", \"timeout_seconds\": 1}");
-    String taskId =
-        answer.substring(
-            "Task dispatched to agent 'billing' with task_id: ".length(),
-            answer.indexOf(". It is"));
+    String taskId = taskId(dispatch("Audit"));
     String key = LateAnswer.key("s1", "billing", taskId);
     agent.forgetTasks();
 
@@ -264,15 +266,7 @@ class A2aToolsTest {
 
   @Test
   void cancelReachesTheRemoteTaskAndAFinishedOneSaysSo() throws Exception {
-    agent.pollsToFinish = 1_000_000;
-    String answer =
-        call(
-            "invoke_agent",
-            "{\"agent_name\": \"billing\", \"message\": \"Audit\", \"timeout_seconds\": 1}");
-    String taskId =
-        answer.substring(
-            "Task dispatched to agent 'billing' with task_id: ".length(),
-            answer.indexOf(". It is"));
+    String taskId = taskId(dispatch("Audit"));
     String cancelled =
         call("cancel_agent_task", "{\"agent_name\": \"billing\", \"task_id\": \"" + taskId + "\"}");
     assertThat(cancelled).contains("canceled");

@@ -34,6 +34,58 @@ final class RouteServer implements AutoCloseable {
         java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor());
     threads.setDaemon(true);
     server = new Server(threads);
+    base =
+        start(
+            server,
+            (request, response, callback) -> {
+              String path = request.getHttpURI().getDecodedPath();
+              for (Route route : routes) {
+                if (route.method().equals(request.getMethod()) && route.matches(path)) {
+                  Map<String, List<String>> headers = new LinkedHashMap<>();
+                  request
+                      .getHeaders()
+                      .forEach(
+                          f ->
+                              headers
+                                  .computeIfAbsent(f.getName(), n -> new ArrayList<>())
+                                  .add(f.getValue()));
+                  byte[] body;
+                  try (InputStream in = Request.asInputStream(request)) {
+                    body = in.readAllBytes();
+                  }
+                  Route.Answer answer =
+                      route
+                          .handler()
+                          .answer(
+                              new Route.Request(
+                                  request.getMethod(), path, Map.of(), body, headers));
+                  response.setStatus(answer.status());
+                  response.getHeaders().put(HttpHeader.CONTENT_TYPE, answer.contentType());
+                  if (answer.stream().isPresent()) {
+                    try (OutputStream out = Content.Sink.asOutputStream(response)) {
+                      answer.stream().get().write(out);
+                    }
+                    callback.succeeded();
+                  } else {
+                    response.write(true, ByteBuffer.wrap(answer.body()), callback);
+                  }
+                  return true;
+                }
+              }
+              response.setStatus(404);
+              response.write(true, ByteBuffer.allocate(0), callback);
+              return true;
+            });
+  }
+
+  /** What a test server does with a request: Jetty's {@link Handler#handle}, as a lambda. */
+  @FunctionalInterface
+  interface Handling {
+    boolean handle(Request request, Response response, Callback callback) throws Exception;
+  }
+
+  /** Starts the server on a free port of 127.0.0.1 handling each request so; the base URI. */
+  static URI start(Server server, Handling handling) throws Exception {
     ServerConnector connector = new ServerConnector(server);
     connector.setHost("127.0.0.1");
     connector.setPort(0);
@@ -43,46 +95,11 @@ final class RouteServer implements AutoCloseable {
           @Override
           public boolean handle(Request request, Response response, Callback callback)
               throws Exception {
-            String path = request.getHttpURI().getDecodedPath();
-            for (Route route : routes) {
-              if (route.method().equals(request.getMethod()) && route.matches(path)) {
-                Map<String, List<String>> headers = new LinkedHashMap<>();
-                request
-                    .getHeaders()
-                    .forEach(
-                        f ->
-                            headers
-                                .computeIfAbsent(f.getName(), n -> new ArrayList<>())
-                                .add(f.getValue()));
-                byte[] body;
-                try (InputStream in = Request.asInputStream(request)) {
-                  body = in.readAllBytes();
-                }
-                Route.Answer answer =
-                    route
-                        .handler()
-                        .answer(
-                            new Route.Request(request.getMethod(), path, Map.of(), body, headers));
-                response.setStatus(answer.status());
-                response.getHeaders().put(HttpHeader.CONTENT_TYPE, answer.contentType());
-                if (answer.stream().isPresent()) {
-                  try (OutputStream out = Content.Sink.asOutputStream(response)) {
-                    answer.stream().get().write(out);
-                  }
-                  callback.succeeded();
-                } else {
-                  response.write(true, ByteBuffer.wrap(answer.body()), callback);
-                }
-                return true;
-              }
-            }
-            response.setStatus(404);
-            response.write(true, ByteBuffer.allocate(0), callback);
-            return true;
+            return handling.handle(request, response, callback);
           }
         });
     server.start();
-    base = URI.create("http://127.0.0.1:" + connector.getLocalPort());
+    return URI.create("http://127.0.0.1:" + connector.getLocalPort());
   }
 
   URI base() {

@@ -21,7 +21,6 @@ import io.a2a.spec.TextPart;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -46,20 +45,7 @@ class SdkClientInteropTest {
     server =
         new A2aServer(
             new A2aConfig.Server(URI.create("http://placeholder"), 100, Duration.ofSeconds(5)),
-            name ->
-                name.equals("jester")
-                    ? Optional.of(
-                        new A2aServer.Published(
-                            "jester",
-                            "Tells jokes.",
-                            List.of(
-                                new dev.toolhost.a2a.AgentCard.Skill(
-                                    "joke",
-                                    "joke",
-                                    "Tells a joke",
-                                    List.of("humor"),
-                                    List.of("Tell me a joke")))))
-                    : Optional.empty(),
+            A2aServerTest::jester,
             (agent, context, message) -> "Knock knock: " + message);
     http = new RouteServer(server.routes());
   }

@@ -11,12 +11,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.eclipse.jetty.http.HttpHeader;
-import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
-import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.Server;
-import org.eclipse.jetty.server.ServerConnector;
-import org.eclipse.jetty.util.Callback;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
@@ -47,31 +43,24 @@ final class SpecV10Agent implements AutoCloseable {
   volatile String description = "Answers questions about invoices and refunds.";
 
   SpecV10Agent() throws Exception {
-    ServerConnector connector = new ServerConnector(server);
-    connector.setHost("127.0.0.1");
-    connector.setPort(0);
-    server.addConnector(connector);
-    server.setHandler(
-        new Handler.Abstract() {
-          @Override
-          public boolean handle(Request request, Response response, Callback callback)
-              throws Exception {
-            String path = request.getHttpURI().getPath();
-            String body;
-            if (path.equals("/.well-known/agent-card.json")) {
-              body = card();
-            } else {
-              try (InputStream in = Request.asInputStream(request)) {
-                body = rpc(A2aWire.JSON.readTree(in), request);
+    base =
+        RouteServer.start(
+            server,
+            (request, response, callback) -> {
+              String path = request.getHttpURI().getPath();
+              String body;
+              if (path.equals("/.well-known/agent-card.json")) {
+                body = card();
+              } else {
+                try (InputStream in = Request.asInputStream(request)) {
+                  body = rpc(A2aWire.JSON.readTree(in), request);
+                }
               }
-            }
-            response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
-            response.write(true, ByteBuffer.wrap(body.getBytes(StandardCharsets.UTF_8)), callback);
-            return true;
-          }
-        });
-    server.start();
-    base = URI.create("http://127.0.0.1:" + connector.getLocalPort());
+              response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
+              response.write(
+                  true, ByteBuffer.wrap(body.getBytes(StandardCharsets.UTF_8)), callback);
+              return true;
+            });
   }
 
   URI base() {

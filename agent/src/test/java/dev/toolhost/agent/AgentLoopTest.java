@@ -1,5 +1,6 @@
 package dev.toolhost.agent;
 
+import static dev.toolhost.agent.OfferedTools.names;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -366,12 +367,6 @@ class AgentLoopTest {
         dispatcher.dispatch(elsewhere, ToolCall.of("reply", "{\"content\":\"Stale\"}"));
     assertThat(stale.text()).contains("has closed");
     assertThat(channel).containsExactly("On it.");
-  }
-
-  private static List<String> names(JsonNode request) {
-    List<String> names = new ArrayList<>();
-    request.get("tools").forEach(tool -> names.add(tool.get("function").get("name").asString()));
-    return names;
   }
 
   private static ObjectNode objectSchema() {

@@ -1,5 +1,6 @@
 package dev.toolhost.agent;
 
+import static dev.toolhost.agent.OfferedTools.names;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolhost.core.MethodTools;
@@ -97,15 +98,6 @@ class AgentsTest {
     agents =
         Agents.create(List.of(definitions), registry, profiles, ToolDispatcher.create(), Map.of());
     return agents;
-  }
-
-  private static List<String> names(JsonNode request) {
-    List<String> names = new ArrayList<>();
-    JsonNode tools = request.get("tools");
-    if (tools != null) {
-      tools.forEach(tool -> names.add(tool.get("function").get("name").asString()));
-    }
-    return names;
   }
 
   @Test
@@ -639,80 +631,80 @@ class AgentsTest {
     return IntStream.rangeClosed(from, to).mapToObj(i -> "sub-" + i + " FINISHED").toList();
   }
 
+  /** A conversation with the scripted assistant (see {@link #scriptSubagents}), and its notices. */
+  private record Parent(Conversation conversation, LinkedBlockingQueue<String> notices) {
+
+    void heard(String notice) throws InterruptedException {
+      assertThat(notices.poll(10, TimeUnit.SECONDS)).isEqualTo(notice);
+    }
+  }
+
+  /** Says "spawn task i" for each i in the range, each subagent heard to finish before the next. */
+  private void spawnFinishing(Parent parent, int from, int to) throws InterruptedException {
+    for (int i = from; i <= to; i++) {
+      say(parent.conversation(), "spawn task " + i);
+      parent.heard("[subagent sub-" + i + " finished] Done: task " + i);
+    }
+  }
+
+  /** The scripted assistant's agents, on first use, and a new conversation with it. */
+  private Parent parent() {
+    if (agents == null) {
+      agents(AgentDefinition.of("assistant", endpoint("m")));
+      scriptSubagents();
+    }
+    Conversation conversation = agents.conversation("assistant");
+    return new Parent(conversation, notices(conversation));
+  }
+
   @Test
   void finishedRunsBeyondTheLimitAreForgottenOldestFirst() throws Exception {
-    agents(AgentDefinition.of("assistant", endpoint("m")));
-    scriptSubagents();
-    Conversation conversation = agents.conversation("assistant");
-    LinkedBlockingQueue<String> notices = notices(conversation);
+    Parent parent = parent();
     int spawned = Subagents.FINISHED_KEPT + 2;
 
-    for (int i = 1; i <= spawned; i++) {
-      say(conversation, "spawn task " + i);
-      assertThat(notices.poll(10, TimeUnit.SECONDS))
-          .isEqualTo("[subagent sub-" + i + " finished] Done: task " + i);
-    }
+    spawnFinishing(parent, 1, spawned);
 
-    assertThat(listed(conversation)).containsExactlyElementsOf(finished(3, spawned));
+    assertThat(listed(parent.conversation())).containsExactlyElementsOf(finished(3, spawned));
   }
 
   @Test
   void aRunningSubagentIsNeverPruned() throws Exception {
-    agents(AgentDefinition.of("assistant", endpoint("m")));
-    scriptSubagents();
-    Conversation conversation = agents.conversation("assistant");
-    LinkedBlockingQueue<String> notices = notices(conversation);
+    Parent parent = parent();
     int spawned = Subagents.FINISHED_KEPT + 2;
-    say(conversation, "spawn hold on");
+    say(parent.conversation(), "spawn hold on");
 
-    for (int i = 2; i <= spawned; i++) {
-      say(conversation, "spawn task " + i);
-      assertThat(notices.poll(10, TimeUnit.SECONDS))
-          .isEqualTo("[subagent sub-" + i + " finished] Done: task " + i);
-    }
+    spawnFinishing(parent, 2, spawned);
 
     List<String> expected = new ArrayList<>(List.of("sub-1 RUNNING"));
     expected.addAll(finished(3, spawned));
-    assertThat(listed(conversation)).containsExactlyElementsOf(expected);
+    assertThat(listed(parent.conversation())).containsExactlyElementsOf(expected);
     // The first spawned finishes last: the run that finished longest ago goes, not it.
     release.countDown();
-    assertThat(notices.poll(10, TimeUnit.SECONDS))
-        .isEqualTo("[subagent sub-1 finished] Done: hold on");
+    parent.heard("[subagent sub-1 finished] Done: hold on");
     expected = new ArrayList<>(List.of("sub-1 FINISHED"));
     expected.addAll(finished(4, spawned));
-    assertThat(listed(conversation)).containsExactlyElementsOf(expected);
+    assertThat(listed(parent.conversation())).containsExactlyElementsOf(expected);
   }
 
   @Test
   void finishedRunsAreCountedPerParentSession() throws Exception {
-    agents(AgentDefinition.of("assistant", endpoint("m")));
-    scriptSubagents();
-    Conversation first = agents.conversation("assistant");
-    LinkedBlockingQueue<String> firstNotices = notices(first);
-    say(first, "spawn early work");
-    assertThat(firstNotices.poll(10, TimeUnit.SECONDS)).contains("sub-1 finished");
-    Conversation second = agents.conversation("assistant");
-    LinkedBlockingQueue<String> secondNotices = notices(second);
+    Parent first = parent();
+    spawnFinishing(first, 1, 1);
+    Parent second = parent();
 
-    for (int i = 2; i <= Subagents.FINISHED_KEPT + 2; i++) {
-      say(second, "spawn task " + i);
-      assertThat(secondNotices.poll(10, TimeUnit.SECONDS)).contains("sub-" + i + " finished");
-    }
+    spawnFinishing(second, 2, Subagents.FINISHED_KEPT + 2);
 
-    assertThat(listed(first)).containsExactly("sub-1 FINISHED");
-    assertThat(listed(second)).hasSize(Subagents.FINISHED_KEPT).doesNotContain("sub-2 FINISHED");
+    assertThat(listed(first.conversation())).containsExactly("sub-1 FINISHED");
+    assertThat(listed(second.conversation()))
+        .hasSize(Subagents.FINISHED_KEPT)
+        .doesNotContain("sub-2 FINISHED");
   }
 
   @Test
   void cancellingAForgottenSubagentSaysThereIsNoSuchSubagent() throws Exception {
-    agents(AgentDefinition.of("assistant", endpoint("m")));
-    scriptSubagents();
-    Conversation conversation = agents.conversation("assistant");
-    LinkedBlockingQueue<String> notices = notices(conversation);
-    for (int i = 1; i <= Subagents.FINISHED_KEPT + 1; i++) {
-      say(conversation, "spawn task " + i);
-      assertThat(notices.poll(10, TimeUnit.SECONDS)).contains("sub-" + i + " finished");
-    }
+    Parent parent = parent();
+    Conversation conversation = parent.conversation();
+    spawnFinishing(parent, 1, Subagents.FINISHED_KEPT + 1);
 
     say(conversation, "cancel sub-1");
     assertThat(lastToolResult(conversation))
@@ -724,61 +716,48 @@ class AgentsTest {
 
   @Test
   void aSubagentOfAnotherConversationCannotBeCancelled() throws Exception {
-    agents(AgentDefinition.of("assistant", endpoint("m")));
-    scriptSubagents();
-    Conversation owner = agents.conversation("assistant");
-    LinkedBlockingQueue<String> notices = notices(owner);
-    say(owner, "spawn hold on");
-    Conversation other = agents.conversation("assistant");
+    Parent owner = parent();
+    say(owner.conversation(), "spawn hold on");
+    Conversation other = parent().conversation();
 
     say(other, "cancel sub-1");
 
     assertThat(lastToolResult(other))
         .contains("there is no subagent 'sub-1' in this conversation; see list_subagents");
-    assertThat(listed(owner)).containsExactly("sub-1 RUNNING");
+    assertThat(listed(owner.conversation())).containsExactly("sub-1 RUNNING");
     release.countDown();
-    assertThat(notices.poll(10, TimeUnit.SECONDS))
-        .isEqualTo("[subagent sub-1 finished] Done: hold on");
+    owner.heard("[subagent sub-1 finished] Done: hold on");
   }
 
   @Test
   void aFinishedRunNoLongerHoldsItsParentConversation() throws Exception {
-    agents(AgentDefinition.of("assistant", endpoint("m")));
-    scriptSubagents();
-    Conversation conversation = agents.conversation("assistant");
-    LinkedBlockingQueue<String> notices = notices(conversation);
-    say(conversation, "spawn hold on");
+    Parent parent = parent();
+    say(parent.conversation(), "spawn hold on");
     Subagents.Run run = agents.subagents().run("sub-1").orElseThrow();
     assertThat(run.holdsParent()).as("a running subagent reports to its parent").isTrue();
 
     release.countDown();
 
-    assertThat(notices.poll(10, TimeUnit.SECONDS))
-        .isEqualTo("[subagent sub-1 finished] Done: hold on");
+    parent.heard("[subagent sub-1 finished] Done: hold on");
     assertThat(run.holdsParent()).as("let go before the notice is heard").isFalse();
     assertThat(agents.subagents().run("sub-1")).containsSame(run);
   }
 
   @Test
   void aParentConversationIsCollectedWhileItsFinishedSubagentsStayListed() throws Exception {
-    agents(AgentDefinition.of("assistant", endpoint("m")));
-    scriptSubagents();
-    Conversation conversation = agents.conversation("assistant");
-    String session = conversation.sessionId();
-    LinkedBlockingQueue<String> notices = notices(conversation);
-    say(conversation, "spawn task 1");
-    assertThat(notices.poll(10, TimeUnit.SECONDS))
-        .isEqualTo("[subagent sub-1 finished] Done: task 1");
-    WeakReference<Conversation> parent = new WeakReference<>(conversation);
-    conversation = null;
+    Parent parent = parent();
+    String session = parent.conversation().sessionId();
+    spawnFinishing(parent, 1, 1);
+    WeakReference<Conversation> collectable = new WeakReference<>(parent.conversation());
+    parent = null;
 
     // The subagent's thread may still be returning from the delivery; collect until it has.
-    for (int i = 0; i < 100 && parent.get() != null; i++) {
+    for (int i = 0; i < 100 && collectable.get() != null; i++) {
       System.gc();
       Thread.sleep(50);
     }
 
-    assertThat(parent.get()).as("the parent conversation was collected").isNull();
+    assertThat(collectable.get()).as("the parent conversation was collected").isNull();
     assertThat(agents.subagents().list(session))
         .singleElement()
         .satisfies(info -> assertThat(info.state()).isEqualTo(Subagents.State.FINISHED));
@@ -786,12 +765,9 @@ class AgentsTest {
 
   @Test
   void closingCancelsEveryRunningSubagentAndWaitsForIt() throws Exception {
-    agents(AgentDefinition.of("assistant", endpoint("m")));
-    scriptSubagents();
-    Conversation conversation = agents.conversation("assistant");
-    LinkedBlockingQueue<String> notices = notices(conversation);
-    say(conversation, "spawn hold on");
-    say(conversation, "spawn hold on too");
+    Parent parent = parent();
+    say(parent.conversation(), "spawn hold on");
+    say(parent.conversation(), "spawn hold on too");
     List<Subagents.Run> running =
         List.of(
             agents.subagents().run("sub-1").orElseThrow(),
@@ -806,7 +782,7 @@ class AgentsTest {
               assertThat(run.state).isEqualTo(Subagents.State.CANCELLED);
               assertThat(run.holdsParent()).isFalse();
             });
-    assertThat(notices)
+    assertThat(parent.notices())
         .containsExactlyInAnyOrder(
             "[subagent sub-1 was cancelled]", "[subagent sub-2 was cancelled]");
   }

@@ -1,5 +1,6 @@
 package dev.toolhost.agent;
 
+import static dev.toolhost.agent.OfferedTools.names;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolhost.core.ErrorCode;
@@ -124,13 +125,12 @@ class ChannelTurnTest {
     return ScriptedReply.answer("Done: " + String.join(" | ", heard));
   }
 
-  private static List<String> names(JsonNode request) {
-    List<String> names = new ArrayList<>();
-    JsonNode tools = request.get("tools");
-    if (tools != null) {
-      tools.forEach(tool -> names.add(tool.get("function").get("name").asString()));
-    }
-    return names;
+  /** Has the assistant spawn a subagent for the task in a turn of the conversation. */
+  private LinkedBlockingQueue<String> spawn(Conversation conversation, String task) {
+    LinkedBlockingQueue<String> notices = new LinkedBlockingQueue<>();
+    conversation.onNotice(notices::add);
+    turn(conversation, "call spawn_subagent {\"task\":\"" + task + "\"}");
+    return notices;
   }
 
   /** One turn of the conversation with the channel tools bound to it; the turn is closed after. */
@@ -274,9 +274,7 @@ class ChannelTurnTest {
   @Test
   void routeReachesARunningSubagentAnIdleOneAndNoUnknownOne() throws Exception {
     Conversation conversation = agents.conversation("assistant");
-    LinkedBlockingQueue<String> notices = new LinkedBlockingQueue<>();
-    conversation.onNotice(notices::add);
-    turn(conversation, "call spawn_subagent {\"task\":\"hold and research\"}");
+    LinkedBlockingQueue<String> notices = spawn(conversation, "hold and research");
     assertThat(holding.await(10, TimeUnit.SECONDS)).isTrue();
 
     // Running: the follow-up joins its run before its next step.
@@ -307,9 +305,7 @@ class ChannelTurnTest {
   @Test
   void cancelStopsARunningSubagentAtOnceAndARoutedFollowUpToItIsNotRouted() throws Exception {
     Conversation conversation = agents.conversation("assistant");
-    LinkedBlockingQueue<String> notices = new LinkedBlockingQueue<>();
-    conversation.onNotice(notices::add);
-    turn(conversation, "call spawn_subagent {\"task\":\"hold forever\"}");
+    LinkedBlockingQueue<String> notices = spawn(conversation, "hold forever");
     assertThat(holding.await(10, TimeUnit.SECONDS)).isTrue();
 
     turn(
@@ -338,9 +334,7 @@ class ChannelTurnTest {
   @Test
   void cancellingAnIdleSubagentEndsItsIdleness() throws Exception {
     Conversation conversation = agents.conversation("assistant");
-    LinkedBlockingQueue<String> notices = new LinkedBlockingQueue<>();
-    conversation.onNotice(notices::add);
-    turn(conversation, "call spawn_subagent {\"task\":\"quick job\"}");
+    LinkedBlockingQueue<String> notices = spawn(conversation, "quick job");
     assertThat(notices.poll(10, TimeUnit.SECONDS))
         .isEqualTo("[subagent sub-1 finished] Done: quick job");
 

@@ -21,6 +21,7 @@ import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
@@ -48,6 +49,26 @@ class ModelClientTest {
     server.close();
   }
 
+  /** A listener that hands each piece of the answer's text to the consumer. */
+  private static ModelListener texts(Consumer<String> consumer) {
+    return new ModelListener() {
+      @Override
+      public void onText(String delta) {
+        consumer.accept(delta);
+      }
+    };
+  }
+
+  /** A listener that hands each tool call to the consumer once it has finished streaming. */
+  private static ModelListener toolCalls(Consumer<ModelToolCall> consumer) {
+    return new ModelListener() {
+      @Override
+      public void onToolCall(ModelToolCall call) {
+        consumer.accept(call);
+      }
+    };
+  }
+
   private static ModelRequest request(boolean stream) {
     ObjectNode tool = JsonNodeFactory.instance.objectNode().put("type", "function");
     tool.putObject("function").put("name", "get_weather").putObject("parameters");
@@ -63,15 +84,7 @@ class ModelClientTest {
     server.enqueue(ScriptedReply.answer("Hello there, Paris is sunny."));
     List<String> deltas = new ArrayList<>();
 
-    ModelReply reply =
-        client.complete(
-            request(true),
-            new ModelListener() {
-              @Override
-              public void onText(String delta) {
-                deltas.add(delta);
-              }
-            });
+    ModelReply reply = client.complete(request(true), texts(deltas::add));
 
     assertThat(deltas).hasSizeGreaterThan(3);
     assertThat(String.join("", deltas)).isEqualTo("Hello there, Paris is sunny.");
@@ -108,15 +121,7 @@ class ModelClientTest {
             ScriptedReply.call("call_c", "list_tool_guides", "{}")));
     List<ModelToolCall> handedOn = Collections.synchronizedList(new ArrayList<>());
 
-    ModelReply reply =
-        client.complete(
-            request(true),
-            new ModelListener() {
-              @Override
-              public void onToolCall(ModelToolCall call) {
-                handedOn.add(call);
-              }
-            });
+    ModelReply reply = client.complete(request(true), toolCalls(handedOn::add));
 
     assertThat(reply.finishReason()).isEqualTo("tool_calls");
     assertThat(reply.toolCalls())
@@ -144,13 +149,7 @@ class ModelClientTest {
     long start = System.nanoTime();
 
     client.complete(
-        request(true),
-        new ModelListener() {
-          @Override
-          public void onToolCall(ModelToolCall call) {
-            handedOnAt.add((System.nanoTime() - start) / 1_000_000);
-          }
-        });
+        request(true), toolCalls(call -> handedOnAt.add((System.nanoTime() - start) / 1_000_000)));
 
     assertThat(handedOnAt).hasSize(2);
     assertThat(handedOnAt.get(0)).isLessThan(1500);
@@ -342,15 +341,7 @@ class ModelClientTest {
     server.enqueue(ScriptedReply.answer("Whole answer."));
     List<String> deltas = new ArrayList<>();
 
-    ModelReply reply =
-        client.complete(
-            request(true),
-            new ModelListener() {
-              @Override
-              public void onText(String delta) {
-                deltas.add(delta);
-              }
-            });
+    ModelReply reply = client.complete(request(true), texts(deltas::add));
 
     assertThat(reply.content()).contains("Whole answer.");
     assertThat(String.join("", deltas)).isEqualTo("Whole answer.");
@@ -463,13 +454,7 @@ class ModelClientTest {
         ScriptedReply.stream().text("slow").pause(Duration.ofSeconds(30)).done().build());
     List<Throwable> thrown = new ArrayList<>();
     CountDownLatch streaming = new CountDownLatch(1);
-    ModelListener listener =
-        new ModelListener() {
-          @Override
-          public void onText(String delta) {
-            streaming.countDown();
-          }
-        };
+    ModelListener listener = texts(delta -> streaming.countDown());
     Thread caller =
         Thread.ofVirtual()
             .start(

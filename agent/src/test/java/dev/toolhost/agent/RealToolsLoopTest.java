@@ -1,6 +1,7 @@
 package dev.toolhost.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.toolhost.bus.InMemoryResultStore;
 import dev.toolhost.bus.MessageBus;
@@ -23,7 +24,6 @@ import dev.toolhost.testing.ScriptedModelServer;
 import dev.toolhost.testing.ScriptedReply;
 import java.net.URI;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -82,12 +82,19 @@ class RealToolsLoopTest {
         RunListener.NONE);
   }
 
+  /** Runs a turn in which the model calls the tool once (call_1), then answers; it completes. */
+  private RunResult runCalling(String question, String tool, String arguments, String answer) {
+    server.enqueue(ScriptedReply.toolCalls(ScriptedReply.call("call_1", tool, arguments)));
+    server.enqueue(ScriptedReply.answer(answer));
+    RunResult result = run(question);
+    assertThat(result.stop()).isEqualTo(RunResult.Stop.COMPLETED);
+    return result;
+  }
+
   /** The {@code tool} message of the second request, after checking the first offered the tool. */
   private JsonNode toolMessageAfterCalling(String tool) {
     JsonNode first = server.takeRequest().json();
-    List<String> offered = new ArrayList<>();
-    first.get("tools").forEach(each -> offered.add(each.get("function").get("name").asString()));
-    assertThat(offered).contains(tool);
+    assertThat(OfferedTools.names(first)).contains(tool);
     JsonNode messages = server.takeRequest().json().get("messages");
     JsonNode last = messages.get(messages.size() - 1);
     assertThat(last.get("role").asString()).isEqualTo("tool");
@@ -102,14 +109,9 @@ class RealToolsLoopTest {
     bridge.start(
         List.of(
             McpServerConfig.stdio("everything", NpmPackages.bin(EVERYTHING), List.of("stdio"))));
-    server.enqueue(
-        ScriptedReply.toolCalls(
-            ScriptedReply.call("call_1", "everything_get-sum", "{\"a\": 19, \"b\": 23}")));
-    server.enqueue(ScriptedReply.answer("It is 42."));
+    RunResult result =
+        runCalling("What is 19 + 23?", "everything_get-sum", "{\"a\": 19, \"b\": 23}", "It is 42.");
 
-    RunResult result = run("What is 19 + 23?");
-
-    assertThat(result.stop()).isEqualTo(RunResult.Stop.COMPLETED);
     assertThat(result.text()).isEqualTo("It is 42.");
     assertThat(toolMessageAfterCalling("everything_get-sum").get("content").asString())
         .contains("42");
@@ -148,20 +150,12 @@ class RealToolsLoopTest {
                 4,
                 Duration.ofMillis(200))
             .start());
-    Instant until = Instant.now().plusSeconds(10);
-    while (registry.find("order_status").isEmpty()) {
-      assertThat(Instant.now()).as("the worker's announcement arrives").isBefore(until);
-      Thread.sleep(20);
-    }
+    await("the worker's announcement")
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> registry.find("order_status").isPresent());
     assertThat(registry.find("order_status").get().spec().source()).isEqualTo("remote:" + group);
-    server.enqueue(
-        ScriptedReply.toolCalls(
-            ScriptedReply.call("call_1", "order_status", "{\"id\": \"A-17\"}")));
-    server.enqueue(ScriptedReply.answer("It shipped."));
+    runCalling("Where is order A-17?", "order_status", "{\"id\": \"A-17\"}", "It shipped.");
 
-    RunResult result = run("Where is order A-17?");
-
-    assertThat(result.stop()).isEqualTo(RunResult.Stop.COMPLETED);
     assertThat(toolMessageAfterCalling("order_status").get("content").asString())
         .isEqualTo("Order A-17 shipped on 2025-11-14.");
     assertThat(orders.calls)

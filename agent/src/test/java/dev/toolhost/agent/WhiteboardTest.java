@@ -1,5 +1,6 @@
 package dev.toolhost.agent;
 
+import static dev.toolhost.agent.OfferedTools.names;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -16,7 +17,6 @@ import dev.toolhost.memory.WorkingMemory;
 import dev.toolhost.testing.ScriptedModelServer;
 import dev.toolhost.testing.ScriptedReply;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -61,12 +61,6 @@ class WhiteboardTest {
     agents.close();
     memory.close();
     server.close();
-  }
-
-  private static List<String> names(JsonNode request) {
-    List<String> names = new ArrayList<>();
-    request.path("tools").forEach(tool -> names.add(tool.get("function").get("name").asString()));
-    return names;
   }
 
   private static String lastContent(JsonNode request) {

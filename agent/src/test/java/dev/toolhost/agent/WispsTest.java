@@ -260,12 +260,7 @@ class WispsTest {
     script(
         "{\"tasks\": [\"look\"], \"tools\": [\"list_tool_guides\"]}",
         request -> {
-          List<String> names = new ArrayList<>();
-          request
-              .json()
-              .path("tools")
-              .forEach(t -> names.add(t.get("function").get("name").asString()));
-          offered.add(names);
+          offered.add(OfferedTools.names(request.json()));
           return ScriptedReply.answer("looked");
         });
     assertThat(run()).contains("\"status\":\"done\"");

@@ -1,5 +1,7 @@
 package dev.toolhost.browser;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolDispatcher;
 import dev.toolhost.core.ToolProfiles;
@@ -91,6 +93,11 @@ final class BrowserFixture implements AutoCloseable {
 
   /** The defaults with a short navigation timeout, evaluate off, and one secret. */
   static BrowserConfig config() {
+    return config(4, BrowserConfig.defaults().idleTimeout());
+  }
+
+  /** {@link #config()} with at most that many browsers, each closed when idle that long. */
+  static BrowserConfig config(int maxBrowsers, java.time.Duration idleTimeout) {
     BrowserConfig d = BrowserConfig.defaults();
     return new BrowserConfig(
         true,
@@ -98,8 +105,8 @@ final class BrowserFixture implements AutoCloseable {
         true,
         d.profileDir(),
         d.screenshotDir(),
-        4,
-        d.idleTimeout(),
+        maxBrowsers,
+        idleTimeout,
         d.startTimeout(),
         java.time.Duration.ofSeconds(4),
         200,
@@ -124,6 +131,17 @@ final class BrowserFixture implements AutoCloseable {
       arguments.put((String) pairs[i], pairs[i + 1]);
     }
     return call(session, arguments);
+  }
+
+  /** The result, checked to be a success (its text is the failure's message where it is not). */
+  static ToolResult ok(ToolResult result) {
+    assertThat(result.isError()).as(result.text()).isFalse();
+    return result;
+  }
+
+  /** A new session id: a browser of its own. */
+  static String session() {
+    return "s-" + java.util.UUID.randomUUID();
   }
 
   /** The text of a result, success or failure. */

@@ -1,5 +1,6 @@
 package dev.toolhost.browser;
 
+import static dev.toolhost.browser.BrowserFixture.ok;
 import static dev.toolhost.browser.BrowserFixture.ref;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -27,10 +28,6 @@ class BrowserLifecycleTest {
   private static final String SECRET = "hunter2-Zq9-x7";
 
   @TempDir Path root;
-
-  private static void ok(ToolResult result) {
-    assertThat(result.isError()).as(result.text()).isFalse();
-  }
 
   private static List<Path> left(Path profiles) throws Exception {
     try (Stream<Path> list = Files.list(profiles)) {
@@ -75,27 +72,7 @@ class BrowserLifecycleTest {
 
   @Test
   void anIdleBrowserIsClosed() throws Exception {
-    BrowserConfig base = BrowserFixture.config();
-    BrowserConfig config =
-        new BrowserConfig(
-            true,
-            base.binary(),
-            true,
-            base.profileDir(),
-            base.screenshotDir(),
-            4,
-            Duration.ofSeconds(1),
-            base.startTimeout(),
-            base.navigationTimeout(),
-            200,
-            200,
-            100,
-            20_000,
-            2_000,
-            1_000,
-            base.chunkTtl(),
-            false,
-            List.of());
+    BrowserConfig config = BrowserFixture.config(4, Duration.ofSeconds(1));
     try (BrowserFixture web = new BrowserFixture(root, config, Map.of())) {
       ok(web.call("a", "action", "navigate", "url", web.pages.url("/form")));
       await()
@@ -114,27 +91,7 @@ class BrowserLifecycleTest {
 
   @Test
   void theOldestIdleBrowserMakesRoomForANewOne() throws Exception {
-    BrowserConfig base = BrowserFixture.config();
-    BrowserConfig config =
-        new BrowserConfig(
-            true,
-            base.binary(),
-            true,
-            base.profileDir(),
-            base.screenshotDir(),
-            2,
-            base.idleTimeout(),
-            base.startTimeout(),
-            base.navigationTimeout(),
-            200,
-            200,
-            100,
-            20_000,
-            2_000,
-            1_000,
-            base.chunkTtl(),
-            false,
-            List.of());
+    BrowserConfig config = BrowserFixture.config(2, BrowserConfig.defaults().idleTimeout());
     try (BrowserFixture web = new BrowserFixture(root, config, Map.of())) {
       ok(web.call("first", "action", "navigate", "url", web.pages.url("/form")));
       ok(web.call("second", "action", "navigate", "url", web.pages.url("/form")));

@@ -1,5 +1,7 @@
 package dev.toolhost.browser;
 
+import static dev.toolhost.browser.BrowserFixture.ok;
+import static dev.toolhost.browser.BrowserFixture.session;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -17,7 +19,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -57,15 +58,6 @@ class BrowserProxyTest {
   @AfterAll
   static void stop() {
     web.close();
-  }
-
-  private static String session() {
-    return "s-" + UUID.randomUUID();
-  }
-
-  private static ToolResult ok(ToolResult result) {
-    assertThat(result.isError()).as(result.text()).isFalse();
-    return result;
   }
 
   @Test

@@ -1,6 +1,8 @@
 package dev.toolhost.browser;
 
+import static dev.toolhost.browser.BrowserFixture.ok;
 import static dev.toolhost.browser.BrowserFixture.ref;
+import static dev.toolhost.browser.BrowserFixture.session;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -11,7 +13,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -35,15 +36,6 @@ class BrowserToolTest {
   @AfterAll
   static void stop() {
     web.close();
-  }
-
-  private static String session() {
-    return "s-" + UUID.randomUUID();
-  }
-
-  private static ToolResult ok(ToolResult result) {
-    assertThat(result.isError()).as(result.text()).isFalse();
-    return result;
   }
 
   private static ToolResult.Failure failed(ToolResult result, ErrorCode code) {

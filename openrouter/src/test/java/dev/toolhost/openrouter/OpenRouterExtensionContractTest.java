@@ -47,13 +47,6 @@ class OpenRouterExtensionContractTest extends HostExtensionContract<OpenRouterCo
 
   @Override
   protected Set<String> configuredTools() {
-    return Set.of(
-        "get_credits",
-        "get_api_key_info",
-        "list_models",
-        "list_api_keys",
-        "get_api_key",
-        "get_generation",
-        "get_activity");
+    return OpenRouterToolsTest.NAMES;
   }
 }

@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -40,6 +41,17 @@ class OpenRouterToolsTest {
   /** An OpenRouter key's shape, made up: {@code sk-or-v1-} and 64 hex digits. */
   static final String KEY =
       "sk-or-v1-" + "3f9a1c7e5b2d4f6a8c0e1b3d5f7a9c2e" + "4b6d8f0a1c3e5b7d9f2a4c6e8b0d1f3a";
+
+  /** The names of the seven tools. */
+  static final Set<String> NAMES =
+      Set.of(
+          "get_credits",
+          "get_api_key_info",
+          "list_models",
+          "list_api_keys",
+          "get_api_key",
+          "get_generation",
+          "get_activity");
 
   static final String CREDITS = "{\"data\":{\"total_credits\":100.5,\"total_usage\":25.75}}";
 
@@ -151,6 +163,24 @@ class OpenRouterToolsTest {
     return dispatcher.dispatch(set, ToolCall.of(tool, JSON.writeValueAsString(arguments)));
   }
 
+  /** What the tool, called without arguments, answers when OpenRouter answers the path so. */
+  private ToolResult callAnswered(String tool, String path, int status, String body) {
+    site.page("/api/v1" + path, FakeSite.Page.of(status, JSON_TYPE, body));
+    return call(tool, Map.of());
+  }
+
+  /** The failure's message, the failure checked to carry the code. */
+  private static String failureText(ToolResult result, ErrorCode code) {
+    assertThat(code(result)).isEqualTo(code);
+    return result.text();
+  }
+
+  /** Checks the call was refused as invalid arguments with that message, before any request. */
+  private void assertRefusedBeforeAnyRequest(ToolResult result, String message) {
+    assertThat(failureText(result, ErrorCode.INVALID_ARGUMENTS)).isEqualTo(message);
+    assertThat(site.takeRequests()).isEmpty();
+  }
+
   private static ErrorCode code(ToolResult result) {
     assertThat(result).as(result.text()).isInstanceOf(ToolResult.Failure.class);
     return ((ToolResult.Failure) result).error().code();
@@ -229,16 +259,7 @@ class OpenRouterToolsTest {
 
   @Test
   void theToolsAreReadOnlyOfTheirSourceWithTheParameterNamesOfTheIssue() {
-    assertThat(tools.specs())
-        .extracting(ToolSpec::name)
-        .containsExactlyInAnyOrder(
-            "get_credits",
-            "get_api_key_info",
-            "list_models",
-            "list_api_keys",
-            "get_api_key",
-            "get_generation",
-            "get_activity");
+    assertThat(tools.specs()).extracting(ToolSpec::name).containsExactlyInAnyOrderElementsOf(NAMES);
     assertThat(tools.specs())
         .allSatisfy(
             spec -> {
@@ -261,12 +282,9 @@ class OpenRouterToolsTest {
 
   @Test
   void a401SaysOpenRoutersMessageAndThatTheKeyIsWrong() {
-    site.page("/api/v1/credits", FakeSite.Page.of(401, JSON_TYPE, UNAUTHORIZED));
+    ToolResult result = callAnswered("get_credits", "/credits", 401, UNAUTHORIZED);
 
-    ToolResult result = call("get_credits", Map.of());
-
-    assertThat(code(result)).isEqualTo(ErrorCode.UNAVAILABLE);
-    assertThat(result.text())
+    assertThat(failureText(result, ErrorCode.UNAVAILABLE))
         .isEqualTo(
             "OpenRouter API error 401 for '/credits': "
                 + UNAUTHORIZED
@@ -275,12 +293,9 @@ class OpenRouterToolsTest {
 
   @Test
   void a403SaysOpenRoutersMessageAndThatAManagementKeyIsNeeded() {
-    site.page("/api/v1/keys", FakeSite.Page.of(403, JSON_TYPE, FORBIDDEN));
+    ToolResult result = callAnswered("list_api_keys", "/keys", 403, FORBIDDEN);
 
-    ToolResult result = call("list_api_keys", Map.of());
-
-    assertThat(code(result)).isEqualTo(ErrorCode.UNAVAILABLE);
-    assertThat(result.text())
+    assertThat(failureText(result, ErrorCode.UNAVAILABLE))
         .isEqualTo(
             "OpenRouter API error 403 for '/keys': "
                 + FORBIDDEN
@@ -295,8 +310,7 @@ class OpenRouterToolsTest {
             "get_api_key",
             Map.of("key_hash", "0000000000000000000000000000000000000000000000000000000000000000"));
 
-    assertThat(code(result)).isEqualTo(ErrorCode.INVALID_ARGUMENTS);
-    assertThat(result.text())
+    assertThat(failureText(result, ErrorCode.INVALID_ARGUMENTS))
         .isEqualTo(
             "OpenRouter API error 404 for"
                 + " '/keys/0000000000000000000000000000000000000000000000000000000000000000':"
@@ -306,15 +320,14 @@ class OpenRouterToolsTest {
 
   @Test
   void aRateLimitSaysToWait() {
-    site.page(
-        "/api/v1/models",
-        FakeSite.Page.of(
-            429, JSON_TYPE, "{\"error\":{\"message\":\"Rate limit exceeded\",\"code\":429}}"));
+    ToolResult result =
+        callAnswered(
+            "list_models",
+            "/models",
+            429,
+            "{\"error\":{\"message\":\"Rate limit exceeded\",\"code\":429}}");
 
-    ToolResult result = call("list_models", Map.of());
-
-    assertThat(code(result)).isEqualTo(ErrorCode.UNAVAILABLE);
-    assertThat(result.text())
+    assertThat(failureText(result, ErrorCode.UNAVAILABLE))
         .isEqualTo(
             "OpenRouter API error 429 for '/models':"
                 + " {\"error\":{\"message\":\"Rate limit exceeded\",\"code\":429}}. Rate limited:"
@@ -326,24 +339,20 @@ class OpenRouterToolsTest {
   void aKeyHashThatIsNotAPlainIdentifierIsRefusedBeforeAnyRequest(String hash) {
     ToolResult result = call("get_api_key", Map.of("key_hash", hash));
 
-    assertThat(code(result)).isEqualTo(ErrorCode.INVALID_ARGUMENTS);
-    assertThat(result.text())
-        .isEqualTo(
-            "key_hash must be letters, digits, '-' and '_' only (1 to 200 of them), as OpenRouter"
-                + " writes them.");
-    assertThat(site.takeRequests()).isEmpty();
+    assertRefusedBeforeAnyRequest(
+        result,
+        "key_hash must be letters, digits, '-' and '_' only (1 to 200 of them), as OpenRouter"
+            + " writes them.");
   }
 
   @Test
   void aGenerationIdThatIsNotAPlainIdentifierIsRefusedBeforeAnyRequest() {
     ToolResult result = call("get_generation", Map.of("generation_id", "gen-1&id=gen-2"));
 
-    assertThat(code(result)).isEqualTo(ErrorCode.INVALID_ARGUMENTS);
-    assertThat(result.text())
-        .isEqualTo(
-            "generation_id must be letters, digits, '-' and '_' only (1 to 200 of them), as"
-                + " OpenRouter writes them.");
-    assertThat(site.takeRequests()).isEmpty();
+    assertRefusedBeforeAnyRequest(
+        result,
+        "generation_id must be letters, digits, '-' and '_' only (1 to 200 of them), as"
+            + " OpenRouter writes them.");
   }
 
   @ParameterizedTest
@@ -362,11 +371,8 @@ class OpenRouterToolsTest {
   void aDateThatIsNotADayWrittenYyyyMmDdIsRefusedBeforeAnyRequest(String date) {
     ToolResult result = call("get_activity", Map.of("date", date));
 
-    assertThat(code(result)).isEqualTo(ErrorCode.INVALID_ARGUMENTS);
-    assertThat(result.text())
-        .isEqualTo(
-            "date is '" + date + "'; it must be a day written YYYY-MM-DD, such as 2025-08-24.");
-    assertThat(site.takeRequests()).isEmpty();
+    assertRefusedBeforeAnyRequest(
+        result, "date is '" + date + "'; it must be a day written YYYY-MM-DD, such as 2025-08-24.");
   }
 
   @Test

@@ -15,7 +15,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.time.ZoneOffset;
-import java.time.ZonedDateTime;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,6 +26,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
@@ -80,6 +80,7 @@ class PostgresClusterTest {
   private String url;
   private final List<AutoCloseable> open = new ArrayList<>();
   private Process child;
+  private Thread reader;
 
   @BeforeEach
   void createSchema() throws Exception {
@@ -143,18 +144,9 @@ class PostgresClusterTest {
 
   /** A one-time task pinned to the second given, by a six-field cron. */
   private static ScheduledTask pinned(String name, Instant at) {
-    ZonedDateTime utc = at.atZone(ZoneOffset.UTC);
-    String cron =
-        "%d %d %d %d %d *"
-            .formatted(
-                utc.getSecond(),
-                utc.getMinute(),
-                utc.getHour(),
-                utc.getDayOfMonth(),
-                utc.getMonthValue());
     return ScheduledTask.toolCall(
         name,
-        CronExpression.parse(cron),
+        CronExpression.parse(PinnedCron.at(at, ZoneOffset.UTC)),
         ZoneOffset.UTC,
         "Count this fire",
         true,
@@ -218,24 +210,17 @@ class PostgresClusterTest {
   void aHostKilledMidRunHasItsRunsMarkedFailedAndItsWaitingFiresTakenOver() throws Exception {
     // Tables first, so that the two processes do not race to create them.
     ScheduleStore store = store();
-    child = startChild("host-killed", 5, "hang");
-    List<String> started = new CopyOnWriteArrayList<>();
-    Thread reader = read(child, started);
-    await().atMost(START).until(() -> started.contains("READY"));
+    List<String> started = startReadyChild("host-killed", "hang");
 
     TaskScheduler client = host("host-survivor", 10);
-    List<String> names = IntStream.range(0, 15).mapToObj(i -> "job-" + i).toList();
-    for (String name : names) {
-      // Due within a second of being scheduled, however long scheduling the others takes.
-      client.schedule(onceInASecond(name));
-    }
+    // Each due within a second of being scheduled, however long scheduling the others takes.
+    List<String> names = scheduleJobs(client, 15, PostgresClusterTest::onceInASecond);
     // The killed host has 5 threads: it starts 5 fires and hangs in them; 10 wait in the table,
     // some perhaps picked by it but not started.
     await()
         .atMost(Duration.ofSeconds(2).plus(VERDICT.multipliedBy(MARGIN)))
         .until(() -> started.stream().filter(line -> line.startsWith("START ")).count() == 5);
-    child.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
-    reader.join(Duration.ofSeconds(10));
+    killChild();
     Set<String> hung =
         started.stream()
             .filter(line -> line.startsWith("START "))
@@ -281,15 +266,9 @@ class PostgresClusterTest {
   @Test
   void aHostJudgedDeadWhileAliveStopsItsRunsAndEveryFireKeepsItsOneOutcome() throws Exception {
     ScheduleStore store = store();
-    child = startChild("host-stalled", 5, "stall-first");
-    List<String> said = new CopyOnWriteArrayList<>();
-    Thread reader = read(child, said);
-    await().atMost(START).until(() -> said.contains("READY"));
+    List<String> said = startReadyChild("host-stalled", "stall-first");
     TaskScheduler survivor = host("host-survivor", 10);
-    List<String> names = IntStream.range(0, 3).mapToObj(i -> "job-" + i).toList();
-    for (String name : names) {
-      survivor.schedule(everyTwoSeconds(name));
-    }
+    List<String> names = scheduleJobs(survivor, 3, PostgresClusterTest::everyTwoSeconds);
     // The stalled host alone polls: it starts the first fire of each task and hangs in it.
     await()
         .atMost(Duration.ofSeconds(2).plus(VERDICT).multipliedBy(MARGIN))
@@ -341,8 +320,7 @@ class PostgresClusterTest {
                                         run.status() == TaskRun.Status.SUCCEEDED
                                             && run.due().isAfter(resumed))));
     survivor.close();
-    child.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
-    reader.join(Duration.ofSeconds(10));
+    killChild();
 
     List<TaskRun> runs = store.allRuns();
     for (String name : names) {
@@ -365,6 +343,16 @@ class PostgresClusterTest {
         .contains("was judged dead")
         .doesNotContain("Indicates a bug")
         .doesNotContain("Failed while completing execution");
+  }
+
+  /** Schedules that many tasks, job-0, job-1 and on, made by the factory, on the host. */
+  private static List<String> scheduleJobs(
+      TaskScheduler host, int count, Function<String, ScheduledTask> task) throws Exception {
+    List<String> names = IntStream.range(0, count).mapToObj(i -> "job-" + i).toList();
+    for (String name : names) {
+      host.schedule(task.apply(name));
+    }
+    return names;
   }
 
   /** A recurring task that fires every two seconds, by a six-field cron. */
@@ -394,6 +382,25 @@ class PostgresClusterTest {
         new ProcessBuilder("kill", "-" + signal, String.valueOf(process.pid())).inheritIO().start();
     assertThat(kill.waitFor(10, TimeUnit.SECONDS)).isTrue();
     assertThat(kill.exitValue()).isZero();
+  }
+
+  /**
+   * Starts a host process with five threads in that mode and waits until it says it is ready.
+   *
+   * @return its lines, read as they come until it ends
+   */
+  private List<String> startReadyChild(String name, String mode) throws Exception {
+    child = startChild(name, 5, mode);
+    List<String> lines = new CopyOnWriteArrayList<>();
+    reader = read(child, lines);
+    await().atMost(START).until(() -> lines.contains("READY"));
+    return lines;
+  }
+
+  /** Kills the host process and waits until its lines have been read to the end. */
+  private void killChild() throws Exception {
+    child.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+    reader.join(Duration.ofSeconds(10));
   }
 
   /** Reads the process's lines into the list, on a thread of its own, until it ends. */

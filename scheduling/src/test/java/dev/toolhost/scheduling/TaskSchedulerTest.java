@@ -8,7 +8,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
-import java.time.ZonedDateTime;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -64,6 +63,20 @@ class TaskSchedulerTest {
     return scheduler;
   }
 
+  /**
+   * Schedules the task on a host that then stops, and starts another at that instant, firing.
+   *
+   * @return the task's next fire as the first host scheduled it
+   */
+  private Instant restartAt(Instant instant, ScheduledTask task) throws Exception {
+    Instant next = host().schedule(task);
+    stop();
+    clock.set(instant);
+    host();
+    startFiring();
+    return next;
+  }
+
   private void startFiring() {
     scheduler.start(
         (task, due, deadline) -> {
@@ -89,18 +102,9 @@ class TaskSchedulerTest {
    * made, so a task that those polls would wrongly fire has fired too.
    */
   private static ScheduledTask marker(Instant at) {
-    ZonedDateTime utc = at.atZone(UTC);
-    String cron =
-        "%d %d %d %d %d *"
-            .formatted(
-                utc.getSecond(),
-                utc.getMinute(),
-                utc.getHour(),
-                utc.getDayOfMonth(),
-                utc.getMonthValue());
     return ScheduledTask.toolCall(
         "marker",
-        CronExpression.parse(cron),
+        CronExpression.parse(PinnedCron.at(at, UTC)),
         UTC,
         "Mark a poll",
         true,
@@ -111,13 +115,10 @@ class TaskSchedulerTest {
 
   @Test
   void aTaskCreatedOnOneHostFiresAfterARestart() throws Exception {
-    assertThat(host().schedule(task("morning", "0 9 * * *", false)))
+    assertThat(
+            restartAt(
+                Instant.parse("2026-11-25T09:00:00.200Z"), task("morning", "0 9 * * *", false)))
         .isEqualTo(Instant.parse("2026-11-25T09:00:00Z"));
-    stop();
-
-    clock.set(Instant.parse("2026-11-25T09:00:00.200Z"));
-    host();
-    startFiring();
 
     await().atMost(Duration.ofSeconds(20)).until(() -> fired.size() == 1);
     assertThat(fired).containsExactly("morning@2026-11-25T09:00:00Z");
@@ -158,12 +159,7 @@ class TaskSchedulerTest {
 
   @Test
   void aFireDueWhileTheHostWasDownRunsOnceAtStartWithinTheGracePeriod() throws Exception {
-    host().schedule(task("morning", "0 9 * * *", false));
-    stop();
-
-    clock.set(Instant.parse("2026-11-25T09:08:00Z"));
-    host();
-    startFiring();
+    restartAt(Instant.parse("2026-11-25T09:08:00Z"), task("morning", "0 9 * * *", false));
 
     await()
         .atMost(Duration.ofSeconds(20))
@@ -179,12 +175,7 @@ class TaskSchedulerTest {
 
   @Test
   void aFireDueWhileTheHostWasDownIsRecordedMissedOutsideTheGracePeriod() throws Exception {
-    host().schedule(task("morning", "0 9 * * *", false));
-    stop();
-
-    clock.set(Instant.parse("2026-11-25T09:30:00Z"));
-    host();
-    startFiring();
+    restartAt(Instant.parse("2026-11-25T09:30:00Z"), task("morning", "0 9 * * *", false));
 
     await().atMost(Duration.ofSeconds(20)).until(() -> !scheduler.runs("morning", 5).isEmpty());
     assertThat(fired).isEmpty();
@@ -206,13 +197,8 @@ class TaskSchedulerTest {
   @Test
   void ofSeveralMissedFiresTheLatestRunsWhenWithinGraceAndTheOthersAreCountedMissed()
       throws Exception {
-    host().schedule(task("hourly", "0 * * * *", false));
-    stop();
-
     // Down from 08:59 to 12:05: 09:00, 10:00 and 11:00 missed; 12:00 is within the grace period.
-    clock.set(Instant.parse("2026-11-25T12:05:00Z"));
-    host();
-    startFiring();
+    restartAt(Instant.parse("2026-11-25T12:05:00Z"), task("hourly", "0 * * * *", false));
 
     await()
         .atMost(Duration.ofSeconds(20))
@@ -255,12 +241,7 @@ class TaskSchedulerTest {
   @Test
   void aOneTimeTaskWhoseMomentPassedWhileDownIsRecordedMissedAndGoneNotFiredAYearLater()
       throws Exception {
-    host().schedule(task("once", "0 9 25 11 *", true));
-    stop();
-
-    clock.set(Instant.parse("2026-11-25T11:00:00Z"));
-    host();
-    startFiring();
+    restartAt(Instant.parse("2026-11-25T11:00:00Z"), task("once", "0 9 25 11 *", true));
 
     await().atMost(Duration.ofSeconds(20)).until(() -> scheduler.tasks().isEmpty());
     assertThat(fired).isEmpty();

@@ -24,6 +24,15 @@ class RegistryFeedTest {
         new ToolSpec(name, description, schema, source), (c, a) -> ToolResult.success(""));
   }
 
+  /** The summary of an entry put before its tools were registered, which they never replace. */
+  private static final String WEATHER_SUMMARY =
+      "Forecasts and alerts from the national weather service.";
+
+  /** Puts the weather server's entry, with its own summary, before any of its tools is here. */
+  private void putWeather() {
+    services.put(new KnownService("weather", ServiceKind.MCP_SERVER, WEATHER_SUMMARY, List.of()));
+  }
+
   @Test
   void toolsOfMcpServiceAndRemoteSourcesBecomeServicesWithTheirTools() {
     register("get_forecast", "Weather forecast for a city.", "mcp:weather");
@@ -95,20 +104,14 @@ class RegistryFeedTest {
 
   @Test
   void aFeedersSummaryIsKeptAndTheEntryGoesWithItsLastTool() {
-    services.put(
-        new KnownService(
-            "weather",
-            ServiceKind.MCP_SERVER,
-            "Forecasts and alerts from the national weather service.",
-            List.of()));
+    putWeather();
     try (RegistryFeed feed = RegistryFeed.attach(registry, services)) {
       register("get_forecast", "Weather forecast for a city.", "mcp:weather");
       register("get_alerts", "Severe weather alerts.", "mcp:weather");
 
       registry.unregister("get_forecast");
       KnownService weather = services.find(ServiceKind.MCP_SERVER, "weather").orElseThrow();
-      assertThat(weather.summary())
-          .isEqualTo("Forecasts and alerts from the national weather service.");
+      assertThat(weather.summary()).isEqualTo(WEATHER_SUMMARY);
       assertThat(weather.capabilities())
           .extracting(KnownService.Capability::name)
           .containsExactly("get_alerts");
@@ -120,12 +123,7 @@ class RegistryFeedTest {
 
   @Test
   void aReplacedToolChangesItsCapabilityInPlaceAndTheEntryKeepsItsSummary() {
-    services.put(
-        new KnownService(
-            "weather",
-            ServiceKind.MCP_SERVER,
-            "Forecasts and alerts from the national weather service.",
-            List.of()));
+    putWeather();
     try (RegistryFeed feed = RegistryFeed.attach(registry, services)) {
       register("get_forecast", "Weather forecast for a city.", "mcp:weather");
       ExecutableTool forecast = registry.find("get_forecast").orElseThrow();
@@ -141,8 +139,7 @@ class RegistryFeedTest {
               (c, a) -> ToolResult.success("")));
 
       KnownService weather = services.find(ServiceKind.MCP_SERVER, "weather").orElseThrow();
-      assertThat(weather.summary())
-          .isEqualTo("Forecasts and alerts from the national weather service.");
+      assertThat(weather.summary()).isEqualTo(WEATHER_SUMMARY);
       assertThat(weather.capabilities())
           .extracting(KnownService.Capability::description)
           .containsExactly("Hourly weather forecast for a city.");

@@ -46,6 +46,12 @@ class ServiceSearchRouteTest {
     return host;
   }
 
+  /** The route's answer to a request with that query. */
+  private static Route.Answer search(TestHost host, Map<String, List<String>> query)
+      throws Exception {
+    return host.request("GET", ServiceSearchExtension.PATH, query, "");
+  }
+
   private static JsonNode body(Route.Answer answer) {
     return JSON.readTree(new String(answer.body(), StandardCharsets.UTF_8));
   }
@@ -53,15 +59,9 @@ class ServiceSearchRouteTest {
   @Test
   void theRouteFindsAServiceByItsToolsAndHidesWhatTheProfileHides() throws Exception {
     try (TestHost host = host()) {
-      Route.Answer found =
-          host.request(
-              "GET", ServiceSearchExtension.PATH, Map.of("q", List.of("customer invoice")), "");
+      Route.Answer found = search(host, Map.of("q", List.of("customer invoice")));
       Route.Answer hidden =
-          host.request(
-              "GET",
-              ServiceSearchExtension.PATH,
-              Map.of("q", List.of("customer invoice"), "profile", List.of("no_billing")),
-              "");
+          search(host, Map.of("q", List.of("customer invoice"), "profile", List.of("no_billing")));
 
       assertThat(found.status()).isEqualTo(200);
       assertThat(body(found).at("/results/0/id").asString()).isEqualTo("billing");
@@ -73,19 +73,10 @@ class ServiceSearchRouteTest {
   @Test
   void aMissingQueryAnEmptyProfileAndAnUnknownOneAreNamed() throws Exception {
     try (TestHost host = host()) {
-      Route.Answer missing = host.request("GET", ServiceSearchExtension.PATH, "");
-      Route.Answer empty =
-          host.request(
-              "GET",
-              ServiceSearchExtension.PATH,
-              Map.of("q", List.of("invoice"), "profile", List.of("")),
-              "");
+      Route.Answer missing = search(host, Map.of());
+      Route.Answer empty = search(host, Map.of("q", List.of("invoice"), "profile", List.of("")));
       Route.Answer unknown =
-          host.request(
-              "GET",
-              ServiceSearchExtension.PATH,
-              Map.of("q", List.of("invoice"), "profile", List.of("nobody")),
-              "");
+          search(host, Map.of("q", List.of("invoice"), "profile", List.of("nobody")));
 
       assertThat(missing.status()).isEqualTo(400);
       assertThat(body(missing).at("/error/message").asString())

@@ -57,6 +57,18 @@ class ToolSearchTest {
     return dispatcher.dispatch(set, ToolCall.of(tool, arguments));
   }
 
+  /**
+   * The starter set bound to find the catalogue's tools under the main profile, one a search, after
+   * that search.
+   */
+  private ToolSet searched(String query) {
+    registerCatalogue();
+    ToolSet set = ToolSet.of(registry, starter);
+    search.bind(set, ToolProfiles.MAIN, 1);
+    call(set, "search_tools", "{\"query\": \"" + query + "\"}");
+    return set;
+  }
+
   @Test
   void searchToolsAddsTheBestAllowedToolsAfterTheExistingOnes() {
     registerCatalogue();
@@ -93,10 +105,7 @@ class ToolSearchTest {
 
   @Test
   void searchingAgainReportsToolsAlreadyPresentAndAddsNothingTwice() {
-    registerCatalogue();
-    ToolSet set = ToolSet.of(registry, starter);
-    search.bind(set, ToolProfiles.MAIN, 1);
-    call(set, "search_tools", "{\"query\": \"pdf text\"}");
+    ToolSet set = searched("pdf text");
 
     ToolResult again = call(set, "search_tools", "{\"query\": \"pdf text\"}");
     ToolResult guides = call(set, "search_tools", "{\"query\": \"tool guides\"}");
@@ -129,10 +138,7 @@ class ToolSearchTest {
 
   @Test
   void aFoundToolThatIsUnregisteredCanNoLongerBeCalled() {
-    registerCatalogue();
-    ToolSet set = ToolSet.of(registry, starter);
-    search.bind(set, ToolProfiles.MAIN, 1);
-    call(set, "search_tools", "{\"query\": \"web\"}");
+    ToolSet set = searched("web");
 
     registry.unregister("web_search");
     ToolResult result = call(set, "web_search", "{}");

@@ -1,34 +1,28 @@
 package dev.toolhost.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.toolhost.agent.AgentsConfig;
 import dev.toolhost.agent.ChatCommand;
-import dev.toolhost.core.spi.ConfigException;
-import dev.toolhost.host.HostConfig;
 import dev.toolhost.testing.ScriptedModelServer;
-import dev.toolhost.testing.ScriptedReply;
 import java.io.ByteArrayInputStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
+/**
+ * The chat command as the command line runs it, through the server's command options, against the
+ * dev model server's script. (The chat command's own tests are in the agent module.)
+ */
 @Timeout(30)
 class ChatCommandTest {
 
   private final ScriptedModelServer server = ScriptedModelServer.start();
   private final StringWriter out = new StringWriter();
   private final StringWriter err = new StringWriter();
-
-  @TempDir Path dir;
 
   @AfterEach
   void close() {
@@ -71,189 +65,5 @@ class ChatCommandTest {
         .containsPattern("(?m)^  \\[tokens\\] \\d+ in, \\d+ out$");
     assertThat(out.toString().lines().filter(line -> line.startsWith("  [tokens] "))).hasSize(2);
     assertThat(server.requestCount()).isEqualTo(4);
-  }
-
-  @Test
-  void aSecretNeitherReachesTheModelNorComesBackFromItToTheChat() {
-    // A GitHub token's shape, made at run time so that no scanner flags this file.
-    java.util.Random random = new java.util.Random(21);
-    StringBuilder token = new StringBuilder("ghp_");
-    String alphabet = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789";
-    for (int i = 0; i < 36; i++) {
-      token.append(alphabet.charAt(random.nextInt(alphabet.length())));
-    }
-    // Streamed a few characters per chunk: the token comes split across several deltas.
-    server.enqueue(ScriptedReply.answer("Your token is " + token + ", keep it safe."));
-
-    int exit =
-        chat(
-            "My token is " + token + "\n",
-            "--base-url",
-            server.baseUrl().toString(),
-            "--model",
-            "m");
-
-    assertThat(exit).isZero();
-    assertThat(out.toString())
-        .contains("Your token is [REDACTED:github-pat], keep it safe.")
-        .doesNotContain(token);
-    String sent = server.takeRequest().json().toString();
-    assertThat(sent).contains("My token is [REDACTED:github-pat]").doesNotContain(token);
-  }
-
-  @Test
-  void eachTurnHasTheChannelToolsAndShowsRepliesReactionsAndSkips() {
-    server.enqueue(
-        ScriptedReply.toolCalls(
-            ScriptedReply.call("call_1", "reply", "{\"content\":\"Looking now.\"}"),
-            ScriptedReply.call("call_2", "react", "{\"emoji\":\"👀\"}")));
-    server.enqueue(ScriptedReply.answer("Found it."));
-    server.enqueue(
-        ScriptedReply.toolCalls(
-            ScriptedReply.call("call_3", "react", "{\"emoji\":\"👍\"}"),
-            ScriptedReply.call("call_4", "skip", "{\"reason\":\"a thanks needs no answer\"}")));
-
-    int exit =
-        chat(
-            "Find the report\nThanks!\n",
-            "--base-url",
-            server.baseUrl().toString(),
-            "--model",
-            "m");
-
-    assertThat(exit).as(err.toString()).isZero();
-    assertThat(out.toString())
-        .contains("  [reply] Looking now.")
-        .contains("  [reaction] 👀")
-        .contains("Found it.")
-        .contains("  [reaction] 👍")
-        .contains("  [skip] a thanks needs no answer");
-    // The skip ended the second turn: three requests in all, not four.
-    assertThat(server.requestCount()).isEqualTo(3);
-    assertThat(server.takeRequest().json().get("tools").toString())
-        .contains("\"reply\"", "\"skip\"", "\"react\"", "\"route\"", "\"cancel\"");
-  }
-
-  @Test
-  void aReplyCarryingASecretIsRefusedByTheHostsScanner() {
-    // A GitHub token's shape, made at run time so that no scanner flags this file.
-    java.util.Random random = new java.util.Random(7);
-    StringBuilder token = new StringBuilder("ghp_");
-    String alphabet = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789";
-    for (int i = 0; i < 36; i++) {
-      token.append(alphabet.charAt(random.nextInt(alphabet.length())));
-    }
-    server.enqueue(
-        ScriptedReply.toolCalls(
-            ScriptedReply.call("call_1", "reply", "{\"content\":\"Here it is: " + token + "\"}")));
-    server.enqueue(ScriptedReply.answer("I cannot share that."));
-
-    int exit =
-        chat("Show me the token\n", "--base-url", server.baseUrl().toString(), "--model", "m");
-
-    assertThat(exit).as(err.toString()).isZero();
-    assertThat(out.toString())
-        .doesNotContain("[reply]")
-        .doesNotContain(token)
-        .contains("-> reply {\"content\":\"Here it is: [REDACTED:github-pat]\"}")
-        .contains(
-            "<- reply error [invalid_arguments]: blocked reply content: it carries a secret"
-                + " (github-pat)");
-  }
-
-  @Test
-  void chatTalksToAnAgentFromTheConfig() throws Exception {
-    Path config = dir.resolve("toolhost.yaml");
-    Files.writeString(
-        config,
-        """
-        agents:
-          helper:
-            base_url: %s
-            model: helper-model
-            api_key_env: NO_SUCH_KEY
-            instructions: Be brief.
-        """
-            .formatted(server.baseUrl()));
-    server.enqueue(ScriptedReply.answer("Hi!"));
-
-    int exit = chat("Hello\n", "--config", config.toString());
-
-    assertThat(exit).isZero();
-    assertThat(out.toString()).contains("helper> Hi!");
-    assertThat(server.takeRequest().json().get("model").asString()).isEqualTo("helper-model");
-    assertThat(Sections.agents(HostConfig.load(config)))
-        .singleElement()
-        .satisfies(helper -> assertThat(helper.name()).isEqualTo("helper"));
-    HostConfig loaded = HostConfig.load(config);
-    assertThat(loaded.sections()).containsOnlyKeys("agents");
-    assertThat(
-            new HostConfig(loaded.http(), loaded.builtins(), loaded.telemetry(), loaded.profiles()))
-        .isEqualTo(HostConfig.defaults());
-  }
-
-  @Test
-  void aModelErrorIsShownAndTheExitCodeSaysATurnFailed() {
-    server.enqueue(ScriptedReply.status(404, "{\"error\":{\"message\":\"no such model\"}}"));
-
-    int exit = chat("Hello\n", "--base-url", server.baseUrl().toString(), "--model", "nope");
-
-    assertThat(exit).isEqualTo(1);
-    assertThat(err.toString()).contains("'nope' was not found");
-  }
-
-  @Test
-  void agentsConfigErrorsNameTheFileLineAndWhatWasExpected() {
-    assertThatThrownBy(
-            () ->
-                Sections.agents(
-                    """
-                    agents:
-                      helper:
-                        model: m
-                        max_steps: zero
-                        colour: blue
-                    """,
-                    "toolhost.yaml"))
-        .isInstanceOf(ConfigException.class)
-        .hasMessageContaining(
-            "toolhost.yaml line 5, column 5: unknown key 'colour' under 'agents.helper'")
-        .hasMessageContaining(
-            "toolhost.yaml line 4, column 16: wrong value for 'agents.helper.max_steps': expected an"
-                + " integer of 1 or more");
-    assertThatThrownBy(() -> Sections.agents("agents:\n  helper:\n    profile: main\n", "a.yaml"))
-        .hasMessageContaining("a.yaml line 2, column 3: agent 'helper' needs a 'model'");
-  }
-
-  @Test
-  void agentsConfigReadsEveryKey() {
-    AgentsConfig config =
-        Sections.agents(
-            """
-            agents:
-              research:
-                base_url: http://127.0.0.1:1/v1
-                api_key_env: MY_KEY
-                model: small
-                description: Researches.
-                instructions: Research well.
-                profile: subagent
-                enabled: false
-                max_steps: 3
-                max_tool_calls: 4
-                timeout: 30s
-                parameters:
-                  type: object
-                  properties:
-                    query: {type: string}
-            """,
-            "a.yaml");
-
-    var research = config.agents().getFirst();
-    assertThat(research.endpoint().apiKeyEnv()).isEqualTo("MY_KEY");
-    assertThat(research.enabled()).isFalse();
-    assertThat(research.limits().maxSteps()).isEqualTo(3);
-    assertThat(research.limits().timeout()).hasSeconds(30);
-    assertThat(research.parameters().orElseThrow().get("properties").has("query")).isTrue();
   }
 }

@@ -370,47 +370,6 @@ class HostOpenRouterTest {
     }
   }
 
-  @Test
-  void aHostWhoseEnvironmentLacksTheKeySaysSoAtStartAndInEveryAnswerAndSendsNothing()
-      throws Exception {
-    site = FakeSite.start().page("/api/v1/credits", FakeSite.Page.ok(JSON_TYPE, "{}"));
-    host =
-        Host.builder(
-                HostConfig.parse(
-                    "http:\n  port: 0\nopenrouter:\n  base_url: " + site.url() + "/api/v1\n",
-                    "keyless.yaml"))
-            .environment(Map.of())
-            .build();
-    base = host.start();
-
-    JsonNode credits = invokeOk("get_credits", "{\"arguments\": {}}");
-
-    assertThat(credits.get("is_error").asBoolean()).isTrue();
-    assertThat(credits.at("/error/code").asString()).isEqualTo("unavailable");
-    assertThat(credits.get("content").asString())
-        .isEqualTo(
-            "The OpenRouter tools have no key: the environment variable OPENROUTER_API_KEY is not"
-                + " set. Set it to an OpenRouter API key (a management key for the key and"
-                + " activity tools) and restart the host.");
-    assertThat(site.takeRequests()).isEmpty();
-    assertThat(log.toString(StandardCharsets.UTF_8))
-        .contains(
-            "The OpenRouter tools have no key: OPENROUTER_API_KEY is not set, so their calls will"
-                + " fail until it is");
-  }
-
-  @Test
-  void aHostWithoutTheSectionHasNoneOfTheTools() {
-    host =
-        Host.builder(HostConfig.parse("http:\n  port: 0\n", "plain.yaml"))
-            .environment(Map.of("OPENROUTER_API_KEY", KEY))
-            .build();
-
-    assertThat(host.toolSet("main").names()).doesNotContainAnyElementsOf(OPENROUTER_TOOLS);
-    assertThat(host.registry().specs())
-        .noneMatch(spec -> spec.source().equals("builtin:openrouter"));
-  }
-
   /**
    * OpenRouter's model list in its own compact form, at least {@code length} characters: models
    * with ids, names, descriptions, context lengths, architecture, prices as strings and supported

@@ -12,8 +12,6 @@ import dev.toolhost.mcp.McpConfig;
 import dev.toolhost.mcp.McpExtension;
 import dev.toolhost.memory.MemoryConfig;
 import dev.toolhost.memory.WorkingMemoryExtension;
-import dev.toolhost.openrouter.OpenRouterConfig;
-import dev.toolhost.openrouter.OpenRouterExtension;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -45,14 +43,6 @@ final class Sections {
     return agents;
   }
 
-  static OpenRouterConfig openRouter(HostConfig config) {
-    SectionReading reading = reading(config);
-    OpenRouterConfig openRouter =
-        OpenRouterConfig.read(config.sections().get(OpenRouterExtension.NAME), reading);
-    reading.problems().throwIfAny();
-    return openRouter;
-  }
-
   static ToolServicesConfig toolServices(HostConfig config) {
     SectionReading reading = reading(config);
     ToolServicesConfig services =
@@ -69,11 +59,6 @@ final class Sections {
   /** The tool services of config text, checked with the whole text. */
   static ToolServicesConfig toolServices(String yaml, String fileName, Path directory) {
     return toolServices(HostConfig.parse(yaml, fileName, directory));
-  }
-
-  /** The agents of config text, checked with the whole text. */
-  static AgentsConfig agents(String yaml, String fileName) {
-    return new AgentsConfig(agents(HostConfig.parse(yaml, fileName)));
   }
 
   private static SectionReading reading(HostConfig config) {

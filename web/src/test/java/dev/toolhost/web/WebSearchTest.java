@@ -56,7 +56,15 @@ class WebSearchTest {
     web = WebFixture.start(site, config, env);
   }
 
-  private void searxng() {
+  /** Brave at the fake site, answering every search with the page; the key in BRAVE_API_KEY. */
+  private void braveAnswering(FakeSite.Page answer, String key) {
+    site.page("/res/v1/web/search", answer);
+    brave(Map.of("BRAVE_API_KEY", key));
+  }
+
+  /** SearXNG at the fake site, answering every search with the page. */
+  private void searxngAnswering(FakeSite.Page answer) {
+    site.page("/search", answer);
     WebConfig config =
         WebFixture.config(site)
             .withSearch(
@@ -71,8 +79,7 @@ class WebSearchTest {
 
   @Test
   void braveResultsComeBackAsTheSeedsNumberedListWithTagsAndEntitiesStripped() {
-    site.page("/res/v1/web/search", FakeSite.Page.ok("application/json", BRAVE));
-    brave(Map.of("BRAVE_API_KEY", "BSA-test-key"));
+    braveAnswering(FakeSite.Page.ok("application/json", BRAVE), "BSA-test-key");
 
     ToolResult result = search(Map.of("query", "kotlin coroutines", "count", 50));
 
@@ -90,8 +97,7 @@ class WebSearchTest {
 
   @Test
   void theCountDefaultsToTheConfiguredOneAndZeroIsRefused() {
-    site.page("/res/v1/web/search", FakeSite.Page.ok("application/json", BRAVE));
-    brave(Map.of("BRAVE_API_KEY", "BSA-test-key"));
+    braveAnswering(FakeSite.Page.ok("application/json", BRAVE), "BSA-test-key");
 
     search(Map.of("query", "kotlin"));
     ToolResult zero = search(Map.of("query", "kotlin", "count", 0));
@@ -117,16 +123,15 @@ class WebSearchTest {
 
   @Test
   void aRefusedKeyNamesBravesOwnErrorAndTheVariable() {
-    site.page(
-        "/res/v1/web/search",
+    braveAnswering(
         FakeSite.Page.of(
             422,
             "application/json",
             """
             {"type":"ErrorResponse","error":{"status":422,"code":"SUBSCRIPTION_TOKEN_INVALID",
              "detail":"The provided subscription token is invalid.","meta":{"component":"authentication"}}}
-            """));
-    brave(Map.of("BRAVE_API_KEY", "BSA-wrong"));
+            """),
+        "BSA-wrong");
 
     assertThat(search(Map.of("query", "kotlin")).text())
         .isEqualTo(
@@ -137,8 +142,7 @@ class WebSearchTest {
 
   @Test
   void anUnauthorizedAnswerIsAlsoARefusedKey() {
-    site.page("/res/v1/web/search", FakeSite.Page.of(401, "application/json", "{}"));
-    brave(Map.of("BRAVE_API_KEY", "BSA-wrong"));
+    braveAnswering(FakeSite.Page.of(401, "application/json", "{}"), "BSA-wrong");
 
     assertThat(search(Map.of("query", "kotlin")).text())
         .isEqualTo(
@@ -148,14 +152,13 @@ class WebSearchTest {
 
   @Test
   void aRateLimitIsItsOwnError() {
-    site.page(
-        "/res/v1/web/search",
+    braveAnswering(
         FakeSite.Page.of(
             429,
             "application/json",
             "{\"type\":\"ErrorResponse\",\"error\":{\"status\":429,\"code\":\"RATE_LIMITED\","
-                + "\"detail\":\"Request rate limit exceeded for plan.\"}}"));
-    brave(Map.of("BRAVE_API_KEY", "BSA-test-key"));
+                + "\"detail\":\"Request rate limit exceeded for plan.\"}}"),
+        "BSA-test-key");
 
     ToolResult result = search(Map.of("query", "kotlin"));
 
@@ -169,11 +172,10 @@ class WebSearchTest {
 
   @Test
   void anAnswerWithoutWebResultsIsAnErrorAndNotNoResults() {
-    site.page(
-        "/res/v1/web/search",
+    braveAnswering(
         FakeSite.Page.ok(
-            "application/json", "{\"type\":\"search\",\"query\":{\"original\":\"x\"}}"));
-    brave(Map.of("BRAVE_API_KEY", "BSA-test-key"));
+            "application/json", "{\"type\":\"search\",\"query\":{\"original\":\"x\"}}"),
+        "BSA-test-key");
 
     assertThat(search(Map.of("query", "x")).text())
         .isEqualTo(
@@ -183,10 +185,9 @@ class WebSearchTest {
 
   @Test
   void aSearchThatFindsNothingSaysSo() {
-    site.page(
-        "/res/v1/web/search",
-        FakeSite.Page.ok("application/json", "{\"type\":\"search\",\"web\":{\"results\":[]}}"));
-    brave(Map.of("BRAVE_API_KEY", "BSA-test-key"));
+    braveAnswering(
+        FakeSite.Page.ok("application/json", "{\"type\":\"search\",\"web\":{\"results\":[]}}"),
+        "BSA-test-key");
 
     assertThat(search(Map.of("query", "qwxzv")).text())
         .isEqualTo(
@@ -196,8 +197,7 @@ class WebSearchTest {
 
   @Test
   void searxngResultsAreCutToTheCount() {
-    site.page("/search", FakeSite.Page.ok("application/json", SEARXNG));
-    searxng();
+    searxngAnswering(FakeSite.Page.ok("application/json", SEARXNG));
 
     ToolResult result = search(Map.of("query", "kotlin coroutines"));
 
@@ -213,8 +213,7 @@ class WebSearchTest {
 
   @Test
   void searxngWithoutJsonEnabledSaysHowToEnableIt() {
-    site.page("/search", FakeSite.Page.of(403, "text/html", "<h1>403 Forbidden</h1>"));
-    searxng();
+    searxngAnswering(FakeSite.Page.of(403, "text/html", "<h1>403 Forbidden</h1>"));
 
     assertThat(search(Map.of("query", "kotlin")).text())
         .isEqualTo(

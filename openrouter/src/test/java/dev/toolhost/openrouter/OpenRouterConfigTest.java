@@ -1,12 +1,16 @@
-package dev.toolhost.server;
+package dev.toolhost.openrouter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.toolhost.core.spi.ConfigException;
+import dev.toolhost.core.spi.ConfigProblems;
+import dev.toolhost.core.spi.SectionReading;
 import dev.toolhost.host.HostConfig;
-import dev.toolhost.openrouter.OpenRouterConfig;
+import dev.toolhost.testing.TestHost;
 import java.net.URI;
+import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -14,12 +18,24 @@ import org.junit.jupiter.api.Test;
 class OpenRouterConfigTest {
 
   private static HostConfig parse(String yaml) {
-    return HostConfig.parse(yaml, "openrouter.yaml");
+    return TestHost.config(yaml, List.of(new OpenRouterExtension()), Path.of(""));
+  }
+
+  /** The section of config text, read by the extension as the host reads it when it starts. */
+  private static OpenRouterConfig read(String yaml) {
+    HostConfig config = parse(yaml);
+    SectionReading reading =
+        new SectionReading(
+            ConfigProblems.unplaced(), config.directory(), config.toolProfiles().names());
+    OpenRouterConfig read =
+        new OpenRouterExtension().read(config.section(OpenRouterExtension.NAME), reading);
+    reading.problems().throwIfAny();
+    return read;
   }
 
   @Test
   void anEmptySectionIsOpenRoutersApiWithTheKeyInOpenRouterApiKey() {
-    OpenRouterConfig config = Sections.openRouter(parse("openrouter: {}\n"));
+    OpenRouterConfig config = read("openrouter: {}\n");
 
     assertThat(config).isEqualTo(OpenRouterConfig.defaults());
     assertThat(config.baseUrl()).isEqualTo(URI.create("https://openrouter.ai/api/v1"));
@@ -37,14 +53,13 @@ class OpenRouterConfigTest {
   @Test
   void everyKeyIsRead() {
     OpenRouterConfig config =
-        Sections.openRouter(
-            parse(
-                """
+        read(
+            """
                 openrouter:
                   api_key_env: OR_MANAGEMENT_KEY
                   base_url: http://127.0.0.2:8089/api/v1
                   referer: https://agents.example.com/toolhost
-                """));
+                """);
 
     assertThat(config)
         .isEqualTo(
@@ -56,7 +71,7 @@ class OpenRouterConfigTest {
 
   @Test
   void aBlankRefererIsNone() {
-    assertThat(Sections.openRouter(parse("openrouter:\n  referer: \" \"\n")).referer()).isEmpty();
+    assertThat(read("openrouter:\n  referer: \" \"\n").referer()).isEmpty();
   }
 
   @Test
@@ -64,18 +79,18 @@ class OpenRouterConfigTest {
     assertThatThrownBy(() -> parse("openrouter:\n  base_url: ftp://openrouter.ai/api/v1\n"))
         .isInstanceOf(ConfigException.class)
         .hasMessage(
-            "openrouter.yaml line 2, column 13: 'openrouter.base_url' is"
+            "toolhost.yaml line 2, column 13: 'openrouter.base_url' is"
                 + " 'ftp://openrouter.ai/api/v1' (expected an http or https URL, such as"
                 + " https://openrouter.ai/api/v1)");
     assertThatThrownBy(() -> parse("openrouter:\n  base_url: openrouter.ai/api/v1\n"))
         .isInstanceOf(ConfigException.class)
         .hasMessage(
-            "openrouter.yaml line 2, column 13: 'openrouter.base_url' is 'openrouter.ai/api/v1'"
+            "toolhost.yaml line 2, column 13: 'openrouter.base_url' is 'openrouter.ai/api/v1'"
                 + " (expected an http or https URL, such as https://openrouter.ai/api/v1)");
     assertThatThrownBy(() -> parse("openrouter:\n  base_url: \"https://open router.ai\"\n"))
         .isInstanceOf(ConfigException.class)
         .hasMessage(
-            "openrouter.yaml line 2, column 13: 'openrouter.base_url' is 'https://open"
+            "toolhost.yaml line 2, column 13: 'openrouter.base_url' is 'https://open"
                 + " router.ai' (expected an http or https URL, such as"
                 + " https://openrouter.ai/api/v1)");
   }
@@ -85,7 +100,7 @@ class OpenRouterConfigTest {
     assertThatThrownBy(() -> parse("openrouter:\n  api_key_env: sk-or-v1-abc123\n"))
         .isInstanceOf(ConfigException.class)
         .hasMessage(
-            "openrouter.yaml line 2, column 16: 'openrouter.api_key_env' is 'sk-or-v1-abc123'"
+            "toolhost.yaml line 2, column 16: 'openrouter.api_key_env' is 'sk-or-v1-abc123'"
                 + " (expected the name of an environment variable, such as OPENROUTER_API_KEY;"
                 + " the key itself never goes in the config)");
   }
@@ -97,8 +112,8 @@ class OpenRouterConfigTest {
         .isInstanceOf(ConfigException.class)
         .hasMessage(
             """
-            openrouter.yaml line 2, column 13: 'openrouter.base_url' is 'file:///etc/passwd' (expected an http or https URL, such as https://openrouter.ai/api/v1)
-            openrouter.yaml line 3, column 16: 'openrouter.api_key_env' is '1KEY' (expected the name of an environment variable, such as OPENROUTER_API_KEY; the key itself never goes in the config)\
+            toolhost.yaml line 2, column 13: 'openrouter.base_url' is 'file:///etc/passwd' (expected an http or https URL, such as https://openrouter.ai/api/v1)
+            toolhost.yaml line 3, column 16: 'openrouter.api_key_env' is '1KEY' (expected the name of an environment variable, such as OPENROUTER_API_KEY; the key itself never goes in the config)\
             """);
   }
 
@@ -107,7 +122,7 @@ class OpenRouterConfigTest {
     assertThatThrownBy(() -> parse("openrouter:\n  base_uri: https://openrouter.ai/api/v1\n"))
         .isInstanceOf(ConfigException.class)
         .hasMessage(
-            "openrouter.yaml line 2, column 3: unknown key 'base_uri' under 'openrouter' (did you"
+            "toolhost.yaml line 2, column 3: unknown key 'base_uri' under 'openrouter' (did you"
                 + " mean 'base_url'? expected one of: api_key_env, base_url, referer)");
   }
 
@@ -116,7 +131,7 @@ class OpenRouterConfigTest {
     assertThatThrownBy(() -> parse("openrouter:\n  base_url: [https://openrouter.ai]\n"))
         .isInstanceOf(ConfigException.class)
         .hasMessage(
-            "openrouter.yaml line 2, column 13: wrong type for 'openrouter.base_url': expected a"
+            "toolhost.yaml line 2, column 13: wrong type for 'openrouter.base_url': expected a"
                 + " string, got a list");
   }
 }

@@ -1,4 +1,4 @@
-package dev.toolhost.server;
+package dev.toolhost.browser;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -7,10 +7,14 @@ import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSpec;
 import dev.toolhost.core.spi.ConfigException;
-import dev.toolhost.host.HostConfig;
+import dev.toolhost.core.spi.HostExtension;
+import dev.toolhost.memory.WorkingMemoryExtension;
 import dev.toolhost.testing.FakeSite;
+import dev.toolhost.testing.TestHost;
+import dev.toolhost.web.WebExtension;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -22,7 +26,10 @@ import org.junit.jupiter.api.io.TempDir;
  * builtin:browser} tool whose pages pass the web section's checks.
  */
 @Timeout(120)
-class HostBrowserTest {
+class BrowserHostTest {
+
+  private static final List<HostExtension<?>> EXTENSIONS =
+      List.of(new WorkingMemoryExtension(), new WebExtension(), new BrowserExtension());
 
   @TempDir Path dir;
 
@@ -34,28 +41,32 @@ class HostBrowserTest {
         + "'}\n";
   }
 
+  private static TestHost host(String yaml) {
+    return TestHost.start(yaml, EXTENSIONS);
+  }
+
+  private static List<String> toolNames(TestHost host) {
+    return host.runtime().registry().specs().stream().map(ToolSpec::name).toList();
+  }
+
   @Test
-  void aHostWithoutTheSectionHasNoBrowser() throws Exception {
-    try (Host host = Host.builder(HostConfig.parse("web: {}\n", "plain.yaml")).build()) {
-      host.start();
-      assertThat(host.registry().specs()).extracting(ToolSpec::name).doesNotContain("browser");
+  void aHostWithoutTheSectionHasNoBrowser() {
+    try (TestHost host = host("web: {}\n")) {
+      assertThat(toolNames(host)).doesNotContain("browser");
     }
   }
 
   @Test
-  void enabledFalseKeepsTheSectionButRegistersNoTool() throws Exception {
-    try (Host host =
-        Host.builder(HostConfig.parse("web: {}\nbrowser: {enabled: false}\n", "off.yaml"))
-            .build()) {
-      host.start();
-      assertThat(host.registry().specs()).extracting(ToolSpec::name).doesNotContain("browser");
+  void enabledFalseKeepsTheSectionButRegistersNoTool() {
+    try (TestHost host = host("web: {}\nbrowser: {enabled: false}\n")) {
+      assertThat(toolNames(host)).doesNotContain("browser");
     }
   }
 
   @Test
   void theSectionWithoutAWebSectionIsRefusedWithTheReason() {
     // The host does not start; the extensions started before the browser's are closed again.
-    assertThatThrownBy(() -> Host.builder(HostConfig.parse(section(), "noweb.yaml")).build())
+    assertThatThrownBy(() -> host(section()))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("'browser' needs a 'web' section")
         .hasMessageContaining("outbound.allow");
@@ -63,12 +74,11 @@ class HostBrowserTest {
 
   @Test
   void aMistypedKeyIsRefusedWithItsLine() {
-    assertThatThrownBy(() -> HostConfig.parse("web: {}\nbrowser:\n  max_browser: 2\n", "typo.yaml"))
+    assertThatThrownBy(() -> host("web: {}\nbrowser:\n  max_browser: 2\n"))
         .isInstanceOf(ConfigException.class)
-        .hasMessageContaining("typo.yaml line 3, column 3")
+        .hasMessageContaining(TestHost.FILE_NAME + " line 3, column 3")
         .hasMessageContaining("did you mean 'max_browsers'");
-    assertThatThrownBy(
-            () -> HostConfig.parse("web: {}\nbrowser:\n  secrets: ['not a name']\n", "bad.yaml"))
+    assertThatThrownBy(() -> host("web: {}\nbrowser:\n  secrets: ['not a name']\n"))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("'browser.secrets[0]' is 'not a name'");
   }
@@ -79,38 +89,30 @@ class HostBrowserTest {
             FakeSite.on("127.0.0.4")
                 .page(
                     "/", FakeSite.Page.ok("text/html", "<title>Open</title><a href='/x'>Go</a>"));
-        Host host =
-            Host.builder(
-                    HostConfig.parse(
-                        "web: {outbound: {allow: ['127.0.0.4/32']}}\n" + section(), "b.yaml"))
-                .build()) {
-      host.start();
+        TestHost host = host("web: {outbound: {allow: ['127.0.0.4/32']}}\n" + section())) {
       ToolSpec spec =
-          host.registry().specs().stream()
+          host.runtime().registry().specs().stream()
               .filter(s -> s.name().equals("browser"))
               .findFirst()
               .orElseThrow();
       assertThat(spec.source()).isEqualTo("builtin:browser");
-      assertThat(host.guides().orElseThrow().all()).anyMatch(g -> g.name().equals("browser"));
-      ToolResult opened =
-          host.dispatcher()
-              .dispatch(
-                  host.toolSet("main"),
-                  ToolCall.of(
-                          "browser", "{\"action\":\"navigate\",\"url\":\"" + site.url() + "/\"}")
-                      .withSessionId("h"));
+      assertThat(host.runtime().guides().orElseThrow().all())
+          .anyMatch(g -> g.name().equals("browser"));
+      ToolResult opened = browse(host, "{\"action\":\"navigate\",\"url\":\"" + site.url() + "/\"}");
       assertThat(opened.isError()).as(opened.text()).isFalse();
       ToolResult refused =
-          host.dispatcher()
-              .dispatch(
-                  host.toolSet("main"),
-                  ToolCall.of(
-                          "browser", "{\"action\":\"navigate\",\"url\":\"http://127.0.0.2:9/\"}")
-                      .withSessionId("h"));
+          browse(host, "{\"action\":\"navigate\",\"url\":\"http://127.0.0.2:9/\"}");
       assertThat(refused.text()).contains("will not open it", "127.0.0.2");
     }
     try (Stream<Path> left = Files.list(dir.resolve("profiles"))) {
       assertThat(left.toList()).isEmpty();
     }
+  }
+
+  private static ToolResult browse(TestHost host, String arguments) {
+    return host.runtime()
+        .dispatcher()
+        .dispatch(
+            host.runtime().toolSet("main"), ToolCall.of("browser", arguments).withSessionId("h"));
   }
 }

@@ -1,4 +1,4 @@
-package dev.toolhost.server;
+package dev.toolhost.web;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -7,10 +7,13 @@ import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSpec;
 import dev.toolhost.core.spi.ConfigException;
+import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.host.HostConfig;
+import dev.toolhost.memory.WorkingMemoryExtension;
 import dev.toolhost.testing.FakeSite;
-import dev.toolhost.web.OutboundHttp;
-import java.util.Map;
+import dev.toolhost.testing.TestHost;
+import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -18,24 +21,32 @@ import org.junit.jupiter.api.Test;
  * allow-list opens and nothing internal; web_search appears with a provider; a wrong section is
  * refused with its place.
  */
-class HostWebTest {
+class WebHostTest {
+
+  private static final List<HostExtension<?>> EXTENSIONS =
+      List.of(new WorkingMemoryExtension(), new WebExtension());
 
   private static HostConfig parse(String yaml) {
-    return HostConfig.parse(yaml, "web.yaml");
+    return TestHost.config(yaml, EXTENSIONS, Path.of(""));
   }
 
-  private static ToolResult call(Host host, String tool, String arguments) {
-    return host.dispatcher()
-        .dispatch(host.toolSet("main"), ToolCall.of(tool, arguments).withSessionId("s1"));
+  private static TestHost host(String yaml) {
+    return TestHost.start(yaml, EXTENSIONS);
+  }
+
+  private static ToolResult call(TestHost host, String tool, String arguments) {
+    return host.runtime()
+        .dispatcher()
+        .dispatch(host.runtime().toolSet("main"), ToolCall.of(tool, arguments).withSessionId("s1"));
   }
 
   @Test
   void aHostWithoutAWebSectionHasNoWebToolAndNoOutboundClient() {
-    try (Host host = Host.builder(parse("http: {port: 0}\n")).environment(Map.of()).build()) {
-      assertThat(host.registry().specs())
+    try (TestHost host = host("")) {
+      assertThat(host.runtime().registry().specs())
           .extracting(ToolSpec::source)
           .doesNotContain("builtin:web");
-      assertThat(host.service(OutboundHttp.class)).isEmpty();
+      assertThat(host.runtime().service(OutboundHttp.class)).isEmpty();
     }
   }
 
@@ -46,16 +57,13 @@ class HostWebTest {
                 .page("/", FakeSite.Page.ok("text/html", "<title>Allowed</title><p>Hello.</p>"));
         FakeSite internal =
             FakeSite.on("127.0.0.1").page("/", FakeSite.Page.ok("text/plain", "x"));
-        Host host =
-            Host.builder(
-                    parse(
-                        "web:\n"
-                            + "  outbound:\n"
-                            + "    allow: [127.0.0.2/32]\n"
-                            + "  browse: {robots: false}\n"))
-                .environment(Map.of())
-                .build()) {
-      assertThat(host.registry().specs())
+        TestHost host =
+            host(
+                "web:\n"
+                    + "  outbound:\n"
+                    + "    allow: [127.0.0.2/32]\n"
+                    + "  browse: {robots: false}\n")) {
+      assertThat(host.runtime().registry().specs())
           .filteredOn(spec -> spec.source().equals("builtin:web"))
           .extracting(ToolSpec::name)
           .containsExactly("web_browse");
@@ -68,25 +76,22 @@ class HostWebTest {
                   + " 127.0.0.0/8; internal addresses are refused unless the config's"
                   + " web.outbound.allow opens them.");
       assertThat(internal.takeRequests()).isEmpty();
-      assertThat(host.service(OutboundHttp.class)).isPresent();
+      assertThat(host.runtime().service(OutboundHttp.class)).isPresent();
     }
   }
 
   @Test
   void aSearchProviderAddsWebSearchAndItsGuide() {
-    try (Host host =
-        Host.builder(
-                parse(
-                    "web:\n"
-                        + "  search: {provider: searxng, url: 'http://127.0.0.2:9', count: 3}\n"))
-            .environment(Map.of())
-            .build()) {
-      assertThat(host.registry().specs())
+    try (TestHost host =
+        host("web:\n" + "  search: {provider: searxng, url: 'http://127.0.0.2:9', count: 3}\n")) {
+      assertThat(host.runtime().registry().specs())
           .filteredOn(spec -> spec.source().equals("builtin:web"))
           .extracting(ToolSpec::name)
           .containsExactlyInAnyOrder("web_browse", "web_search");
-      assertThat(host.guides()).isPresent();
-      assertThat(host.guides().get().all()).extracting(g -> g.name()).contains("web-tools");
+      assertThat(host.runtime().guides()).isPresent();
+      assertThat(host.runtime().guides().get().all())
+          .extracting(g -> g.name())
+          .contains("web-tools");
     }
   }
 
@@ -103,17 +108,17 @@ class HostWebTest {
                         + "  github: {token_env: 'ghp_abc-123'}\n"))
         .isInstanceOf(ConfigException.class)
         .hasMessage(
-            "web.yaml line 2, column 22: 'web.search.provider' is 'bing' (expected one of: brave,"
+            "toolhost.yaml line 2, column 22: 'web.search.provider' is 'bing' (expected one of: brave,"
                 + " searxng)\n"
-                + "web.yaml line 6, column 23: 'web.github.token_env' is 'ghp_abc-123' (expected"
+                + "toolhost.yaml line 6, column 23: 'web.github.token_env' is 'ghp_abc-123' (expected"
                 + " the name of an environment variable, such as BRAVE_API_KEY; the key itself"
                 + " never goes in the config)\n"
-                + "web.yaml line 4, column 13: 'web.outbound.allow[0]': '10.0.0.0/33' has a prefix"
+                + "toolhost.yaml line 4, column 13: 'web.outbound.allow[0]': '10.0.0.0/33' has a prefix"
                 + " length that is not 0 to 32 (such as 10.0.0.0/8 or fd00::/8)\n"
-                + "web.yaml line 4, column 26: 'web.outbound.allow[1]' is 'not a host' (expected a"
+                + "toolhost.yaml line 4, column 26: 'web.outbound.allow[1]' is 'not a host' (expected a"
                 + " host name such as wiki.internal or *.corp.example, or an IP address or CIDR"
                 + " range such as 10.1.2.0/24)\n"
-                + "web.yaml line 5, column 14: 'web.outbound.timeout' is 'soon' (expected a"
+                + "toolhost.yaml line 5, column 14: 'web.outbound.timeout' is 'soon' (expected a"
                 + " positive duration, such as 30s, 5m or 1h)");
   }
 
@@ -122,7 +127,7 @@ class HostWebTest {
     assertThatThrownBy(() -> parse("web:\n  browse: {robot: false}\n"))
         .isInstanceOf(ConfigException.class)
         .hasMessageStartingWith(
-            "web.yaml line 2, column 12: unknown key 'robot' under 'web.browse' (did you mean"
+            "toolhost.yaml line 2, column 12: unknown key 'robot' under 'web.browse' (did you mean"
                 + " 'robots'?");
   }
 }
