@@ -130,6 +130,8 @@ public final class A2aExtension implements HostExtension<A2aConfig> {
     tools = host.own(new A2aTools(directory, client, config, host.service(WorkingMemory.class)));
     tools.onLateAnswer(this::synthesise);
     host.registry().registerAll(tools.tools());
+    // Calling other agents, for helpers and tasks; synthesising an answer calls no agent.
+    host.allowTools(tools.tools(), "subagent", "scheduled");
     host.guide(A2aTools.GUIDE);
     if (!config.agents().isEmpty()) {
       Thread firstFetch =

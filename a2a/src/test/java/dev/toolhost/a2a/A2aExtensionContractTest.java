@@ -3,6 +3,7 @@ package dev.toolhost.a2a;
 import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.testing.HostExtensionContract;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -53,5 +54,11 @@ class A2aExtensionContractTest extends HostExtensionContract<A2aConfig> {
   @Override
   protected List<String> routes() {
     return List.of("GET /a2a/{agent}/.well-known/agent-card.json", "POST /a2a/{agent}");
+  }
+
+  /** Helpers and tasks have its tools; the synthesis of another agent's answer has none. */
+  @Override
+  protected Map<String, Set<String>> grantedTools() {
+    return Map.of("subagent", configuredTools(), "scheduled", configuredTools());
   }
 }

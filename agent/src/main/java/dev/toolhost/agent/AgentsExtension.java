@@ -95,10 +95,17 @@ public final class AgentsExtension implements HostExtension<AgentsConfig> {
     if (!definitions.isEmpty()) {
       host.guide(Agents.GUIDE);
       host.route(new TurnsRoute(() -> Optional.ofNullable(agents)).route());
-      // Synthesising an outside agent's answer reads the board but writes nothing, and spawns
-      // nothing; a subagent shares its parent's board but runs no batches of its own.
-      host.denyTools("a2a_synthesis", "whiteboard_write", "whiteboard_clear", "spawn_wisps");
-      host.denyTools("subagent", "spawn_wisps");
+      // Helpers and tasks may ask the other agents; synthesising an outside agent's answer asks
+      // none. The board: synthesis reads it and writes nothing; a subagent shares its parent's
+      // board but runs no batches of its own; a task may run batches. The subagent tools are
+      // granted to no restricted profile (no recursion).
+      String[] agentTools = definitions.stream().map(AgentDefinition::name).toArray(String[]::new);
+      host.allowTools("subagent", agentTools);
+      host.allowTools("scheduled", agentTools);
+      host.allowTools("subagent", "whiteboard_read", "whiteboard_write", "whiteboard_clear");
+      host.allowTools(
+          "scheduled", "whiteboard_read", "whiteboard_write", "whiteboard_clear", "spawn_wisps");
+      host.allowTools("a2a_synthesis", "whiteboard_read");
     }
   }
 

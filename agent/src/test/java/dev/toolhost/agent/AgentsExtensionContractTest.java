@@ -82,12 +82,18 @@ class AgentsExtensionContractTest extends HostExtensionContract<AgentsConfig> {
     return List.of("POST " + TurnsRoute.PATH);
   }
 
+  /**
+   * Helpers and tasks ask the agents and share the board, tasks run batches; synthesis reads the
+   * board only; no restricted profile spawns subagents.
+   */
   @Override
-  protected Map<String, Set<String>> deniedTools() {
+  protected Map<String, Set<String>> grantedTools() {
+    Set<String> board = Set.of("whiteboard_read", "whiteboard_write", "whiteboard_clear");
+    Set<String> helper = new java.util.HashSet<>(board);
+    helper.addAll(Set.of("assistant", "research"));
+    Set<String> task = new java.util.HashSet<>(helper);
+    task.add("spawn_wisps");
     return Map.of(
-        "a2a_synthesis",
-        Set.of("whiteboard_write", "whiteboard_clear", "spawn_wisps"),
-        "subagent",
-        Set.of("spawn_wisps"));
+        "subagent", helper, "scheduled", task, "a2a_synthesis", Set.of("whiteboard_read"));
   }
 }

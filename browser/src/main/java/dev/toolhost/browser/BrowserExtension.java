@@ -10,6 +10,7 @@ import dev.toolhost.memory.WorkingMemory;
 import dev.toolhost.web.OutboundHttp;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import tools.jackson.databind.JsonNode;
@@ -123,6 +124,8 @@ public final class BrowserExtension implements HostExtension<BrowserConfig> {
         new BrowserTool(
             config, browsers, http, host.environment(), host.service(WorkingMemory.class));
     host.registry().register(tool.tool());
+    // The web through a browser, for helpers and tasks; never for synthesis.
+    host.allowTools(List.of(tool.tool()), "subagent", "scheduled");
     host.guide(BrowserTool.GUIDE);
   }
 }

@@ -4,6 +4,7 @@ import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.testing.HostExtensionContract;
 import dev.toolhost.web.WebExtension;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -57,5 +58,11 @@ class BrowserExtensionContractTest extends HostExtensionContract<BrowserConfig> 
   @Override
   protected Set<String> configuredTools() {
     return Set.of("browser");
+  }
+
+  /** Helpers and tasks have its tools; the synthesis of another agent's answer has none. */
+  @Override
+  protected Map<String, Set<String>> grantedTools() {
+    return Map.of("subagent", configuredTools(), "scheduled", configuredTools());
   }
 }

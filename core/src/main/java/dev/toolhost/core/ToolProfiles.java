@@ -10,20 +10,22 @@ import java.util.Optional;
 /**
  * Tool profiles are the named profiles of a host: the four built-in ones and the user's own.
  *
- * <p>The built-in profiles are those of RockBot's tool-profile design:
+ * <p>The built-in profiles are those of RockBot's tool-profile design, its restricted ones as
+ * explicit allow-lists:
  *
  * <ul>
  *   <li>{@code main}: everything.
- *   <li>{@code subagent}: denies source {@code subagent} (no recursion).
- *   <li>{@code scheduled}: denies source {@code subagent}.
- *   <li>{@code a2a_synthesis}: denies source {@code a2a}, so that synthesising an agent's result
- *       cannot dispatch a fresh call to an agent.
+ *   <li>{@code subagent}: what the extensions grant a subagent (never another subagent).
+ *   <li>{@code scheduled}: what the extensions grant a scheduled task.
+ *   <li>{@code a2a_synthesis}: what the extensions grant the synthesis of another agent's answer,
+ *       the least trusted text in the system: reading only (working memory, long-term recall,
+ *       guides), never code, the network, scheduling, agents or server registration.
  * </ul>
  *
- * <p>The extension that owns a tool adds the rules about it to the host's built-in profiles ({@link
- * #withDenied}): the MCP extension takes {@code mcp_register_server} and {@code
- * mcp_unregister_server} from {@code subagent} and {@code scheduled}, so that core names no other
- * module's tools.
+ * <p>The extension that owns a tool grants it to the restricted profiles it belongs in ({@link
+ * #withAllowed}), so that core names no other module's tools, and a tool no extension grants (a new
+ * capability's, a bridged MCP server's, a remote worker's) enters none of them: a new tool source
+ * shows up in {@code main} and only enters a restricted profile by a conscious grant. Fails safe.
  *
  * <p>Built-in profiles are code, not configuration: they are a safety boundary, and a bad config
  * edit must not silently open it. A user profile may extend any profile but may not replace a
@@ -34,14 +36,20 @@ public final class ToolProfiles {
   /** The profile of a main agent turn: every tool. */
   public static final ToolProfile MAIN = ToolProfile.all("main");
 
-  /** The profile of a subagent: no recursion, and what the extensions deny it. */
-  public static final ToolProfile SUBAGENT = MAIN.named("subagent").withoutSources("subagent");
+  /** The profile of a subagent: what the extensions grant it, never a subagent of its own. */
+  public static final ToolProfile SUBAGENT =
+      ToolProfile.none("subagent").withoutSources("subagent");
 
-  /** The profile of a scheduled task: no subagents, and what the extensions deny it. */
-  public static final ToolProfile SCHEDULED = MAIN.named("scheduled").withoutSources("subagent");
+  /** The profile of a scheduled task: what the extensions grant it, never a subagent. */
+  public static final ToolProfile SCHEDULED =
+      ToolProfile.none("scheduled").withoutSources("subagent");
 
-  /** The profile of synthesising an agent-to-agent result: no further agent calls. */
-  public static final ToolProfile A2A_SYNTHESIS = MAIN.named("a2a_synthesis").withoutSources("a2a");
+  /** The profile of synthesising an agent-to-agent result: what the extensions grant it. */
+  public static final ToolProfile A2A_SYNTHESIS =
+      ToolProfile.none("a2a_synthesis").withoutSources("a2a", "subagent");
+
+  /** The restricted built-in profiles: those that see only what is granted them. */
+  public static final List<ToolProfile> RESTRICTED = List.of(SUBAGENT, SCHEDULED, A2A_SYNTHESIS);
 
   /** The built-in profiles, in their documented order. */
   public static final List<ToolProfile> BUILT_IN =
@@ -69,7 +77,7 @@ public final class ToolProfiles {
   }
 
   /**
-   * The given built-in profiles (those of {@link #BUILT_IN}, amended by {@link #withDenied}) and
+   * The given built-in profiles (those of {@link #BUILT_IN}, amended by {@link #withAllowed}) and
    * the given user profiles.
    *
    * @throws IllegalArgumentException when the built-in profiles are not those of {@link #BUILT_IN},
@@ -97,12 +105,27 @@ public final class ToolProfiles {
   }
 
   /**
-   * The built-in profiles with the given tools denied, by profile name: the rules the host's
-   * extensions add about the tools they own.
+   * The built-in profiles with the given tools granted to the restricted ones, by profile name: the
+   * grants the host's extensions make of the tools they own.
    *
-   * @throws IllegalArgumentException when a rule names a profile that is not built in
+   * @throws IllegalArgumentException when a grant names a profile that is not a restricted built-in
+   *     one ({@code main} has every tool already)
    */
-  public static List<ToolProfile> withDenied(Map<String, ? extends Collection<String>> denied) {
+  public static List<ToolProfile> withAllowed(Map<String, ? extends Collection<String>> allowed) {
+    return withRules(allowed, Map.of());
+  }
+
+  /**
+   * The built-in profiles with the given tools granted to the restricted ones and the given tools
+   * denied to any, by profile name: the rules the host's extensions make about the tools they own.
+   * A denial wins over a grant.
+   *
+   * @throws IllegalArgumentException when a grant names a profile that is not a restricted built-in
+   *     one, or a denial one that is not built in
+   */
+  public static List<ToolProfile> withRules(
+      Map<String, ? extends Collection<String>> allowed,
+      Map<String, ? extends Collection<String>> denied) {
     for (String name : denied.keySet()) {
       if (!builtInNames().contains(name)) {
         throw new IllegalArgumentException(
@@ -113,13 +136,27 @@ public final class ToolProfiles {
                 + ").");
       }
     }
-    return BUILT_IN.stream()
-        .map(
-            profile ->
-                denied.containsKey(profile.name())
-                    ? profile.withoutNames(denied.get(profile.name()).toArray(String[]::new))
-                    : profile)
-        .toList();
+    List<String> restricted = RESTRICTED.stream().map(ToolProfile::name).toList();
+    for (String name : allowed.keySet()) {
+      if (!restricted.contains(name)) {
+        throw new IllegalArgumentException(
+            "No restricted built-in profile is named '"
+                + name
+                + "' (restricted profiles: "
+                + String.join(", ", restricted)
+                + ").");
+      }
+    }
+    List<ToolProfile> profiles = new ArrayList<>();
+    for (ToolProfile profile : BUILT_IN) {
+      Collection<String> granted = allowed.get(profile.name());
+      Collection<String> taken = denied.get(profile.name());
+      profiles.add(
+          profile
+              .withNames(granted == null ? List.of() : granted)
+              .withoutNames(taken == null ? List.of() : taken));
+    }
+    return List.copyOf(profiles);
   }
 
   private static List<String> builtInNames() {

@@ -86,51 +86,65 @@ class ToolProfileTest {
     assertThat(narrower.allowedSources()).isEqualTo(Set.of("builtin:web"));
   }
 
-  // The rules the scheduling and MCP extensions add about the tools they own.
+  // Grants as the scheduling and MCP extensions make them, and long-term memory's denial in main.
   private static final List<ToolProfile> WITH_EXTENSION_RULES =
-      ToolProfiles.withDenied(
+      ToolProfiles.withRules(
           Map.of(
               "subagent",
-              List.of("cancel_scheduled_task", "mcp_register_server", "mcp_unregister_server"),
+              List.of("schedule_task", "list_scheduled_tasks", "mcp_invoke_tool"),
               "scheduled",
-              List.of("mcp_register_server", "mcp_unregister_server")));
+              List.of("list_scheduled_tasks", "cancel_scheduled_task")),
+          Map.of("main", List.of("memory_delete")));
 
   @Test
-  void builtInProfilesDenyOnlySourcesUntilExtensionsAddTheirRules() {
+  void restrictedBuiltInProfilesAllowNothingUntilExtensionsGrantTools() {
     assertThat(ToolProfiles.SUBAGENT)
-        .isEqualTo(
-            new ToolProfile("subagent", Set.of("*"), Set.of("subagent"), Set.of(), Set.of()));
+        .isEqualTo(new ToolProfile("subagent", Set.of(), Set.of("subagent"), Set.of(), Set.of()));
     assertThat(ToolProfiles.SCHEDULED)
+        .isEqualTo(new ToolProfile("scheduled", Set.of(), Set.of("subagent"), Set.of(), Set.of()));
+    assertThat(ToolProfiles.A2A_SYNTHESIS)
         .isEqualTo(
-            new ToolProfile("scheduled", Set.of("*"), Set.of("subagent"), Set.of(), Set.of()));
-    assertThatThrownBy(() -> ToolProfiles.withDenied(Map.of("reviewer", List.of("x"))))
+            new ToolProfile(
+                "a2a_synthesis", Set.of(), Set.of("a2a", "subagent"), Set.of(), Set.of()));
+    // A new capability's tool, a bridged server's, a worker's: in main, in no restricted profile.
+    for (ToolProfile restricted : ToolProfiles.RESTRICTED) {
+      assertThat(restricted.allows("brand_new_tool", "mcp:brand-new")).isFalse();
+    }
+    assertThat(ToolProfiles.MAIN.allows("brand_new_tool", "mcp:brand-new")).isTrue();
+  }
+
+  @Test
+  void aGrantNamesARestrictedProfileAndADenialABuiltInOne() {
+    assertThatThrownBy(() -> ToolProfiles.withAllowed(Map.of("main", List.of("x"))))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("No restricted built-in profile is named 'main'");
+    assertThatThrownBy(() -> ToolProfiles.withRules(Map.of(), Map.of("reviewer", List.of("x"))))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("No built-in profile is named 'reviewer'");
   }
 
   @Test
-  void builtInProfilesAreTheSeedsTable() {
+  void builtInProfilesAreTheSeedsTableAsAllowLists() {
     assertThat(WITH_EXTENSION_RULES.get(0))
-        .isEqualTo(new ToolProfile("main", Set.of("*"), Set.of(), Set.of(), Set.of()));
+        .isEqualTo(
+            new ToolProfile("main", Set.of("*"), Set.of(), Set.of(), Set.of("memory_delete")));
     assertThat(WITH_EXTENSION_RULES.get(1))
         .isEqualTo(
             new ToolProfile(
                 "subagent",
-                Set.of("*"),
-                Set.of("subagent"),
                 Set.of(),
-                Set.of("cancel_scheduled_task", "mcp_register_server", "mcp_unregister_server")));
+                Set.of("subagent"),
+                Set.of("schedule_task", "list_scheduled_tasks", "mcp_invoke_tool"),
+                Set.of()));
     assertThat(WITH_EXTENSION_RULES.get(2))
         .isEqualTo(
             new ToolProfile(
                 "scheduled",
-                Set.of("*"),
-                Set.of("subagent"),
                 Set.of(),
-                Set.of("mcp_register_server", "mcp_unregister_server")));
-    assertThat(WITH_EXTENSION_RULES.get(3))
-        .isEqualTo(
-            new ToolProfile("a2a_synthesis", Set.of("*"), Set.of("a2a"), Set.of(), Set.of()));
+                Set.of("subagent"),
+                Set.of("list_scheduled_tasks", "cancel_scheduled_task"),
+                Set.of()));
+    assertThat(WITH_EXTENSION_RULES.get(3)).isEqualTo(ToolProfiles.A2A_SYNTHESIS);
   }
 
   @Test
@@ -144,7 +158,8 @@ class ToolProfileTest {
 
     assertThat(profiles.names())
         .containsExactly("main", "subagent", "scheduled", "a2a_synthesis", "reviewer", "zeta");
-    assertThat(profiles.get("reviewer").deniedNames()).contains("x", "mcp_register_server");
+    assertThat(profiles.get("reviewer").deniedNames()).contains("x");
+    assertThat(profiles.get("reviewer").allowedNames()).contains("schedule_task");
   }
 
   @Test

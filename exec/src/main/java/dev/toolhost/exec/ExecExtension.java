@@ -3,7 +3,6 @@ package dev.toolhost.exec;
 import dev.toolhost.core.ExecutableTool;
 import dev.toolhost.core.Redactor;
 import dev.toolhost.core.ToolGuide;
-import dev.toolhost.core.ToolProfiles;
 import dev.toolhost.core.spi.ConfigException;
 import dev.toolhost.core.spi.ConfigSections;
 import dev.toolhost.core.spi.EnvironmentNames;
@@ -15,7 +14,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.slf4j.Logger;
@@ -52,15 +50,6 @@ public final class ExecExtension implements HostExtension<ExecConfig> {
           "How to run commands, files and Python scripts in the sandbox, and what its limits are.",
           ExecExtension.class,
           "guides/exec.md");
-
-  /**
-   * The rules about this extension's tools in the built-in profiles, by profile: subagents and
-   * scheduled tasks may not run commands.
-   */
-  public static final Map<String, List<String>> PROFILE_RULES =
-      Map.of(
-          ToolProfiles.SUBAGENT.name(), ExecTools.NAMES,
-          ToolProfiles.SCHEDULED.name(), ExecTools.NAMES);
 
   @Override
   public String name() {
@@ -142,8 +131,8 @@ public final class ExecExtension implements HostExtension<ExecConfig> {
 
   @Override
   public void start(HostContext host, Optional<ExecConfig> config) {
-    PROFILE_RULES.forEach(
-        (profile, tools) -> host.denyTools(profile, tools.toArray(String[]::new)));
+    // Its tools are granted to no restricted profile: subagents, scheduled tasks and the synthesis
+    // of another agent's answer run no commands; main and the operator's own profiles do.
     if (config.isEmpty()) {
       return;
     }

@@ -5,7 +5,6 @@ import dev.toolhost.testing.HostExtensionContract;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.BeforeEach;
@@ -60,9 +59,5 @@ class ExecExtensionContractTest extends HostExtensionContract<ExecConfig> {
     return Set.copyOf(ExecTools.NAMES);
   }
 
-  @Override
-  protected Map<String, Set<String>> deniedTools() {
-    return Map.of(
-        "subagent", Set.copyOf(ExecTools.NAMES), "scheduled", Set.copyOf(ExecTools.NAMES));
-  }
+  // Grants nothing: no restricted profile runs commands (the contract's default).
 }

@@ -161,7 +161,7 @@ public record HostConfig(
 
   /**
    * Returns the given built-in profiles (amended by the host's extensions, {@link
-   * ToolProfiles#withDenied}) and the user's, each user profile composed onto the profile it
+   * ToolProfiles#withAllowed}) and the user's, each user profile composed onto the profile it
    * extends.
    *
    * @throws ConfigException as {@link #toolProfiles()} does

@@ -85,6 +85,8 @@ public final class HostRuntime implements RunningHost {
   private final List<Mount> mounts = new java.util.concurrent.CopyOnWriteArrayList<>();
   // Secrets the builder was given, by name, for the extensions that redact by value.
   private final Map<String, String> secretValues;
+  // The tools the extensions grant the restricted built-in profiles, by profile name.
+  private final Map<String, Set<String>> allowed = new LinkedHashMap<>();
   // The tools the extensions take from built-in profiles, by profile name.
   private final Map<String, Set<String>> denied = new LinkedHashMap<>();
 
@@ -100,6 +102,12 @@ public final class HostRuntime implements RunningHost {
     if (config.builtins().guides()) {
       ToolGuides toolGuides = new ToolGuides();
       registry.registerAll(toolGuides.tools());
+      // Reading a guide is for every role.
+      ToolProfiles.RESTRICTED.forEach(
+          profile ->
+              allowed
+                  .computeIfAbsent(profile.name(), name -> new LinkedHashSet<>())
+                  .addAll(toolGuides.tools().stream().map(tool -> tool.spec().name()).toList()));
       this.guides = Optional.of(toolGuides);
     } else {
       this.guides = Optional.empty();
@@ -150,7 +158,7 @@ public final class HostRuntime implements RunningHost {
             }
           });
       // The built-in profiles with the extensions' rules, then the user's composed onto them.
-      this.profiles = config.toolProfiles(ToolProfiles.withDenied(denied));
+      this.profiles = config.toolProfiles(ToolProfiles.withRules(allowed, denied));
     } catch (RuntimeException | Error e) {
       extensions.close();
       openTelemetry.close();
@@ -296,6 +304,20 @@ public final class HostRuntime implements RunningHost {
     @Override
     public Builtins builtins() {
       return config.builtins();
+    }
+
+    @Override
+    public void allowTools(String profile, String... tools) {
+      if (ToolProfiles.RESTRICTED.stream().noneMatch(builtIn -> builtIn.name().equals(profile))) {
+        throw new IllegalArgumentException(
+            "Host extension '"
+                + extension.name()
+                + "' grants tools to '"
+                + profile
+                + "', which is not a restricted built-in profile (subagent, scheduled,"
+                + " a2a_synthesis).");
+      }
+      allowed.computeIfAbsent(profile, name -> new LinkedHashSet<>()).addAll(List.of(tools));
     }
 
     @Override

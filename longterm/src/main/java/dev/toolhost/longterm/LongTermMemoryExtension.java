@@ -38,13 +38,20 @@ public final class LongTermMemoryExtension implements HostExtension<LongTermMemo
   /** The extension's name and config key. */
   public static final String NAME = "long_term_memory";
 
-  /** The tools each built-in profile may not have. */
-  static final Map<String, List<String>> PROFILE_RULES =
+  /**
+   * The tools each restricted built-in profile is granted: recalling and reading skills for every
+   * role, saving for helpers and tasks; synthesising another agent's answer reads only.
+   */
+  static final Map<String, List<String>> GRANTS =
       Map.of(
-          "main", List.of("memory_delete", "delete_skill"),
-          "subagent", List.of("memory_delete", "delete_skill"),
-          "scheduled", List.of("memory_delete", "delete_skill"),
-          "a2a_synthesis", List.of("memory_delete", "memory_save", "delete_skill", "save_skill"));
+          "subagent",
+              List.of("memory_recall", "memory_save", "list_skills", "get_skill", "save_skill"),
+          "scheduled",
+              List.of("memory_recall", "memory_save", "list_skills", "get_skill", "save_skill"),
+          "a2a_synthesis", List.of("memory_recall", "list_skills", "get_skill"));
+
+  /** Deleting is for profiles an operator writes: {@code main} does not have it. */
+  static final List<String> MAIN_DENIED = List.of("memory_delete", "delete_skill");
 
   private static final Logger LOG = LoggerFactory.getLogger(LongTermMemoryExtension.class);
 
@@ -111,8 +118,8 @@ public final class LongTermMemoryExtension implements HostExtension<LongTermMemo
             : config.postgres().orElseThrow().url(),
         config.store().name().toLowerCase(java.util.Locale.ROOT),
         memory.model());
-    PROFILE_RULES.forEach(
-        (profile, tools) -> host.denyTools(profile, tools.toArray(String[]::new)));
+    GRANTS.forEach((profile, tools) -> host.allowTools(profile, tools.toArray(String[]::new)));
+    host.denyTools("main", MAIN_DENIED.toArray(String[]::new));
     host.provide(LongTermMemory.class, memory);
     host.registry().registerAll(new LongTermMemoryTools(memory, config).tools());
     host.guide(LongTermMemoryTools.GUIDE);

@@ -53,13 +53,23 @@ class LongTermMemoryExtensionContractTest extends HostExtensionContract<LongTerm
         "delete_skill");
   }
 
-  /** No built-in profile deletes; the one that reads another agent's answer saves nothing. */
+  /** No restricted profile deletes; the one that reads another agent's answer saves nothing. */
   @Override
-  protected Map<String, Set<String>> deniedTools() {
+  protected Map<String, Set<String>> grantedTools() {
+    Set<String> helping =
+        Set.of("memory_recall", "memory_save", "list_skills", "get_skill", "save_skill");
     return Map.of(
-        "main", DELETING,
-        "subagent", DELETING,
-        "scheduled", DELETING,
-        "a2a_synthesis", Set.of("memory_delete", "memory_save", "delete_skill", "save_skill"));
+        "subagent",
+        helping,
+        "scheduled",
+        helping,
+        "a2a_synthesis",
+        Set.of("memory_recall", "list_skills", "get_skill"));
+  }
+
+  /** Deleting is for the operator's own profiles. */
+  @Override
+  protected Set<String> deniedInMain() {
+    return DELETING;
   }
 }

@@ -42,15 +42,16 @@ public final class McpExtension implements HostExtension<McpConfig> {
   public static final String NAME = "mcp";
 
   /**
-   * The rules about this extension's tools in the built-in profiles, by profile: subagents and
-   * scheduled tasks may not register or unregister servers.
+   * The grants of this extension's tools to the restricted built-in profiles, by profile: subagents
+   * and scheduled tasks may list the servers and call their tools (each call still under the
+   * caller's profile, which grants no bridged server's tool unless the operator's does), never
+   * register or unregister one; synthesis has none. A bridged server's own tools enter no
+   * restricted profile.
    */
-  public static final Map<String, List<String>> PROFILE_RULES =
+  public static final Map<String, List<String>> GRANTS =
       Map.of(
-          ToolProfiles.SUBAGENT.name(),
-          List.of(McpManagementTools.REGISTER_SERVER, McpManagementTools.UNREGISTER_SERVER),
-          ToolProfiles.SCHEDULED.name(),
-          List.of(McpManagementTools.REGISTER_SERVER, McpManagementTools.UNREGISTER_SERVER));
+          ToolProfiles.SUBAGENT.name(), McpManagementTools.LISTING,
+          ToolProfiles.SCHEDULED.name(), McpManagementTools.LISTING);
 
   private McpBridge bridge;
   private McpGatewayServlet gateway;
@@ -111,8 +112,7 @@ public final class McpExtension implements HostExtension<McpConfig> {
 
   @Override
   public void start(HostContext host, Optional<McpConfig> section) {
-    PROFILE_RULES.forEach(
-        (profile, tools) -> host.denyTools(profile, tools.toArray(String[]::new)));
+    GRANTS.forEach((profile, tools) -> host.allowTools(profile, tools.toArray(String[]::new)));
     // The host's tools over Streamable HTTP, served by the host's HTTP front when it has one.
     gateway = host.own(new McpGatewayServlet());
     host.mount(gateway.mount());

@@ -60,6 +60,10 @@ final class McpManagementTools {
   /** The tool that registers a server at run time. */
   static final String REGISTER_SERVER = "mcp_register_server";
 
+  /** The tools that list the servers and call their tools, each call under its caller's profile. */
+  static final List<String> LISTING =
+      List.of("mcp_list_services", "mcp_get_service_details", "mcp_invoke_tool");
+
   /** The tool that unregisters a server registered at run time. */
   static final String UNREGISTER_SERVER = "mcp_unregister_server";
 
@@ -257,7 +261,7 @@ final class McpManagementTools {
   }
 
   @Tool(
-      name = "mcp_list_services",
+      name = "mcp_list_services", // in LISTING
       description =
           "Lists the MCP servers: name, where it runs (local, or a worker group), state, tool"
               + " count and tool names. Use a name from here with mcp_get_service_details and"
@@ -306,7 +310,7 @@ final class McpManagementTools {
   }
 
   @Tool(
-      name = "mcp_get_service_details",
+      name = "mcp_get_service_details", // in LISTING
       description =
           "Returns the tools of one MCP server with their input schemas, or one tool when"
               + " tool_name is given.",
@@ -363,7 +367,7 @@ final class McpManagementTools {
   }
 
   @Tool(
-      name = "mcp_invoke_tool",
+      name = "mcp_invoke_tool", // in LISTING
       description =
           "Calls a tool of an MCP server by the server's exact name (from mcp_list_services) and"
               + " the tool's name on that server, with arguments matching its input schema.",

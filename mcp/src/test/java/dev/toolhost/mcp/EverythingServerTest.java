@@ -266,7 +266,7 @@ class EverythingServerTest {
           .contains("disconnected");
       assertThat(registry.find("late_echo")).isEmpty();
       assertThat(
-              ToolProfiles.withDenied(McpExtension.PROFILE_RULES).stream()
+              ToolProfiles.withAllowed(McpExtension.GRANTS).stream()
                   .filter(profile -> profile.name().equals("subagent"))
                   .findFirst()
                   .orElseThrow()

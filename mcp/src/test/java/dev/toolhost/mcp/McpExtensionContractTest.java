@@ -92,10 +92,13 @@ class McpExtensionContractTest extends HostExtensionContract<McpConfig> {
     return Stream.concat(MANAGEMENT.stream(), SERVER_TOOLS.stream()).collect(Collectors.toSet());
   }
 
+  /**
+   * Helpers and tasks list the servers and call their tools through the listing tools; they never
+   * register one, and a bridged server's own tools enter no restricted profile.
+   */
   @Override
-  protected Map<String, Set<String>> deniedTools() {
-    Set<String> registration =
-        Set.of(McpManagementTools.REGISTER_SERVER, McpManagementTools.UNREGISTER_SERVER);
-    return Map.of("subagent", registration, "scheduled", registration);
+  protected Map<String, Set<String>> grantedTools() {
+    Set<String> listing = Set.copyOf(McpManagementTools.LISTING);
+    return Map.of("subagent", listing, "scheduled", listing);
   }
 }

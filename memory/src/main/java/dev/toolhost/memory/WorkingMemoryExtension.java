@@ -1,9 +1,11 @@
 package dev.toolhost.memory;
 
 import dev.toolhost.core.DispatchStage;
+import dev.toolhost.core.ExecutableTool;
 import dev.toolhost.core.spi.HostContext;
 import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.core.spi.SectionReading;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import tools.jackson.databind.JsonNode;
@@ -51,7 +53,10 @@ public final class WorkingMemoryExtension implements HostExtension<MemoryConfig>
     WorkingMemory memory = host.own(config.open());
     host.provide(WorkingMemory.class, memory);
     if (host.builtins().memory()) {
-      host.registry().registerAll(new WorkingMemoryTools(memory).tools());
+      List<ExecutableTool> tools = new WorkingMemoryTools(memory).tools();
+      host.registry().registerAll(tools);
+      // Reading working memory is for every role; its tools only read.
+      host.allowTools(tools, "subagent", "scheduled", "a2a_synthesis");
       host.guide(WorkingMemoryTools.GUIDE);
       host.interceptor(DispatchStage.RESULT_SHAPING, new ResultChunker(memory, config.chunking()));
     }

@@ -2,6 +2,7 @@ package dev.toolhost.memory;
 
 import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.testing.HostExtensionContract;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -53,5 +54,17 @@ class WorkingMemoryExtensionContractTest extends HostExtensionContract<MemoryCon
   @Override
   protected Set<String> toolsWithoutSection() {
     return TOOLS;
+  }
+
+  /** Every role may read working memory: its tools only read. */
+  @Override
+  protected Map<String, Set<String>> grantedTools() {
+    return Map.of(
+        "subagent",
+        configuredTools(),
+        "scheduled",
+        configuredTools(),
+        "a2a_synthesis",
+        configuredTools());
   }
 }

@@ -1,11 +1,13 @@
 package dev.toolhost.openrouter;
 
+import dev.toolhost.core.ExecutableTool;
 import dev.toolhost.core.spi.ConfigSections;
 import dev.toolhost.core.spi.HostContext;
 import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.core.spi.SectionReading;
 import dev.toolhost.web.OutboundHttp;
 import dev.toolhost.web.OutboundPolicy;
+import java.util.List;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -60,7 +62,10 @@ public final class OpenRouterExtension implements HostExtension<OpenRouterConfig
     OutboundHttp http =
         host.own(
             OutboundHttp.start(OutboundPolicy.defaults().allowingHost(config.baseUrl().getHost())));
-    host.registry().registerAll(new OpenRouterTools(config, http, key).tools());
+    List<ExecutableTool> tools = new OpenRouterTools(config, http, key).tools();
+    host.registry().registerAll(tools);
+    // Read-only account tools over the network: helpers and tasks, not synthesis.
+    host.allowTools(tools, "subagent", "scheduled");
     host.guide(OpenRouterTools.GUIDE);
   }
 }

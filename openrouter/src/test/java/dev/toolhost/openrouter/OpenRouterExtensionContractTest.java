@@ -49,4 +49,10 @@ class OpenRouterExtensionContractTest extends HostExtensionContract<OpenRouterCo
   protected Set<String> configuredTools() {
     return OpenRouterToolsTest.NAMES;
   }
+
+  /** Helpers and tasks have its tools; the synthesis of another agent's answer has none. */
+  @Override
+  protected Map<String, Set<String>> grantedTools() {
+    return Map.of("subagent", configuredTools(), "scheduled", configuredTools());
+  }
 }

@@ -42,15 +42,15 @@ import tools.jackson.databind.node.ObjectNode;
  * its message, so that the agent works with at most what {@code scheduled} allows), or the tool
  * call the task names. Its outcome is stored as the task's run.
  *
- * <p>It owns the profile rules about its tools ({@link #PROFILE_RULES}): a subagent may schedule
- * and list but not cancel (RockBot's rule: a helper must not undo its principal's plans). A fired
- * task, under {@code scheduled}, may list and cancel (a task may stop itself once its job is done)
- * but may not schedule: a fire that schedules a task whose fire schedules another multiplies
- * without end, unattended, and RockBot's own {@code Scheduled} profile leaves that open. A host
- * that means its fires to schedule (a task that re-arms itself at a computed time, say) says so
- * with {@code fires_may_schedule: true}, which leaves {@code schedule_task} in {@code scheduled}
- * ({@code GET /v1/profiles} shows which way a host is set). {@code scheduled} bounds every fire: an
- * agent whose own profile allows more gets no more when a fire calls it.
+ * <p>It grants its tools to the restricted profiles ({@link #GRANTS}): a subagent may schedule and
+ * list but not cancel (RockBot's rule: a helper must not undo its principal's plans). A fired task,
+ * under {@code scheduled}, may list and cancel (a task may stop itself once its job is done) but
+ * may not schedule: a fire that schedules a task whose fire schedules another multiplies without
+ * end, unattended, and RockBot's own {@code Scheduled} profile leaves that open. A host that means
+ * its fires to schedule (a task that re-arms itself at a computed time, say) says so with {@code
+ * fires_may_schedule: true}, which leaves {@code schedule_task} in {@code scheduled} ({@code GET
+ * /v1/profiles} shows which way a host is set). {@code scheduled} bounds every fire: an agent whose
+ * own profile allows more gets no more when a fire calls it.
  *
  * <p>Off until configured: a host whose config has no {@code scheduling:} section registers no
  * tool, opens no database and adds no route. Found by {@link java.util.ServiceLoader}; made with an
@@ -65,15 +65,16 @@ public final class SchedulingExtension implements HostExtension<SchedulingConfig
   public static final String PROFILE = ToolProfiles.SCHEDULED.name();
 
   /**
-   * The rules about this extension's tools in the built-in profiles, by profile: subagents may not
-   * cancel; fired tasks may not schedule.
+   * The grants of this extension's tools to the restricted built-in profiles, by profile: subagents
+   * schedule and list but do not cancel; fired tasks list and cancel but do not schedule (unless
+   * {@code fires_may_schedule}); the synthesis of another agent's answer schedules nothing.
    */
-  public static final Map<String, List<String>> PROFILE_RULES =
+  public static final Map<String, List<String>> GRANTS =
       Map.of(
           ToolProfiles.SUBAGENT.name(),
-          List.of(SchedulingTools.CANCEL),
+          List.of(SchedulingTools.SCHEDULE, SchedulingTools.LIST),
           ToolProfiles.SCHEDULED.name(),
-          List.of(SchedulingTools.SCHEDULE));
+          List.of(SchedulingTools.LIST, SchedulingTools.CANCEL));
 
   /** The path of the task list. */
   public static final String SCHEDULES_PATH = "/v1/schedules";
@@ -130,18 +131,13 @@ public final class SchedulingExtension implements HostExtension<SchedulingConfig
   public void start(HostContext host, Optional<SchedulingConfig> section)
       throws SQLException, IOException {
     if (section.isEmpty()) {
-      PROFILE_RULES.forEach(
-          (profile, denied) -> host.denyTools(profile, denied.toArray(String[]::new)));
       return;
     }
     config = section.get();
-    PROFILE_RULES.forEach(
-        (profile, denied) ->
-            host.denyTools(
-                profile,
-                denied.stream()
-                    .filter(tool -> !(config.firesMaySchedule() && profile.equals(PROFILE)))
-                    .toArray(String[]::new)));
+    GRANTS.forEach((profile, tools) -> host.allowTools(profile, tools.toArray(String[]::new)));
+    if (config.firesMaySchedule()) {
+      host.allowTools(PROFILE, SchedulingTools.SCHEDULE);
+    }
     ScheduleStore store = host.own(open(config.store(), host.environment()));
     // Fires call the agents' and the tool services' tools, found once the host is ready.
     scheduler =

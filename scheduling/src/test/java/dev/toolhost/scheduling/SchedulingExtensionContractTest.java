@@ -55,9 +55,13 @@ class SchedulingExtensionContractTest extends HostExtensionContract<SchedulingCo
         "GET " + SchedulingExtension.SCHEDULES_PATH, "GET " + SchedulingExtension.RUNS_PATH);
   }
 
+  /** A subagent schedules and lists; a fire lists and cancels; synthesis schedules nothing. */
   @Override
-  protected Map<String, Set<String>> deniedTools() {
+  protected Map<String, Set<String>> grantedTools() {
     return Map.of(
-        "subagent", Set.of(SchedulingTools.CANCEL), "scheduled", Set.of(SchedulingTools.SCHEDULE));
+        "subagent",
+        Set.of(SchedulingTools.SCHEDULE, SchedulingTools.LIST),
+        "scheduled",
+        Set.of(SchedulingTools.LIST, SchedulingTools.CANCEL));
   }
 }

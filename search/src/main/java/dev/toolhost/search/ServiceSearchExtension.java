@@ -69,6 +69,8 @@ public final class ServiceSearchExtension implements HostExtension<Void> {
     host.provide(ServiceIndex.class, index);
     if (host.builtins().search()) {
       host.registry().registerAll(index.tools());
+      // Finding a service is a helper's and a task's work; synthesis reads only what it was given.
+      host.allowTools(index.tools(), "subagent", "scheduled");
       host.guide(ServiceIndex.GUIDE);
     }
     host.own(RegistryFeed.attach(host.registry(), index));

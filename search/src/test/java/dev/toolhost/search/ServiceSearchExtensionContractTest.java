@@ -3,6 +3,7 @@ package dev.toolhost.search;
 import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.testing.HostExtensionContract;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -40,5 +41,11 @@ class ServiceSearchExtensionContractTest extends HostExtensionContract<Void> {
   @Override
   protected List<String> routes() {
     return List.of("GET " + ServiceSearchExtension.PATH);
+  }
+
+  /** Helpers and tasks have its tools; the synthesis of another agent's answer has none. */
+  @Override
+  protected Map<String, Set<String>> grantedTools() {
+    return Map.of("subagent", configuredTools(), "scheduled", configuredTools());
   }
 }

@@ -8,7 +8,6 @@ import static org.awaitility.Awaitility.await;
 import dev.toolhost.core.ExecutableTool;
 import dev.toolhost.core.ToolProfile;
 import dev.toolhost.core.ToolProfiles;
-import dev.toolhost.core.ToolSet;
 import dev.toolhost.core.spi.ConfigException;
 import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.core.spi.HostExtensionException;
@@ -125,11 +124,20 @@ public abstract class HostExtensionContract<C> {
   }
 
   /**
-   * The tools the extension takes from built-in profiles with {@link #validSection}, by profile;
-   * only tools it registers there; none by default.
+   * The tools the extension grants each restricted built-in profile ({@code subagent}, {@code
+   * scheduled}, {@code a2a_synthesis}) with {@link #validSection}, by profile; none by default.
+   * Held exactly: a tool it registers enters a restricted profile only by its grant.
    */
-  protected Map<String, Set<String>> deniedTools() {
+  protected Map<String, Set<String>> grantedTools() {
     return Map.of();
+  }
+
+  /**
+   * The tools it registers that {@code main} does not show, kept for the operator's own profiles;
+   * none by default.
+   */
+  protected Set<String> deniedInMain() {
+    return Set.of();
   }
 
   /** The extensions it needs beside it, fresh; none by default. */
@@ -328,51 +336,40 @@ public abstract class HostExtensionContract<C> {
   }
 
   @Test
-  void theProfileRulesItDeclaresApplyToBuiltInProfilesAndThoseExtendingThem() {
+  void restrictedProfilesShowExactlyTheToolsItGrantsAsDoThoseExtendingThem() {
     StringBuilder profiles = new StringBuilder("profiles:\n");
     for (ToolProfile builtIn : ToolProfiles.BUILT_IN) {
       profiles.append("  contract_").append(builtIn.name()).append(":\n");
       profiles.append("    extends: ").append(builtIn.name()).append('\n');
     }
-    Map<String, Set<String>> taken;
-    try (TestHost host = host(companionSections() + profiles, companions(), path -> false)) {
-      taken = takenByRules(host);
-    }
+    Set<String> own = toolsOf(file(validSection()));
+    Map<String, Set<String>> granted = grantedTools();
+    assertThat(granted.keySet())
+        .as("profiles it grants tools to")
+        .isSubsetOf(ToolProfiles.RESTRICTED.stream().map(ToolProfile::name).toList());
     try (TestHost host = host(file(validSection()) + profiles, all(), path -> false)) {
-      Set<String> registered =
-          host.runtime().registry().tools().stream()
-              .map(ExecutableTool::name)
-              .collect(Collectors.toSet());
-      Map<String, Set<String>> declared = deniedTools();
-      assertThat(declared.keySet())
-          .as("profiles it takes tools from")
-          .isSubsetOf(ToolProfiles.BUILT_IN.stream().map(ToolProfile::name).toList());
-      declared.values().forEach(tools -> assertThat(registered).containsAll(tools));
-
-      Map<String, Set<String>> takenWithIt = takenByRules(host);
-      for (ToolProfile builtIn : ToolProfiles.BUILT_IN) {
-        Set<String> byIt = new TreeSet<>(takenWithIt.get(builtIn.name()));
-        byIt.removeAll(taken.get(builtIn.name()));
-        assertThat(byIt)
-            .as("tools its rules take from '%s'", builtIn.name())
-            .isEqualTo(new TreeSet<>(declared.getOrDefault(builtIn.name(), Set.of())));
-        assertThat(host.runtime().toolSet("contract_" + builtIn.name()).names())
-            .as("a profile extending '%s'", builtIn.name())
-            .filteredOn(declared.getOrDefault(builtIn.name(), Set.of())::contains)
-            .isEmpty();
+      for (ToolProfile restricted : ToolProfiles.RESTRICTED) {
+        Set<String> expected = new TreeSet<>(granted.getOrDefault(restricted.name(), Set.of()));
+        assertThat(mine(host, restricted.name(), own))
+            .as("its tools '%s' shows", restricted.name())
+            .isEqualTo(expected);
+        assertThat(mine(host, "contract_" + restricted.name(), own))
+            .as("its tools a profile extending '%s' shows", restricted.name())
+            .isEqualTo(expected);
       }
+      Set<String> hidden = new TreeSet<>(own);
+      hidden.removeAll(host.runtime().toolSet("main").names());
+      assertThat(hidden)
+          .as("its tools main does not show")
+          .isEqualTo(new TreeSet<>(deniedInMain()));
     }
   }
 
-  /** The registered tools each built-in profile would show without the rules but does not. */
-  private static Map<String, Set<String>> takenByRules(TestHost host) {
-    Map<String, Set<String>> taken = new java.util.LinkedHashMap<>();
-    for (ToolProfile builtIn : ToolProfiles.BUILT_IN) {
-      Set<String> plain = new TreeSet<>(ToolSet.of(host.runtime().registry(), builtIn).names());
-      plain.removeAll(host.runtime().toolSet(builtIn.name()).names());
-      taken.put(builtIn.name(), plain);
-    }
-    return taken;
+  /** Of the extension's own tools, those the profile shows. */
+  private static Set<String> mine(TestHost host, String profile, Set<String> own) {
+    Set<String> shown = new TreeSet<>(host.runtime().toolSet(profile).names());
+    shown.retainAll(own);
+    return shown;
   }
 
   /** The extension's tools under that config: the host's, less those of its companions alone. */

@@ -104,6 +104,8 @@ public final class WebExtension implements HostExtension<WebConfig> {
         new WebTools(config, pages, apis, search, token, host.service(WorkingMemory.class));
     host.provide(OutboundHttp.class, pages);
     host.registry().registerAll(tools.tools());
+    // The network, for helpers and tasks; never for the synthesis of another agent's answer.
+    host.allowTools(tools.tools(), "subagent", "scheduled");
     host.guide(WebTools.GUIDE);
   }
 }

@@ -2,6 +2,7 @@ package dev.toolhost.web;
 
 import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.testing.HostExtensionContract;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -49,5 +50,11 @@ class WebExtensionContractTest extends HostExtensionContract<WebConfig> {
   @Override
   protected Set<String> configuredTools() {
     return Set.of("web_search", "web_browse");
+  }
+
+  /** Helpers and tasks have its tools; the synthesis of another agent's answer has none. */
+  @Override
+  protected Map<String, Set<String>> grantedTools() {
+    return Map.of("subagent", configuredTools(), "scheduled", configuredTools());
   }
 }

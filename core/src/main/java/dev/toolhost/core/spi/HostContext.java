@@ -56,13 +56,36 @@ public interface HostContext {
   Builtins builtins();
 
   /**
-   * Takes the named tools from a built-in profile ({@code subagent}, {@code scheduled}, ...) and so
-   * from every profile that extends it: the rule of the extension that owns the tools, such as "a
-   * subagent may not register MCP servers".
+   * Grants the named tools to a restricted built-in profile ({@code subagent}, {@code scheduled},
+   * {@code a2a_synthesis}) and so to every profile that extends it: the owning extension's
+   * statement of which of its tools that role may have. A tool no extension grants enters none of
+   * them; {@code main} has every tool.
+   *
+   * @throws IllegalArgumentException when no restricted built-in profile has that name
+   */
+  void allowTools(String profile, String... tools);
+
+  /**
+   * Takes the named tools from a built-in profile, {@code main} included, and so from every profile
+   * that extends it, whatever grants them: a tool the owning extension keeps for profiles an
+   * operator writes (long-term memory's deletions, say).
    *
    * @throws IllegalArgumentException when no built-in profile has that name
    */
   void denyTools(String profile, String... tools);
+
+  /**
+   * Grants the given tools to each restricted built-in profile named, as {@link #allowTools(String,
+   * String...)} does.
+   */
+  default void allowTools(
+      java.util.List<dev.toolhost.core.ExecutableTool> tools, String... profiles) {
+    String[] names =
+        tools.stream().map(dev.toolhost.core.ExecutableTool::name).toArray(String[]::new);
+    for (String profile : profiles) {
+      allowTools(profile, names);
+    }
+  }
 
   /**
    * A reading of the extension's section: its problems placed at the config (the file's reading
