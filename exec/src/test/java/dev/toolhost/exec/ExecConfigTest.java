@@ -1,21 +1,29 @@
-package dev.toolhost.server;
+package dev.toolhost.exec;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.toolhost.core.spi.ConfigException;
 import dev.toolhost.host.HostConfig;
+import dev.toolhost.testing.TestHost;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
-/** The {@code exec:} section: every problem refused at once, with its place. */
+/**
+ * The {@code exec:} section, read as {@code toolhost config check} reads it: every problem refused
+ * at once, with its place.
+ */
 class ExecConfigTest {
 
   private static HostConfig parse(String yaml) {
-    return HostConfig.parse(yaml, "exec.yaml");
+    return parse(yaml, Path.of(""));
+  }
+
+  private static HostConfig parse(String yaml, Path directory) {
+    return TestHost.config(yaml, List.of(new ExecExtension()), directory);
   }
 
   @Test
@@ -44,7 +52,7 @@ class ExecConfigTest {
                     """))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining(
-            "exec.yaml line 8, column 3: unknown key 'unsandboxd' under 'exec' (did you mean"
+            "toolhost.yaml line 8, column 3: unknown key 'unsandboxd' under 'exec' (did you mean"
                 + " 'unsandboxed'?");
     assertThatThrownBy(
             () ->
@@ -93,18 +101,11 @@ class ExecConfigTest {
   }
 
   @Test
-  void aWorkspaceRootInTheConfigFilesDirectoryIsAConfigCheckErrorAtItsLine(@TempDir Path dir)
-      throws Exception {
-    Path config = dir.resolve("toolhost.yaml");
-    Files.writeString(config, "exec:\n  workspace_root: workspaces\n");
-
-    CommandRun check = CommandRun.of("config", "check", config.toString());
-
-    assertThat(check.exitCode()).isEqualTo(CommandLine.ExitCode.USAGE);
-    assertThat(check.err())
-        .contains(
-            config
-                + " line 2, column 19: 'exec.workspace_root' is '"
+  void aWorkspaceRootInTheConfigFilesDirectoryIsAConfigErrorAtItsLine(@TempDir Path dir) {
+    assertThatThrownBy(() -> parse("exec:\n  workspace_root: workspaces\n", dir))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining(
+            "toolhost.yaml line 2, column 19: 'exec.workspace_root' is '"
                 + dir.resolve("workspaces")
                 + "', inside the protected path '"
                 + dir
@@ -114,29 +115,27 @@ class ExecConfigTest {
 
   @Test
   void aWorkspaceRootInAProtectedPathOrLinkedIntoOneIsRefused(@TempDir Path dir) throws Exception {
-    Path config = Files.createDirectories(dir.resolve("etc")).resolve("toolhost.yaml");
+    Path etc = Files.createDirectories(dir.resolve("etc"));
     Path secret = Files.createDirectories(dir.resolve("secret"));
     Path link = Files.createSymbolicLink(dir.resolve("innocent"), secret);
-    Files.writeString(
-        config,
-        "exec:\n  protected_paths: ['"
-            + secret
-            + "']\n  workspace_root: '"
-            + link.resolve("workspaces")
-            + "'\n");
 
-    CommandRun check = CommandRun.of("config", "check", config.toString());
-
-    assertThat(check.exitCode()).isEqualTo(CommandLine.ExitCode.USAGE);
-    assertThat(check.err())
-        .contains(
+    assertThatThrownBy(
+            () ->
+                parse(
+                    "exec:\n  protected_paths: ['"
+                        + secret
+                        + "']\n  workspace_root: '"
+                        + link.resolve("workspaces")
+                        + "'\n",
+                    etc))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining(
             "line 3, column 19: 'exec.workspace_root' is '"
                 + link.resolve("workspaces")
                 + "', inside the protected path '"
                 + secret
                 + "': sessions");
-    Files.writeString(config, "exec:\n  workspace_root: '" + dir.resolve("workspaces") + "'\n");
-    CommandRun valid = CommandRun.of("config", "check", config.toString());
-    assertThat(valid.exitCode()).as(valid.err()).isZero();
+    assertThat(parse("exec:\n  workspace_root: '" + dir.resolve("workspaces") + "'\n", etc))
+        .isNotNull();
   }
 }
