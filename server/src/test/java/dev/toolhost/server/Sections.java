@@ -8,10 +8,6 @@ import dev.toolhost.bus.ToolServicesExtension;
 import dev.toolhost.core.spi.ConfigProblems;
 import dev.toolhost.core.spi.SectionReading;
 import dev.toolhost.host.HostConfig;
-import dev.toolhost.mcp.McpConfig;
-import dev.toolhost.mcp.McpExtension;
-import dev.toolhost.memory.MemoryConfig;
-import dev.toolhost.memory.WorkingMemoryExtension;
 import dev.toolhost.openrouter.OpenRouterConfig;
 import dev.toolhost.openrouter.OpenRouterExtension;
 import java.nio.file.Path;
@@ -24,18 +20,6 @@ import java.util.List;
 final class Sections {
 
   private Sections() {}
-
-  static McpConfig mcp(HostConfig config) {
-    return config.sections().containsKey(McpExtension.NAME)
-        ? McpConfig.read(config.section(McpExtension.NAME))
-        : McpConfig.none();
-  }
-
-  static MemoryConfig memory(HostConfig config) {
-    return config.sections().containsKey(WorkingMemoryExtension.NAME)
-        ? MemoryConfig.read(config.section(WorkingMemoryExtension.NAME))
-        : MemoryConfig.defaults();
-  }
 
   static List<AgentDefinition> agents(HostConfig config) {
     SectionReading reading = reading(config);
