@@ -7,9 +7,13 @@ import dev.toolhost.core.spi.RunningHost;
 import dev.toolhost.core.spi.SectionReading;
 import dev.toolhost.host.HostConfig;
 import dev.toolhost.testing.TestHost;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Function;
+import picocli.CommandLine;
 
 /**
  * A config text context is what an extension's command sees of a command line whose {@code
@@ -18,6 +22,20 @@ import java.util.Optional;
  */
 record ConfigTextContext(String yaml, Path directory, List<HostExtension<?>> extensions)
     implements CommandContext {
+
+  /** What one run of a command printed and how it exited. */
+  record Run(int exitCode, String out, String err) {}
+
+  /** Runs the command made with this context on a command line of its own, with the arguments. */
+  Run run(Function<CommandContext, Object> command, String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    CommandLine line = new CommandLine(command.apply(this));
+    line.setOut(new PrintWriter(out, true));
+    line.setErr(new PrintWriter(err, true));
+    int exitCode = line.execute(args);
+    return new Run(exitCode, out.toString(), err.toString());
+  }
 
   @Override
   public <C> Optional<C> section(HostExtension<C> extension) {
