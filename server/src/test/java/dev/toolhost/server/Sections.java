@@ -50,11 +50,6 @@ final class Sections {
     return toolServices(HostConfig.load(file));
   }
 
-  /** The tool services of config text, checked with the whole text. */
-  static ToolServicesConfig toolServices(String yaml, String fileName, Path directory) {
-    return toolServices(HostConfig.parse(yaml, fileName, directory));
-  }
-
   /** The agents of config text, checked with the whole text. */
   static AgentsConfig agents(String yaml, String fileName) {
     return new AgentsConfig(agents(HostConfig.parse(yaml, fileName)));

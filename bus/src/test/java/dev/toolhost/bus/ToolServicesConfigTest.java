@@ -1,31 +1,29 @@
-package dev.toolhost.server;
+package dev.toolhost.bus;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.toolhost.bus.InMemoryBus;
-import dev.toolhost.bus.MessageBus;
-import dev.toolhost.bus.ToolService;
-import dev.toolhost.bus.ToolServices;
-import dev.toolhost.bus.ToolServicesConfig;
 import dev.toolhost.core.ToolRegistry;
+import dev.toolhost.core.ToolResult;
+import dev.toolhost.core.ToolSpec;
 import dev.toolhost.core.spi.ConfigException;
+import dev.toolhost.core.spi.ConfigProblems;
+import dev.toolhost.core.spi.SectionReading;
 import dev.toolhost.host.HostConfig;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import dev.toolhost.testing.TestHost;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
+/**
+ * The {@code tool_services:} section and the descriptor files it names, read and refused with the
+ * tool services extension alone, as {@code toolhost config check} reads them; a host of it serves
+ * the configured tool over the bus it is given.
+ */
 @Timeout(30)
 class ToolServicesConfigTest {
 
@@ -72,14 +70,30 @@ class ToolServicesConfigTest {
 
   @TempDir Path directory;
 
+  /** The host config of that text, read with the tool services extension alone. */
+  private HostConfig parse(String yaml) {
+    return TestHost.config(yaml, List.of(new ToolServicesExtension()), directory);
+  }
+
+  /** The tool services of config text, as the extension reads them when it starts. */
+  private ToolServicesConfig toolServices(String yaml) {
+    HostConfig config = parse(yaml);
+    SectionReading reading =
+        new SectionReading(
+            ConfigProblems.unplaced(), config.directory(), config.toolProfiles().names());
+    ToolServicesConfig services =
+        ToolServicesConfig.read(config.sections().get(ToolServicesExtension.NAME), reading);
+    reading.problems().throwIfAny();
+    return services;
+  }
+
   @Test
   void servicesToolsAndDescriptorFilesAreReadInTheDocumentsShapes() throws Exception {
     Files.createDirectories(directory.resolve("descriptors"));
     Files.writeString(directory.resolve("descriptors/products.json"), PRODUCTS);
-    Path config = directory.resolve("toolhost.yaml");
-    Files.writeString(config, SECTION + "  files: [descriptors]\n");
+    String config = SECTION + "  files: [descriptors]\n";
 
-    ToolServicesConfig read = Sections.toolServices(config);
+    ToolServicesConfig read = toolServices(config);
 
     assertThat(read.services())
         .extracting(service -> service.id() + " " + service.requestQueue())
@@ -88,14 +102,14 @@ class ToolServicesConfigTest {
     assertThat(read.tools())
         .extracting(tool -> tool.name() + " " + tool.config().get("collection").asString())
         .containsExactly("query-customers customers", "query-products products");
-    assertThat(HostConfig.load(config).http().port()).isZero();
+    assertThat(parse(config).http().port()).isZero();
   }
 
   @Test
   void aToolOfAnUnknownServiceIsRefusedNamingTheFileAndLine() {
     String yaml = SECTION.replace("service: custom-rag", "service: custom-rug");
 
-    assertThatThrownBy(() -> Sections.toolServices(yaml, "toolhost.yaml", directory))
+    assertThatThrownBy(() -> toolServices(yaml))
         .isInstanceOf(ConfigException.class)
         .hasMessage(
             "toolhost.yaml line 10, column 5: tool 'query-customers' references unknown service"
@@ -106,14 +120,14 @@ class ToolServicesConfigTest {
   void anUnknownKeyAndAMissingRequiredParamAreRefusedWithTheirLines() {
     String yaml = SECTION.replace("  tools:\n", "  tool:\n");
 
-    assertThatThrownBy(() -> Sections.toolServices(yaml, "toolhost.yaml", directory))
+    assertThatThrownBy(() -> toolServices(yaml))
         .isInstanceOf(ConfigException.class)
         .hasMessage(
             "toolhost.yaml line 9, column 3: unknown key 'tool' under 'tool_services' (did you mean"
                 + " 'tools'? expected"
                 + " one of: files, services, tools)");
     String missing = SECTION.replace("      collection: customers\n", "");
-    assertThatThrownBy(() -> Sections.toolServices(missing, "toolhost.yaml", directory))
+    assertThatThrownBy(() -> toolServices(missing))
         .hasMessage(
             "toolhost.yaml line 10, column 5: tool 'query-customers' misses required config param"
                 + " 'collection' of service 'custom-rag'");
@@ -128,11 +142,7 @@ class ToolServicesConfigTest {
     Files.writeString(broken, "{\n  \"id\": \"calc\",\n  \"topic\": \n}\n");
 
     assertThatThrownBy(
-            () ->
-                Sections.toolServices(
-                    SECTION + "  files: [bad.json, broken.json, gone.json]\n",
-                    "toolhost.yaml",
-                    directory))
+            () -> toolServices(SECTION + "  files: [bad.json, broken.json, gone.json]\n"))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining(bad + " line 3, column 5: a tool descriptor has no 'name'")
         .hasMessageContaining(broken + " line 4, column 1: not valid JSON")
@@ -144,58 +154,8 @@ class ToolServicesConfigTest {
   }
 
   @Test
-  void toolServiceProblemsAreReportedWithTheProblemsOfEveryOtherSection() throws Exception {
-    Files.writeString(
-        directory.resolve("bad.json"),
-        "{\n  \"tool\": [\n    {\"type\": \"tool-service\", \"service\": \"x\"}\n  ]\n}\n");
-    Path config = directory.resolve("toolhost.yaml");
-    Files.writeString(
-        config,
-        """
-        http:
-          port: -1
-        memory:
-          store: postgres
-        tool_services:
-          tool: {}
-          services:
-            custom-rag: {topic: custom-rag-request}
-          tools:
-            query-customers:
-              type: tool-service
-              description: Query the customer knowledge base
-              service: custom-rug
-          files: [bad.json, gone.json, 7]
-        agents:
-          helper:
-            model: small
-            profile: writers
-        """);
-    String gone = directory.resolve("gone.json").toString();
-    String expected =
-        """
-        %1$s line 2, column 9: 'http.port' is -1, out of range (expected 0 to 65535; 0 picks a free port)
-        %1$s line 4, column 10: 'memory.store' is 'postgres' (expected one of: memory, redis)
-        %1$s line 6, column 3: unknown key 'tool' under 'tool_services' (did you mean 'tools'? expected one of: files, services, tools)
-        %2$s line 3, column 5: a tool descriptor has no 'name'
-        %1$s line 14, column 21: 'tool_services.files[1]' is 'gone.json' (expected a JSON file or a directory of them; there is none at %3$s)
-        %1$s line 14, column 32: wrong type for 'tool_services.files[2]': expected a path to a JSON file or a directory, got the number 7
-        %1$s line 10, column 5: tool 'query-customers' references unknown service 'custom-rug' (known: custom-rag)
-        %1$s line 18, column 14: agent 'helper' names an unknown profile 'writers' (known profiles: main, subagent, scheduled, a2a_synthesis)\
-        """
-            .formatted(config, directory.resolve("bad.json"), gone);
-
-    assertThatThrownBy(() -> HostConfig.load(config))
-        .isInstanceOf(ConfigException.class)
-        .hasMessage(expected);
-    assertThatThrownBy(() -> Sections.toolServices(config))
-        .isInstanceOf(ConfigException.class)
-        .hasMessage(expected);
-  }
-
-  @Test
   void theHostConfigAcceptsTheSection() {
-    assertThat(HostConfig.parse(SECTION, "toolhost.yaml").http().port()).isZero();
+    assertThat(parse(SECTION).http().port()).isZero();
   }
 
   @Test
@@ -203,27 +163,23 @@ class ToolServicesConfigTest {
     ToolRegistry registry = new ToolRegistry();
     try (InMemoryBus bus = new InMemoryBus()) {
       ToolServices services = new ToolServices(bus, registry);
-      Sections.toolServices(SECTION, "toolhost.yaml", directory).applyTo(services);
+      toolServices(SECTION).applyTo(services);
       assertThat(registry.find("query-customers")).isPresent();
 
       String renamed = SECTION.replace("query-customers", "query-clients");
       registry.register(
-          new dev.toolhost.core.ToolSpec(
+          new ToolSpec(
               "query-clients",
               "Taken.",
               JsonMapper.shared().createObjectNode().put("type", "object"),
               "builtin:test"),
-          (call, arguments) -> dev.toolhost.core.ToolResult.success("mine"));
-      ToolServicesConfig taken = Sections.toolServices(renamed, "toolhost.yaml", directory);
+          (call, arguments) -> ToolResult.success("mine"));
+      ToolServicesConfig taken = toolServices(renamed);
       assertThatThrownBy(() -> taken.applyTo(services))
           .isInstanceOf(ConfigException.class)
           .hasMessage("tool_services: tool 'query-clients' is already registered by builtin:test");
       assertThatThrownBy(
-              () ->
-                  Sections.toolServices(
-                      SECTION.replace("service: custom-rag", "service: nope"),
-                      "toolhost.yaml",
-                      directory))
+              () -> toolServices(SECTION.replace("service: custom-rag", "service: nope")))
           .isInstanceOf(ConfigException.class);
 
       assertThat(registry.find("query-customers").orElseThrow().spec().source())
@@ -232,14 +188,16 @@ class ToolServicesConfigTest {
   }
 
   @Test
-  void aHostServesAConfiguredToolServiceOverTheInMemoryBusThroughTheHttpApi() throws Exception {
-    ToolServicesConfig config = Sections.toolServices(SECTION, "toolhost.yaml", directory);
+  void aHostServesAConfiguredToolServiceOverTheInMemoryBus() {
+    ToolServicesConfig config = toolServices(SECTION);
     try (InMemoryBus bus = new InMemoryBus();
-        Host host =
-            Host.builder(HostConfig.parse(SECTION, "toolhost.yaml"))
-                .environment(Map.of())
+        TestHost host =
+            TestHost.builder()
+                .config(SECTION)
+                .directory(directory)
+                .extensions(List.of(new ToolServicesExtension()))
                 .service(MessageBus.class, bus)
-                .build();
+                .start();
         ToolService rag =
             new ToolService(bus, config.services().getFirst(), List.of()) {
               @Override
@@ -247,42 +205,20 @@ class ToolServicesConfigTest {
                 request.emit("In " + request.config("collection").asString() + ", ");
                 return request.user().isEmpty() ? "for nobody" : "for " + request.user();
               }
-            }.start();
-        HttpClient client = HttpClient.newHttpClient()) {
-      URI base = host.start();
-
-      HttpResponse<String> listed =
-          client.send(
-              HttpRequest.newBuilder(base.resolve("/v1/tools"))
-                  .timeout(Duration.ofSeconds(10))
-                  .build(),
-              HttpResponse.BodyHandlers.ofString());
-      JsonNode tools = JsonMapper.shared().readTree(listed.body()).get("tools");
-      JsonNode customers = null;
-      for (JsonNode tool : tools) {
-        if (tool.at("/function/name").asString().equals("query-customers")) {
-          customers = tool;
-        }
-      }
-      assertThat(customers).isNotNull();
-      assertThat(customers.get("source").asString()).isEqualTo("service:custom-rag");
-      assertThat(customers.at("/function/parameters/properties/question/type").asString())
+            }.start()) {
+      ToolSpec customers =
+          host.runtime().toolSet("main").specs().stream()
+              .filter(spec -> spec.name().equals("query-customers"))
+              .findFirst()
+              .orElseThrow();
+      assertThat(customers.source()).isEqualTo("service:custom-rag");
+      assertThat(customers.parameters().at("/properties/question/type").asString())
           .isEqualTo("string");
 
-      HttpResponse<String> invoked =
-          client.send(
-              HttpRequest.newBuilder(base.resolve("/v1/tools/query-customers/invoke"))
-                  .timeout(Duration.ofSeconds(10))
-                  .header("content-type", "application/json")
-                  .POST(
-                      HttpRequest.BodyPublishers.ofString(
-                          "{\"arguments\": {\"question\": \"complaints?\"}}"))
-                  .build(),
-              HttpResponse.BodyHandlers.ofString());
-      assertThat(invoked.statusCode()).as(invoked.body()).isEqualTo(200);
-      JsonNode body = JsonMapper.shared().readTree(invoked.body());
-      assertThat(body.get("is_error").asBoolean()).as(invoked.body()).isFalse();
-      assertThat(body.get("content").asString()).startsWith("In customers, for ");
+      ToolResult invoked = host.call("query-customers", "{\"question\": \"complaints?\"}");
+
+      assertThat(invoked.isError()).as(invoked.text()).isFalse();
+      assertThat(invoked.text()).startsWith("In customers, for ");
     }
   }
 }
