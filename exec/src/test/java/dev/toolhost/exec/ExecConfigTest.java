@@ -9,6 +9,7 @@ import dev.toolhost.testing.TestHost;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import org.assertj.core.api.AbstractThrowableAssert;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,14 +23,23 @@ class ExecConfigTest {
     return parse(yaml, Path.of(""));
   }
 
+  /** Asserts that the config text is refused, and gives the refusal to check its message. */
+  private static AbstractThrowableAssert<?, ? extends Throwable> refused(String yaml) {
+    return refused(yaml, Path.of(""));
+  }
+
+  private static AbstractThrowableAssert<?, ? extends Throwable> refused(
+      String yaml, Path directory) {
+    return assertThatThrownBy(() -> parse(yaml, directory)).isInstanceOf(ConfigException.class);
+  }
+
   private static HostConfig parse(String yaml, Path directory) {
     return TestHost.config(yaml, List.of(new ExecExtension()), directory);
   }
 
   @Test
   void aSectionWithoutAWorkspaceRootIsRefusedSayingWhatToAdd() {
-    assertThatThrownBy(() -> parse("exec:\n  network: false\n"))
-        .isInstanceOf(ConfigException.class)
+    refused("exec:\n  network: false\n")
         .hasMessageContaining(
             "'exec.workspace_root' is missing (expected the directory that holds one workspace per"
                 + " session, such as /var/lib/toolhost/workspaces)");
@@ -37,36 +47,23 @@ class ExecConfigTest {
 
   @Test
   void everyProblemOfTheSectionIsReportedAtOnceWithItsPlace() {
-    assertThatThrownBy(
-            () ->
-                parse(
-                    """
-                    exec:
-                      workspace_root: /
-                      max_timeout: soon
-                      limits:
-                        memory_mb: 0
-                      pass_env: [LD_PRELOAD, ok_name, "A=B"]
-                      sandbox_uid: 0
-                      unsandboxd: true
-                    """))
-        .isInstanceOf(ConfigException.class)
+    String problems =
+        """
+        exec:
+          workspace_root: /
+          max_timeout: soon
+          limits:
+            memory_mb: 0
+          pass_env: [LD_PRELOAD, ok_name, "A=B"]
+          sandbox_uid: 0
+        """;
+
+    // With an unknown key as well, the key it was meant to be is named.
+    refused(problems + "  unsandboxd: true\n")
         .hasMessageContaining(
             "toolhost.yaml line 8, column 3: unknown key 'unsandboxd' under 'exec' (did you mean"
                 + " 'unsandboxed'?");
-    assertThatThrownBy(
-            () ->
-                parse(
-                    """
-                    exec:
-                      workspace_root: /
-                      max_timeout: soon
-                      limits:
-                        memory_mb: 0
-                      pass_env: [LD_PRELOAD, ok_name, "A=B"]
-                      sandbox_uid: 0
-                    """))
-        .isInstanceOf(ConfigException.class)
+    refused(problems)
         .hasMessageContaining(
             "line 2, column 19: 'exec.workspace_root' is '/' (expected a directory of its own, at"
                 + " least two levels below /)")
@@ -102,8 +99,7 @@ class ExecConfigTest {
 
   @Test
   void aWorkspaceRootInTheConfigFilesDirectoryIsAConfigErrorAtItsLine(@TempDir Path dir) {
-    assertThatThrownBy(() -> parse("exec:\n  workspace_root: workspaces\n", dir))
-        .isInstanceOf(ConfigException.class)
+    refused("exec:\n  workspace_root: workspaces\n", dir)
         .hasMessageContaining(
             "toolhost.yaml line 2, column 19: 'exec.workspace_root' is '"
                 + dir.resolve("workspaces")
@@ -119,16 +115,13 @@ class ExecConfigTest {
     Path secret = Files.createDirectories(dir.resolve("secret"));
     Path link = Files.createSymbolicLink(dir.resolve("innocent"), secret);
 
-    assertThatThrownBy(
-            () ->
-                parse(
-                    "exec:\n  protected_paths: ['"
-                        + secret
-                        + "']\n  workspace_root: '"
-                        + link.resolve("workspaces")
-                        + "'\n",
-                    etc))
-        .isInstanceOf(ConfigException.class)
+    refused(
+            "exec:\n  protected_paths: ['"
+                + secret
+                + "']\n  workspace_root: '"
+                + link.resolve("workspaces")
+                + "'\n",
+            etc)
         .hasMessageContaining(
             "line 3, column 19: 'exec.workspace_root' is '"
                 + link.resolve("workspaces")

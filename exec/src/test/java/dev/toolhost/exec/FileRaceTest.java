@@ -13,10 +13,10 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The file tool against a process of its own session that swaps a directory of the path with a
@@ -48,22 +48,16 @@ class FileRaceTest {
       print('swaps', swaps)
       """;
 
-  private static ExecFixture fixture;
+  @RegisterExtension static final ExecFixture fixture = ExecFixture.create();
   private static Path host;
 
   @BeforeAll
   static void start() throws Exception {
-    fixture = new ExecFixture();
     // A host directory the sandbox may not write (shown read-only inside), as root's would be.
     host = Files.createDirectory(fixture.outside.resolve("host-dir"));
     Files.setPosixFilePermissions(host, PosixFilePermissions.fromString("rwxr-xr-x"));
     Files.writeString(host.resolve("f"), "HOST FILE\n");
     Files.writeString(host.resolve("host-only-entry"), "x");
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    fixture.close();
   }
 
   @Test

@@ -8,14 +8,10 @@ import dev.toolhost.core.ToolResult;
 import dev.toolhost.secrets.SecretsExtension;
 import dev.toolhost.testing.TestHost;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -36,8 +32,7 @@ class HostExecTest {
 
   @BeforeEach
   void makeRoot() throws IOException {
-    base = Files.createTempDirectory(Path.of("/tmp"), "host-exec");
-    Files.setPosixFilePermissions(base, PosixFilePermissions.fromString("rwxr-xr-x"));
+    base = ExecFixture.reachableDirectory("host-exec");
   }
 
   @AfterEach
@@ -45,9 +40,7 @@ class HostExecTest {
     if (host != null) {
       host.close();
     }
-    try (Stream<Path> walk = Files.walk(base)) {
-      walk.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
-    }
+    ExecFixture.delete(base);
   }
 
   private String execSection() {

@@ -21,10 +21,10 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -35,17 +35,11 @@ import tools.jackson.databind.JsonNode;
 @Timeout(60)
 class SandboxEscapeTest {
 
-  private static ExecFixture fixture;
+  @RegisterExtension static final ExecFixture fixture = ExecFixture.create();
 
   @BeforeAll
   static void start() throws Exception {
-    fixture = new ExecFixture();
     assertThat(fixture.sandbox.unavailable()).isEmpty();
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    fixture.close();
   }
 
   // ---- the file system ----
