@@ -29,10 +29,8 @@ class ComposedConfigTest {
             profiles:
               reviewer:
                 extends: subagent
-                deny_sources: [builtin:web]
               strict_reviewer:
                 extends: reviewer
-                deny_tools: [get_tool_guide]
             """,
             "config.yaml");
 

@@ -10,6 +10,7 @@ import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.exec.ExecTools;
 import dev.toolhost.host.HostConfig;
+import dev.toolhost.mcp.TestProcesses;
 import dev.toolhost.rabbitmq.RabbitBus;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -89,22 +90,19 @@ class ExecWorkerTest {
     Path runnerConfig =
         Files.writeString(
             Files.createDirectories(base.resolve("runner")).resolve("runner.yaml"), execSection());
-    String java = ProcessHandle.current().info().command().orElse("java");
     worker =
         new ProcessBuilder(
-                java,
-                "-cp",
-                System.getProperty("java.class.path"),
-                Main.class.getName(),
-                "worker",
-                "--bus",
-                BROKER.toString(),
-                "--group",
-                group,
-                "--config",
-                runnerConfig.toString(),
-                "--tools",
-                "exec")
+                TestProcesses.javaMain(
+                    Main.class,
+                    "worker",
+                    "--bus",
+                    BROKER.toString(),
+                    "--group",
+                    group,
+                    "--config",
+                    runnerConfig.toString(),
+                    "--tools",
+                    "exec"))
             .redirectError(ProcessBuilder.Redirect.DISCARD)
             .start();
     BufferedReader out =
@@ -112,18 +110,21 @@ class ExecWorkerTest {
     assertThat(out.readLine()).startsWith("Toolhost worker ").contains("of group '" + group + "'");
   }
 
+  /** A host with no exec: section, so no sandbox of its own, on the RabbitMQ the runner uses. */
+  private Host hostOnTheBus() {
+    RabbitBus bus = closeLater(RabbitBus.connect(BROKER));
+    return closeLater(
+        Host.builder(HostConfig.parse("http:\n  port: 0\n", "no-sandbox.yaml"))
+            .environment(Map.of())
+            .service(MessageBus.class, bus)
+            .build());
+  }
+
   @Test
   void aRemoteRunnerOnRabbitMqRunsAScriptForAHostWithNoSandbox() throws Exception {
     startRunner();
 
-    // The host has no exec: section, so no sandbox of its own.
-    RabbitBus bus = closeLater(RabbitBus.connect(BROKER));
-    Host host =
-        closeLater(
-            Host.builder(HostConfig.parse("http:\n  port: 0\n", "no-sandbox.yaml"))
-                .environment(Map.of())
-                .service(MessageBus.class, bus)
-                .build());
+    Host host = hostOnTheBus();
     await()
         .atMost(Duration.ofSeconds(30))
         .until(() -> host.registry().find(ExecTools.PYTHON).isPresent());
@@ -156,13 +157,7 @@ class ExecWorkerTest {
   @Test
   void whenTheRunnerIsKilledItsSandboxedProcessesDieWithIt() throws Exception {
     startRunner();
-    RabbitBus bus = closeLater(RabbitBus.connect(BROKER));
-    Host host =
-        closeLater(
-            Host.builder(HostConfig.parse("http:\n  port: 0\n", "no-sandbox.yaml"))
-                .environment(Map.of())
-                .service(MessageBus.class, bus)
-                .build());
+    Host host = hostOnTheBus();
     await().atMost(Duration.ofSeconds(30)).until(() -> host.registry().find("shell").isPresent());
     Thread caller =
         Thread.ofVirtual()
