@@ -665,26 +665,22 @@ public abstract class RemotePathContractTest {
     return dispatcher.dispatch(ToolSet.of(registry, ToolProfiles.MAIN), call);
   }
 
+  /** A user's call numbered call_0, as agent stacks number the first call of every turn. */
+  private static ToolCall firstOfATurn(String tool, String arguments, String user) {
+    return ToolCall.of(tool, arguments)
+        .withCallId("call_0")
+        .withUser(user)
+        .withTimeout(Duration.ofSeconds(10));
+  }
+
   @Test
   void twoUsersCallingOneToolWithOneCallIdAndOtherArgumentsBothRunAndEachGetsItsOwnAnswer() {
     Sample sample = new Sample();
     worker(sample, store());
     waitForSample();
-    ToolCall alice =
-        ToolCall.of("echo", "{\"text\":\"alice-order\"}")
-            .withCallId("call_0")
-            .withUser("alice")
-            .withTimeout(Duration.ofSeconds(10));
-    ToolCall bob =
-        ToolCall.of("echo", "{\"text\":\"bob-order\"}")
-            .withCallId("call_0")
-            .withUser("bob")
-            .withTimeout(Duration.ofSeconds(10));
-    ToolCall bobsOtherTool =
-        ToolCall.of("slow", "{\"millis\":1}")
-            .withCallId("call_0")
-            .withUser("bob")
-            .withTimeout(Duration.ofSeconds(10));
+    ToolCall alice = firstOfATurn("echo", "{\"text\":\"alice-order\"}", "alice");
+    ToolCall bob = firstOfATurn("echo", "{\"text\":\"bob-order\"}", "bob");
+    ToolCall bobsOtherTool = firstOfATurn("slow", "{\"millis\":1}", "bob");
 
     assertThat(call(alice)).isEqualTo(ToolResult.success("echo: alice-order"));
     assertThat(call(bob)).isEqualTo(ToolResult.success("echo: bob-order"));
@@ -699,12 +695,7 @@ public abstract class RemotePathContractTest {
     Sample sample = new Sample();
     worker(sample, store());
     waitForSample();
-    ToolCall call =
-        ToolCall.of("echo", "{\"text\":\"again\"}")
-            .withCallId("call_0")
-            .withUser("alice")
-            .withSessionId("s-1")
-            .withTimeout(Duration.ofSeconds(10));
+    ToolCall call = firstOfATurn("echo", "{\"text\":\"again\"}", "alice").withSessionId("s-1");
     assertThat(call(call)).isEqualTo(ToolResult.success("echo: again"));
     assertThat(call(call)).isEqualTo(ToolResult.success("echo: again"));
     assertThat(sample.runs).hasValue(2);

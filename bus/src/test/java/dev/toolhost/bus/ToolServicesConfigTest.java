@@ -14,6 +14,7 @@ import dev.toolhost.testing.TestHost;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import org.assertj.core.api.AbstractThrowableAssert;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -87,6 +88,11 @@ class ToolServicesConfigTest {
     return services;
   }
 
+  /** Asserts that the config text is refused, and gives the refusal to check its message. */
+  private AbstractThrowableAssert<?, ? extends Throwable> refused(String yaml) {
+    return assertThatThrownBy(() -> toolServices(yaml)).isInstanceOf(ConfigException.class);
+  }
+
   @Test
   void servicesToolsAndDescriptorFilesAreReadInTheDocumentsShapes() throws Exception {
     Files.createDirectories(directory.resolve("descriptors"));
@@ -109,8 +115,7 @@ class ToolServicesConfigTest {
   void aToolOfAnUnknownServiceIsRefusedNamingTheFileAndLine() {
     String yaml = SECTION.replace("service: custom-rag", "service: custom-rug");
 
-    assertThatThrownBy(() -> toolServices(yaml))
-        .isInstanceOf(ConfigException.class)
+    refused(yaml)
         .hasMessage(
             "toolhost.yaml line 10, column 5: tool 'query-customers' references unknown service"
                 + " 'custom-rug' (known: custom-rag)");
@@ -120,14 +125,13 @@ class ToolServicesConfigTest {
   void anUnknownKeyAndAMissingRequiredParamAreRefusedWithTheirLines() {
     String yaml = SECTION.replace("  tools:\n", "  tool:\n");
 
-    assertThatThrownBy(() -> toolServices(yaml))
-        .isInstanceOf(ConfigException.class)
+    refused(yaml)
         .hasMessage(
             "toolhost.yaml line 9, column 3: unknown key 'tool' under 'tool_services' (did you mean"
                 + " 'tools'? expected"
                 + " one of: files, services, tools)");
     String missing = SECTION.replace("      collection: customers\n", "");
-    assertThatThrownBy(() -> toolServices(missing))
+    refused(missing)
         .hasMessage(
             "toolhost.yaml line 10, column 5: tool 'query-customers' misses required config param"
                 + " 'collection' of service 'custom-rag'");
@@ -141,9 +145,7 @@ class ToolServicesConfigTest {
     Path broken = directory.resolve("broken.json");
     Files.writeString(broken, "{\n  \"id\": \"calc\",\n  \"topic\": \n}\n");
 
-    assertThatThrownBy(
-            () -> toolServices(SECTION + "  files: [bad.json, broken.json, gone.json]\n"))
-        .isInstanceOf(ConfigException.class)
+    refused(SECTION + "  files: [bad.json, broken.json, gone.json]\n")
         .hasMessageContaining(bad + " line 3, column 5: a tool descriptor has no 'name'")
         .hasMessageContaining(broken + " line 4, column 1: not valid JSON")
         .hasMessageContaining(
@@ -178,9 +180,7 @@ class ToolServicesConfigTest {
       assertThatThrownBy(() -> taken.applyTo(services))
           .isInstanceOf(ConfigException.class)
           .hasMessage("tool_services: tool 'query-clients' is already registered by builtin:test");
-      assertThatThrownBy(
-              () -> toolServices(SECTION.replace("service: custom-rag", "service: nope")))
-          .isInstanceOf(ConfigException.class);
+      refused(SECTION.replace("service: custom-rag", "service: nope"));
 
       assertThat(registry.find("query-customers").orElseThrow().spec().source())
           .isEqualTo("service:custom-rag");

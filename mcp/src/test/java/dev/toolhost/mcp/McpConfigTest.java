@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.assertj.core.api.AbstractThrowableAssert;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -22,6 +23,11 @@ class McpConfigTest {
 
   private static HostConfig parse(String yaml) {
     return TestHost.config(yaml, List.of(new McpExtension()), Path.of(""));
+  }
+
+  /** Asserts that the config text is refused, and gives the refusal to check its message. */
+  private static AbstractThrowableAssert<?, ? extends Throwable> refused(String yaml) {
+    return assertThatThrownBy(() -> parse(yaml)).isInstanceOf(ConfigException.class);
   }
 
   /** The section as the extension reads it when it starts; none without one. */
@@ -102,17 +108,14 @@ class McpConfigTest {
 
   @Test
   void aCallTimeoutAboveFifteenMinutesIsRefusedWithFileAndLine() {
-    assertThatThrownBy(
-            () ->
-                parse(
-                    """
+    refused(
+            """
                     mcp:
                       servers:
                         slow:
                           command: slow-server
                           timeout: 20m
-                    """))
-        .isInstanceOf(ConfigException.class)
+                    """)
         .hasMessage(
             "toolhost.yaml line 5, column 16: 'mcp.servers.slow.timeout' is 20m, above the maximum of"
                 + " 15 minutes (expected a duration such as 60s, at most 15m)");
@@ -120,10 +123,8 @@ class McpConfigTest {
 
   @Test
   void everyProblemOfTheSectionIsReportedWithItsLine() {
-    assertThatThrownBy(
-            () ->
-                parse(
-                    """
+    refused(
+            """
                     mcp:
                       approved: [echo]
                       connect_timeout: soon
@@ -140,8 +141,7 @@ class McpConfigTest {
                           url: http://localhost/mcp
                         Both:
                           command: y
-                    """))
-        .isInstanceOf(ConfigException.class)
+                    """)
         .hasMessageContaining(
             "toolhost.yaml line 2, column 14: 'mcp.approved[0]' is 'echo' (expected SERVER/TOOL")
         .hasMessageContaining(
@@ -166,37 +166,30 @@ class McpConfigTest {
 
   @Test
   void unknownKeysAndWrongTypesNameTheLineAndWhatWasExpected() {
-    assertThatThrownBy(
-            () ->
-                parse(
-                    """
+    refused(
+            """
                     mcp:
                       servers:
                         everything:
                           comand: npx
-                    """))
-        .isInstanceOf(ConfigException.class)
+                    """)
         .hasMessageStartingWith(
             "toolhost.yaml line 4, column 7: unknown key 'comand' under 'mcp.servers.everything'"
                 + " (did you mean 'command'? expected one of: args, command, env, headers, pass_env,"
                 + " prefix, timeout,"
                 + " transport, url)");
-    assertThatThrownBy(
-            () ->
-                parse(
-                    """
+    refused(
+            """
                     mcp:
                       servers:
                         everything:
                           command: npx
                           args: [-y, [nested]]
-                    """))
-        .isInstanceOf(ConfigException.class)
+                    """)
         .hasMessage(
             "toolhost.yaml line 5, column 18: wrong type for 'mcp.servers.everything.args[1]':"
                 + " expected a string, got a list");
-    assertThatThrownBy(() -> parse("mcp:\n  servers: [everything]\n"))
-        .isInstanceOf(ConfigException.class)
+    refused("mcp:\n  servers: [everything]\n")
         .hasMessage(
             "toolhost.yaml line 2, column 12: wrong type for 'mcp.servers': expected a mapping of"
                 + " server names to servers, got a list");
@@ -204,10 +197,8 @@ class McpConfigTest {
 
   @Test
   void anInvalidServerNameOrPrefixIsRefused() {
-    assertThatThrownBy(
-            () ->
-                parse(
-                    """
+    refused(
+            """
                     mcp:
                       servers:
                         "no spaces":
@@ -215,8 +206,7 @@ class McpConfigTest {
                         ok:
                           command: x
                           prefix: "bad prefix"
-                    """))
-        .isInstanceOf(ConfigException.class)
+                    """)
         .hasMessageContaining(
             "toolhost.yaml line 3, column 5: MCP server name 'no spaces' is invalid")
         .hasMessageContaining("toolhost.yaml line 7, column 15: The tool prefix 'bad prefix'");
@@ -232,8 +222,7 @@ class McpConfigTest {
             mcp(parse("mcp:\n  allow_register: http\n  allow_register_private: true\n"))
                 .registration())
         .isEqualTo(new RegistrationPolicy(RegistrationPolicy.Allowed.HTTP, true));
-    assertThatThrownBy(() -> parse("mcp:\n  allow_register: yes please\n"))
-        .isInstanceOf(ConfigException.class)
+    refused("mcp:\n  allow_register: yes please\n")
         .hasMessage(
             "toolhost.yaml line 2, column 19: 'mcp.allow_register' is 'yes please' (expected one of:"
                 + " none, http, stdio; stdio lets a model run programs on this host)");
@@ -256,10 +245,8 @@ class McpConfigTest {
         .isEqualTo(
             new McpServerConfig.Stdio(
                 "github-mcp-server", List.of(), Map.of(), List.of("GITHUB_TOKEN")));
-    assertThatThrownBy(
-            () ->
-                parse(
-                    """
+    refused(
+            """
                     mcp:
                       servers:
                         github:
@@ -268,8 +255,7 @@ class McpConfigTest {
                         remote:
                           url: http://127.0.0.1:3001/mcp
                           pass_env: [X]
-                    """))
-        .isInstanceOf(ConfigException.class)
+                    """)
         .hasMessageContaining(
             "toolhost.yaml line 5, column 32: 'mcp.servers.github.pass_env[1]' is 'not a name'"
                 + " (expected the name of an environment variable of the host")

@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.assertj.core.api.AbstractThrowableAssert;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,6 +24,11 @@ class MemoryConfigTest {
 
   private static HostConfig parse(String yaml) {
     return TestHost.config(yaml, List.of(new WorkingMemoryExtension()), Path.of(""));
+  }
+
+  /** Asserts that the config text is refused, and gives the refusal to check its message. */
+  private static AbstractThrowableAssert<?, ? extends Throwable> refused(String yaml) {
+    return assertThatThrownBy(() -> parse(yaml)).isInstanceOf(ConfigException.class);
   }
 
   /** The section as the extension reads it when it starts; the defaults without one. */
@@ -85,10 +91,8 @@ class MemoryConfigTest {
 
   @Test
   void problemsNameTheFileLineAndWhatWasExpected() {
-    assertThatThrownBy(
-            () ->
-                parse(
-                    """
+    refused(
+            """
                     memory:
                       store: postgres
                       redis_uri: http://127.0.0.1:6379
@@ -98,8 +102,7 @@ class MemoryConfigTest {
                         min_chunk: 1
                         ttl: soon
                         models: {small: -5}
-                    """))
-        .isInstanceOf(ConfigException.class)
+                    """)
         .hasMessage(
             """
             toolhost.yaml line 2, column 10: 'memory.store' is 'postgres' (expected one of: memory, redis)
@@ -114,22 +117,18 @@ class MemoryConfigTest {
 
   @Test
   void wrongTypesAndUnknownKeysAreRefusedWithTheirPlace() {
-    assertThatThrownBy(() -> parse("memory:\n  chunking:\n    threshold: big\n"))
-        .isInstanceOf(ConfigException.class)
+    refused("memory:\n  chunking:\n    threshold: big\n")
         .hasMessage(
             "toolhost.yaml line 3, column 16: wrong type for 'memory.chunking.threshold': expected"
                 + " an integer, got 'big'");
-    assertThatThrownBy(() -> parse("memory:\n  chunking:\n    models: [a, b]\n"))
-        .isInstanceOf(ConfigException.class)
+    refused("memory:\n  chunking:\n    models: [a, b]\n")
         .hasMessageContaining("line 3, column 13")
         .hasMessageContaining("expected a mapping of model names to thresholds");
-    assertThatThrownBy(() -> parse("memory:\n  stor: redis\n"))
-        .isInstanceOf(ConfigException.class)
+    refused("memory:\n  stor: redis\n")
         .hasMessage(
             "toolhost.yaml line 2, column 3: unknown key 'stor' under 'memory' (did you mean 'store'? expected one of:"
                 + " chunking, key_prefix, redis_uri, store)");
-    assertThatThrownBy(() -> parse("builtins:\n  memroy: false\n"))
-        .isInstanceOf(ConfigException.class)
+    refused("builtins:\n  memroy: false\n")
         .hasMessageContaining("unknown key 'memroy' under 'builtins'")
         .hasMessageContaining("guides, memory, search");
   }

@@ -18,6 +18,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import org.assertj.core.api.AbstractThrowableAssert;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.json.JsonMapper;
@@ -46,6 +47,11 @@ class SecretsConfigTest {
     return TestHost.config(yaml, List.of(new SecretsExtension()), Path.of(""));
   }
 
+  /** Asserts that the config text is refused, and gives the refusal to check its message. */
+  private static AbstractThrowableAssert<?, ? extends Throwable> refused(String yaml) {
+    return assertThatThrownBy(() -> parse(yaml)).isInstanceOf(ConfigException.class);
+  }
+
   /** A fake secret made at run time, so that no secret-looking literal is in the source. */
   private static String random(long seed, String alphabet, int length) {
     return SecretSamples.random(new Random(seed), alphabet, length);
@@ -60,14 +66,12 @@ class SecretsConfigTest {
 
   @Test
   void aTypoKeyIsRefusedWithItsPlaceAndTheNearestKey() {
-    assertThatThrownBy(() -> parse("secrets:\n  policy: redact\n  replace_rule: true\n"))
-        .isInstanceOf(ConfigException.class)
+    refused("secrets:\n  policy: redact\n  replace_rule: true\n")
         .hasMessage(
             "toolhost.yaml line 3, column 3: unknown key 'replace_rule' under 'secrets' (did you"
                 + " mean 'replace_rules'? expected one of: allow, depth, policy, profiles,"
                 + " replace_rules, rules, secret_env, sources)");
-    assertThatThrownBy(() -> parse("secrets:\n  allow:\n    value: [x]\n"))
-        .isInstanceOf(ConfigException.class)
+    refused("secrets:\n  allow:\n    value: [x]\n")
         .hasMessageStartingWith(
             "toolhost.yaml line 3, column 5: unknown key 'value' under 'secrets.allow' (did you"
                 + " mean 'values'?");
@@ -75,16 +79,13 @@ class SecretsConfigTest {
 
   @Test
   void aPolicyThatIsNoActionIsRefusedNamingTheAllowedOnes() {
-    assertThatThrownBy(
-            () ->
-                parse(
-                    """
+    refused(
+            """
                     secrets:
                       policy: maybe
                       profiles: {subagent: never}
                       sources: {"mcp:docs": sometimes}
-                    """))
-        .isInstanceOf(ConfigException.class)
+                    """)
         .hasMessage(
             """
             toolhost.yaml line 2, column 11: 'secrets.policy' is 'maybe' (expected one of: redact, block, off)
@@ -95,10 +96,8 @@ class SecretsConfigTest {
 
   @Test
   void aProfileThatDoesNotExistIsRefused() {
-    assertThatThrownBy(
-            () ->
-                parse(
-                    """
+    refused(
+            """
                     profiles:
                       reviewer:
                         extends: main
@@ -106,8 +105,7 @@ class SecretsConfigTest {
                       profiles:
                         reviewer: block
                         reveiwer: block
-                    """))
-        .isInstanceOf(ConfigException.class)
+                    """)
         .hasMessage(
             "toolhost.yaml line 7, column 5: 'secrets.profiles' names an unknown profile"
                 + " 'reveiwer' (known profiles: main, subagent, scheduled, a2a_synthesis,"
@@ -148,8 +146,7 @@ class SecretsConfigTest {
 
   @Test
   void replacingTheRulesWithNoRulesFileIsRefused() {
-    assertThatThrownBy(() -> parse("secrets:\n  replace_rules: true\n"))
-        .isInstanceOf(ConfigException.class)
+    refused("secrets:\n  replace_rules: true\n")
         .hasMessage(
             "toolhost.yaml line 2, column 18: 'secrets.replace_rules' is true but 'secrets.rules'"
                 + " lists no rule file (the scanner would run no rule)");
@@ -157,20 +154,16 @@ class SecretsConfigTest {
 
   @Test
   void aDepthBeyondFiveIsRefused() {
-    assertThatThrownBy(() -> parse("secrets:\n  depth: 9\n"))
-        .isInstanceOf(ConfigException.class)
+    refused("secrets:\n  depth: 9\n")
         .hasMessage(
             "toolhost.yaml line 2, column 10: 'secrets.depth' is 9 (expected 0 to 5 levels of"
                 + " encoding)");
-    assertThatThrownBy(() -> parse("secrets:\n  depth: -1\n"))
-        .isInstanceOf(ConfigException.class)
-        .hasMessageContaining("'secrets.depth' is -1");
+    refused("secrets:\n  depth: -1\n").hasMessageContaining("'secrets.depth' is -1");
   }
 
   @Test
   void anAllowedRuleThatIsNoRuleIsRefused() {
-    assertThatThrownBy(() -> parse("secrets:\n  allow:\n    rules: [generic-api-ky]\n"))
-        .isInstanceOf(ConfigException.class)
+    refused("secrets:\n  allow:\n    rules: [generic-api-ky]\n")
         .hasMessage(
             "toolhost.yaml line 3, column 13: 'secrets.allow.rules[0]' names no rule:"
                 + " 'generic-api-ky' (rule ids are gitleaks', such as generic-api-key)");
