@@ -665,6 +665,14 @@ public abstract class RemotePathContractTest {
     return dispatcher.dispatch(ToolSet.of(registry, ToolProfiles.MAIN), call);
   }
 
+  /** A worker of the sample tools over the path's result store, once the host sees its tools. */
+  private Sample sampleWorker() {
+    Sample sample = new Sample();
+    worker(sample, store());
+    waitForSample();
+    return sample;
+  }
+
   /** A user's call numbered call_0, as agent stacks number the first call of every turn. */
   private static ToolCall firstOfATurn(String tool, String arguments, String user) {
     return ToolCall.of(tool, arguments)
@@ -675,9 +683,7 @@ public abstract class RemotePathContractTest {
 
   @Test
   void twoUsersCallingOneToolWithOneCallIdAndOtherArgumentsBothRunAndEachGetsItsOwnAnswer() {
-    Sample sample = new Sample();
-    worker(sample, store());
-    waitForSample();
+    Sample sample = sampleWorker();
     ToolCall alice = firstOfATurn("echo", "{\"text\":\"alice-order\"}", "alice");
     ToolCall bob = firstOfATurn("echo", "{\"text\":\"bob-order\"}", "bob");
     ToolCall bobsOtherTool = firstOfATurn("slow", "{\"millis\":1}", "bob");
@@ -692,9 +698,7 @@ public abstract class RemotePathContractTest {
   void aNewCallWithAnEarlierCallsIdUserSessionAndArgumentsRunsAgain() {
     // Agent stacks number the calls of every turn from call_0: the same call next turn is a new
     // call, not a copy of the last one.
-    Sample sample = new Sample();
-    worker(sample, store());
-    waitForSample();
+    Sample sample = sampleWorker();
     ToolCall call = firstOfATurn("echo", "{\"text\":\"again\"}", "alice").withSessionId("s-1");
     assertThat(call(call)).isEqualTo(ToolResult.success("echo: again"));
     assertThat(call(call)).isEqualTo(ToolResult.success("echo: again"));
@@ -704,9 +708,7 @@ public abstract class RemotePathContractTest {
   @Test
   void aRequestWithoutACallKeyIsKnownByItsWholeContentNotItsCallIdAlone() throws Exception {
     // A caller from before call keys: its requests carry none.
-    Sample sample = new Sample();
-    worker(sample, store());
-    waitForSample();
+    Sample sample = sampleWorker();
     String deadline = Instant.now().plusSeconds(10).toString();
     String alice =
         "{\"tool_call_id\":\"call_0\",\"tool_name\":\"echo\",\"user\":\"alice\","
@@ -732,9 +734,7 @@ public abstract class RemotePathContractTest {
 
   @Test
   void aRequestDeliveredAgainAfterItFinishedIsAnsweredFromItsResult() throws Exception {
-    Sample sample = new Sample();
-    worker(sample, store());
-    waitForSample();
+    Sample sample = sampleWorker();
     ToolCall call = ToolCall.of("echo", "{\"text\":\"once\"}").withTimeout(Duration.ofSeconds(10));
     Message request = Message.of(new InvokeRequest(call).toJson());
     for (int i = 0; i < 2; i++) {

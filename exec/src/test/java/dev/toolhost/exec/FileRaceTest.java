@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -83,12 +84,11 @@ class FileRaceTest {
     AtomicInteger refused = new AtomicInteger();
     ConcurrentLinkedQueue<String> escapes = new ConcurrentLinkedQueue<>();
     long end = System.nanoTime() + Duration.ofSeconds(SECONDS - 2).toNanos();
+    // Each calls the file tool over and over until the end, counting what went through and not.
+    Function<Operation, Thread> calling = operation -> loop(end, done, refused, operation);
     List<Thread> workers =
         List.of(
-            loop(
-                end,
-                done,
-                refused,
+            calling.apply(
                 i -> {
                   ToolResult read =
                       fixture.call("file", Map.of("operation", "read", "path", "d/f"));
@@ -97,26 +97,17 @@ class FileRaceTest {
                   }
                   return read;
                 }),
-            loop(
-                end,
-                done,
-                refused,
+            calling.apply(
                 i ->
                     fixture.call(
                         "file",
                         Map.of("operation", "write", "path", "d/w-" + i, "content", "written\n"))),
-            loop(
-                end,
-                done,
-                refused,
+            calling.apply(
                 i ->
                     fixture.call(
                         "file",
                         Map.of("operation", "append", "path", "d/f", "content", "appended\n"))),
-            loop(
-                end,
-                done,
-                refused,
+            calling.apply(
                 i -> {
                   ToolResult list = fixture.call("file", Map.of("operation", "list", "path", "d"));
                   if (list.text().contains("host-only-entry")) {
