@@ -665,6 +665,16 @@ public abstract class RemotePathContractTest {
     return dispatcher.dispatch(ToolSet.of(registry, ToolProfiles.MAIN), call);
   }
 
+  /** The bus a tool service of the queue runs on; the queue is deleted after the test. */
+  private MessageBus serviceBus(String queue) {
+    MessageBus bus = workerBus();
+    if (bus != host) {
+      closeLater(bus);
+    }
+    closeLater(() -> host.deleteQueue(queue));
+    return bus;
+  }
+
   /** A worker of the sample tools over the path's result store, once the host sees its tools. */
   private Sample sampleWorker() {
     Sample sample = new Sample();
@@ -848,11 +858,7 @@ public abstract class RemotePathContractTest {
               "arguments": [{"name": "question", "type": "string",
                              "description": "The question to ask about customers"}]}]
             """);
-    MessageBus bus = workerBus();
-    if (bus != host) {
-      closeLater(bus);
-    }
-    closeLater(() -> host.deleteQueue(queue));
+    MessageBus bus = serviceBus(queue);
     closeLater(
             new ToolService(bus, descriptor, tools) {
               @Override
@@ -888,11 +894,7 @@ public abstract class RemotePathContractTest {
               "service": "failing-rag",
               "arguments": [{"name": "question", "type": "string", "description": "Anything"}]}]
             """);
-    MessageBus bus = workerBus();
-    if (bus != host) {
-      closeLater(bus);
-    }
-    closeLater(() -> host.deleteQueue(queue));
+    MessageBus bus = serviceBus(queue);
     closeLater(
             new ToolService(bus, descriptor, tools) {
               @Override
