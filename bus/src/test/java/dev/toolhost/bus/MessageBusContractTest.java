@@ -99,6 +99,14 @@ public abstract class MessageBusContractTest {
     return delivery.message();
   }
 
+  /** The deliveries of a consumer of the queue, once the bus counts it. */
+  private LinkedBlockingQueue<Delivery> listening(String queue) throws Exception {
+    LinkedBlockingQueue<Delivery> got = new LinkedBlockingQueue<>();
+    track(bus.consume(queue, 10, got::add));
+    waitFor(() -> bus.consumerCount(queue) == 1);
+    return got;
+  }
+
   @Test
   void sentMessageReachesAConsumerWithItsHeaders() throws Exception {
     String queue = queue();
@@ -130,9 +138,7 @@ public abstract class MessageBusContractTest {
   @Test
   void aMessageOverTheMaximumSizeIsRefusedAtOnceNamingItsSizeInUtf8Bytes() throws Exception {
     String queue = queue();
-    LinkedBlockingQueue<Delivery> got = new LinkedBlockingQueue<>();
-    track(bus.consume(queue, 10, got::add));
-    waitFor(() -> bus.consumerCount(queue) == 1);
+    LinkedBlockingQueue<Delivery> got = listening(queue);
     assertThat(bus.maxMessageSize()).isEqualTo(MessageBus.DEFAULT_MAX_MESSAGE_SIZE);
     try (MessageBus small = newBus(1024)) {
       assertThat(small.maxMessageSize()).isEqualTo(1024);
@@ -407,9 +413,7 @@ public abstract class MessageBusContractTest {
   @Test
   void aLateReplyIsDropped() throws Exception {
     String queue = queue();
-    LinkedBlockingQueue<Delivery> got = new LinkedBlockingQueue<>();
-    track(bus.consume(queue, 10, got::add));
-    waitFor(() -> bus.consumerCount(queue) == 1);
+    LinkedBlockingQueue<Delivery> got = listening(queue);
     Instant deadline = Instant.now().plusMillis(200);
     Replies replies = bus.request(queue, Message.of("{}"), Instant.now().plusSeconds(10));
     assertThat(replies.next(deadline)).isEmpty();

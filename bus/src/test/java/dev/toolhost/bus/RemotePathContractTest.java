@@ -665,26 +665,38 @@ public abstract class RemotePathContractTest {
     return dispatcher.dispatch(ToolSet.of(registry, ToolProfiles.MAIN), call);
   }
 
-  @Test
-  void twoUsersCallingOneToolWithOneCallIdAndOtherArgumentsBothRunAndEachGetsItsOwnAnswer() {
+  /** The bus a tool service of the queue runs on; the queue is deleted after the test. */
+  private MessageBus serviceBus(String queue) {
+    MessageBus bus = workerBus();
+    if (bus != host) {
+      closeLater(bus);
+    }
+    closeLater(() -> host.deleteQueue(queue));
+    return bus;
+  }
+
+  /** A worker of the sample tools over the path's result store, once the host sees its tools. */
+  private Sample sampleWorker() {
     Sample sample = new Sample();
     worker(sample, store());
     waitForSample();
-    ToolCall alice =
-        ToolCall.of("echo", "{\"text\":\"alice-order\"}")
-            .withCallId("call_0")
-            .withUser("alice")
-            .withTimeout(Duration.ofSeconds(10));
-    ToolCall bob =
-        ToolCall.of("echo", "{\"text\":\"bob-order\"}")
-            .withCallId("call_0")
-            .withUser("bob")
-            .withTimeout(Duration.ofSeconds(10));
-    ToolCall bobsOtherTool =
-        ToolCall.of("slow", "{\"millis\":1}")
-            .withCallId("call_0")
-            .withUser("bob")
-            .withTimeout(Duration.ofSeconds(10));
+    return sample;
+  }
+
+  /** A user's call numbered call_0, as agent stacks number the first call of every turn. */
+  private static ToolCall firstOfATurn(String tool, String arguments, String user) {
+    return ToolCall.of(tool, arguments)
+        .withCallId("call_0")
+        .withUser(user)
+        .withTimeout(Duration.ofSeconds(10));
+  }
+
+  @Test
+  void twoUsersCallingOneToolWithOneCallIdAndOtherArgumentsBothRunAndEachGetsItsOwnAnswer() {
+    Sample sample = sampleWorker();
+    ToolCall alice = firstOfATurn("echo", "{\"text\":\"alice-order\"}", "alice");
+    ToolCall bob = firstOfATurn("echo", "{\"text\":\"bob-order\"}", "bob");
+    ToolCall bobsOtherTool = firstOfATurn("slow", "{\"millis\":1}", "bob");
 
     assertThat(call(alice)).isEqualTo(ToolResult.success("echo: alice-order"));
     assertThat(call(bob)).isEqualTo(ToolResult.success("echo: bob-order"));
@@ -696,15 +708,8 @@ public abstract class RemotePathContractTest {
   void aNewCallWithAnEarlierCallsIdUserSessionAndArgumentsRunsAgain() {
     // Agent stacks number the calls of every turn from call_0: the same call next turn is a new
     // call, not a copy of the last one.
-    Sample sample = new Sample();
-    worker(sample, store());
-    waitForSample();
-    ToolCall call =
-        ToolCall.of("echo", "{\"text\":\"again\"}")
-            .withCallId("call_0")
-            .withUser("alice")
-            .withSessionId("s-1")
-            .withTimeout(Duration.ofSeconds(10));
+    Sample sample = sampleWorker();
+    ToolCall call = firstOfATurn("echo", "{\"text\":\"again\"}", "alice").withSessionId("s-1");
     assertThat(call(call)).isEqualTo(ToolResult.success("echo: again"));
     assertThat(call(call)).isEqualTo(ToolResult.success("echo: again"));
     assertThat(sample.runs).hasValue(2);
@@ -713,9 +718,7 @@ public abstract class RemotePathContractTest {
   @Test
   void aRequestWithoutACallKeyIsKnownByItsWholeContentNotItsCallIdAlone() throws Exception {
     // A caller from before call keys: its requests carry none.
-    Sample sample = new Sample();
-    worker(sample, store());
-    waitForSample();
+    Sample sample = sampleWorker();
     String deadline = Instant.now().plusSeconds(10).toString();
     String alice =
         "{\"tool_call_id\":\"call_0\",\"tool_name\":\"echo\",\"user\":\"alice\","
@@ -741,9 +744,7 @@ public abstract class RemotePathContractTest {
 
   @Test
   void aRequestDeliveredAgainAfterItFinishedIsAnsweredFromItsResult() throws Exception {
-    Sample sample = new Sample();
-    worker(sample, store());
-    waitForSample();
+    Sample sample = sampleWorker();
     ToolCall call = ToolCall.of("echo", "{\"text\":\"once\"}").withTimeout(Duration.ofSeconds(10));
     Message request = Message.of(new InvokeRequest(call).toJson());
     for (int i = 0; i < 2; i++) {
@@ -857,11 +858,7 @@ public abstract class RemotePathContractTest {
               "arguments": [{"name": "question", "type": "string",
                              "description": "The question to ask about customers"}]}]
             """);
-    MessageBus bus = workerBus();
-    if (bus != host) {
-      closeLater(bus);
-    }
-    closeLater(() -> host.deleteQueue(queue));
+    MessageBus bus = serviceBus(queue);
     closeLater(
             new ToolService(bus, descriptor, tools) {
               @Override
@@ -897,11 +894,7 @@ public abstract class RemotePathContractTest {
               "service": "failing-rag",
               "arguments": [{"name": "question", "type": "string", "description": "Anything"}]}]
             """);
-    MessageBus bus = workerBus();
-    if (bus != host) {
-      closeLater(bus);
-    }
-    closeLater(() -> host.deleteQueue(queue));
+    MessageBus bus = serviceBus(queue);
     closeLater(
             new ToolService(bus, descriptor, tools) {
               @Override

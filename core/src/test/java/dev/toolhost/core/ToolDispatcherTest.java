@@ -276,15 +276,19 @@ class ToolDispatcherTest {
     assertThat(runs).hasValue(0);
   }
 
+  /** The error a call answers of a tool of that name that throws that exception. */
+  private ToolError errorWhenItThrows(String name, Exception thrown) {
+    registry.register(
+        Schemas.spec(name, "builtin:test"),
+        (call, arguments) -> {
+          throw thrown;
+        });
+    return error(dispatcher.dispatch(main(), ToolCall.of(name, "{}")));
+  }
+
   @Test
   void timeoutExceptionIsARetryableTimeout() {
-    registry.register(
-        Schemas.spec("upstream", "builtin:test"),
-        (call, arguments) -> {
-          throw new TimeoutException("upstream took 30s");
-        });
-
-    ToolError error = error(dispatcher.dispatch(main(), ToolCall.of("upstream", "{}")));
+    ToolError error = errorWhenItThrows("upstream", new TimeoutException("upstream took 30s"));
 
     assertThat(error.code()).isEqualTo(ErrorCode.TIMEOUT);
     assertThat(error.retryable()).isTrue();
@@ -293,13 +297,9 @@ class ToolDispatcherTest {
 
   @Test
   void toolExceptionAnswersExactlyItsError() {
-    registry.register(
-        Schemas.spec("picky", "builtin:test"),
-        (call, arguments) -> {
-          throw ToolException.invalidArguments("the date must be in the future");
-        });
-
-    ToolError error = error(dispatcher.dispatch(main(), ToolCall.of("picky", "{}")));
+    ToolError error =
+        errorWhenItThrows(
+            "picky", ToolException.invalidArguments("the date must be in the future"));
 
     assertThat(error.code()).isEqualTo(ErrorCode.INVALID_ARGUMENTS);
     assertThat(error.retryable()).isFalse();
@@ -308,15 +308,11 @@ class ToolDispatcherTest {
 
   @Test
   void libraryIllegalArgumentExceptionIsExecutionFailedThatSaysNothingInternal() {
-    registry.register(
-        Schemas.spec("parser", "builtin:test"),
-        (call, arguments) -> {
-          // As a library deep inside a tool throws it, with text meant for its own programmer.
-          throw new IllegalArgumentException(
-              "Illegal base64 character 2d at index 7 of key=s3cr3t");
-        });
-
-    ToolError error = error(dispatcher.dispatch(main(), ToolCall.of("parser", "{}")));
+    // As a library deep inside a tool throws it, with text meant for its own programmer.
+    ToolError error =
+        errorWhenItThrows(
+            "parser",
+            new IllegalArgumentException("Illegal base64 character 2d at index 7 of key=s3cr3t"));
 
     assertThat(error.code()).isEqualTo(ErrorCode.EXECUTION_FAILED);
     assertThat(error.message())
@@ -346,13 +342,9 @@ class ToolDispatcherTest {
 
   @Test
   void otherExceptionIsExecutionFailedWithNoClassNameOrStackTraceForTheModel() {
-    registry.register(
-        Schemas.spec("broken", "builtin:test"),
-        (call, arguments) -> {
-          throw new IllegalStateException("connection pool exhausted at db-7:5432");
-        });
-
-    ToolError error = error(dispatcher.dispatch(main(), ToolCall.of("broken", "{}")));
+    ToolError error =
+        errorWhenItThrows(
+            "broken", new IllegalStateException("connection pool exhausted at db-7:5432"));
 
     assertThat(error.code()).isEqualTo(ErrorCode.EXECUTION_FAILED);
     assertThat(error.retryable()).isFalse();

@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -20,24 +20,19 @@ class ControlGroupsTest {
 
   private static final long MIB = 1L << 20;
 
-  private static ExecFixture fixture;
+  @RegisterExtension
+  static final ExecFixture fixture =
+      ExecFixture.create(
+          builder ->
+              builder.limits(
+                  new ExecConfig.Limits(
+                      512 * MIB, 300, 256 * MIB, 64, 64 * 1024, 256 * MIB, 768 * MIB, 50)));
 
   @BeforeAll
   static void start() throws Exception {
-    fixture =
-        new ExecFixture(
-            builder ->
-                builder.limits(
-                    new ExecConfig.Limits(
-                        512 * MIB, 300, 256 * MIB, 64, 64 * 1024, 256 * MIB, 768 * MIB, 50)));
     assertThat(fixture.sandbox.groups())
         .as("this machine's cgroups (v1 memory and pids, writable as root) are used")
         .isPresent();
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    fixture.close();
   }
 
   private static Path peakFile() {

@@ -8,6 +8,7 @@ import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSet;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -17,6 +18,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -25,8 +28,11 @@ import tools.jackson.databind.json.JsonMapper;
  * (lookup, argument validation, the deadline, the tool's own timeout), in a directory of its own
  * under /tmp that the sandbox user can reach: the workspace root, and an "outside" directory shown
  * read-only to the sandbox that holds a file only root may read and a file anyone may read.
+ *
+ * <p>A test class shares one as {@code @RegisterExtension static final ExecFixture fixture =
+ * ExecFixture.create()}: made when the class is first used, closed after its last test.
  */
-final class ExecFixture implements AutoCloseable {
+final class ExecFixture implements AutoCloseable, AfterAllCallback {
 
   /** What every test's host knows as a secret, and holds in its environment. */
   static final String HOST_SECRET = "hs-7f3a9c2e-host-secret-value";
@@ -44,8 +50,7 @@ final class ExecFixture implements AutoCloseable {
   }
 
   ExecFixture(UnaryOperator<ExecConfig.Builder> configure) throws IOException {
-    base = Files.createTempDirectory(Path.of("/tmp"), "exec-test");
-    Files.setPosixFilePermissions(base, PosixFilePermissions.fromString("rwxr-xr-x"));
+    base = reachableDirectory("exec-test");
     root = base.resolve("workspaces");
     outside = Files.createDirectory(base.resolve("outside"));
     Files.setPosixFilePermissions(outside, PosixFilePermissions.fromString("rwxr-xr-x"));
@@ -73,6 +78,25 @@ final class ExecFixture implements AutoCloseable {
             .map(tool -> tool.withTimeout(Duration.ofSeconds(120)))
             .toList());
     tools = ToolSet.of(registry, ToolProfiles.MAIN);
+  }
+
+  /** A fixture of the default config, for a class's tests to share. */
+  static ExecFixture create() {
+    return create(builder -> builder);
+  }
+
+  /** A fixture of the default config changed by {@code configure}, for a class's tests to share. */
+  static ExecFixture create(UnaryOperator<ExecConfig.Builder> configure) {
+    try {
+      return new ExecFixture(configure);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  @Override
+  public void afterAll(ExtensionContext context) throws IOException {
+    close();
   }
 
   /** The workspace of the session every call of the fixture runs in. */
@@ -114,7 +138,19 @@ final class ExecFixture implements AutoCloseable {
   @Override
   public void close() throws IOException {
     sandbox.close();
-    try (Stream<Path> walk = Files.walk(base)) {
+    delete(base);
+  }
+
+  /** A new directory under /tmp that the sandbox user can reach, its name starting so. */
+  static Path reachableDirectory(String prefix) throws IOException {
+    Path directory = Files.createTempDirectory(Path.of("/tmp"), prefix);
+    Files.setPosixFilePermissions(directory, PosixFilePermissions.fromString("rwxr-xr-x"));
+    return directory;
+  }
+
+  /** Deletes the directory and all it holds, as far as it can. */
+  static void delete(Path directory) throws IOException {
+    try (Stream<Path> walk = Files.walk(directory)) {
       walk.sorted(Comparator.reverseOrder())
           .forEach(
               path -> {

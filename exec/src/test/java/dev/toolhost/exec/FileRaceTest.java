@@ -12,11 +12,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The file tool against a process of its own session that swaps a directory of the path with a
@@ -48,22 +49,16 @@ class FileRaceTest {
       print('swaps', swaps)
       """;
 
-  private static ExecFixture fixture;
+  @RegisterExtension static final ExecFixture fixture = ExecFixture.create();
   private static Path host;
 
   @BeforeAll
   static void start() throws Exception {
-    fixture = new ExecFixture();
     // A host directory the sandbox may not write (shown read-only inside), as root's would be.
     host = Files.createDirectory(fixture.outside.resolve("host-dir"));
     Files.setPosixFilePermissions(host, PosixFilePermissions.fromString("rwxr-xr-x"));
     Files.writeString(host.resolve("f"), "HOST FILE\n");
     Files.writeString(host.resolve("host-only-entry"), "x");
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    fixture.close();
   }
 
   @Test
@@ -89,12 +84,11 @@ class FileRaceTest {
     AtomicInteger refused = new AtomicInteger();
     ConcurrentLinkedQueue<String> escapes = new ConcurrentLinkedQueue<>();
     long end = System.nanoTime() + Duration.ofSeconds(SECONDS - 2).toNanos();
+    // Each calls the file tool over and over until the end, counting what went through and not.
+    Function<Operation, Thread> calling = operation -> loop(end, done, refused, operation);
     List<Thread> workers =
         List.of(
-            loop(
-                end,
-                done,
-                refused,
+            calling.apply(
                 i -> {
                   ToolResult read =
                       fixture.call("file", Map.of("operation", "read", "path", "d/f"));
@@ -103,26 +97,17 @@ class FileRaceTest {
                   }
                   return read;
                 }),
-            loop(
-                end,
-                done,
-                refused,
+            calling.apply(
                 i ->
                     fixture.call(
                         "file",
                         Map.of("operation", "write", "path", "d/w-" + i, "content", "written\n"))),
-            loop(
-                end,
-                done,
-                refused,
+            calling.apply(
                 i ->
                     fixture.call(
                         "file",
                         Map.of("operation", "append", "path", "d/f", "content", "appended\n"))),
-            loop(
-                end,
-                done,
-                refused,
+            calling.apply(
                 i -> {
                   ToolResult list = fixture.call("file", Map.of("operation", "list", "path", "d"));
                   if (list.text().contains("host-only-entry")) {

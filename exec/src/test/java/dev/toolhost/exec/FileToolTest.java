@@ -9,27 +9,16 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import tools.jackson.databind.JsonNode;
 
 /** The file tool: its checks in Java, on the real file system, never following a link out. */
 @Timeout(60)
 class FileToolTest {
 
-  private static ExecFixture fixture;
-
-  @BeforeAll
-  static void start() throws Exception {
-    fixture = new ExecFixture();
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    fixture.close();
-  }
+  @RegisterExtension static final ExecFixture fixture = ExecFixture.create();
 
   private static ToolResult file(Map<String, ?> arguments) {
     return fixture.call("file", arguments);

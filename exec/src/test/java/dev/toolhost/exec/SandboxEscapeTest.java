@@ -21,10 +21,10 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -35,17 +35,11 @@ import tools.jackson.databind.JsonNode;
 @Timeout(60)
 class SandboxEscapeTest {
 
-  private static ExecFixture fixture;
+  @RegisterExtension static final ExecFixture fixture = ExecFixture.create();
 
   @BeforeAll
   static void start() throws Exception {
-    fixture = new ExecFixture();
     assertThat(fixture.sandbox.unavailable()).isEmpty();
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    fixture.close();
   }
 
   // ---- the file system ----
@@ -507,22 +501,16 @@ class SandboxEscapeTest {
   /** The host's processes whose command line holds the text. */
   static List<Long> processesMentioning(String text) throws IOException {
     List<Long> found = new ArrayList<>();
-    try (Stream<Path> entries = Files.list(Path.of("/proc"))) {
-      for (Path entry : entries.toList()) {
-        String name = entry.getFileName().toString();
-        if (!name.chars().allMatch(Character::isDigit)) {
-          continue;
+    for (Path process : processes()) {
+      try {
+        String cmdline =
+            new String(Files.readAllBytes(process.resolve("cmdline")), StandardCharsets.UTF_8)
+                .replace('\0', ' ');
+        if (cmdline.contains(text) && !cmdline.contains("surefire")) {
+          found.add(Long.parseLong(process.getFileName().toString()));
         }
-        try {
-          String cmdline =
-              new String(Files.readAllBytes(entry.resolve("cmdline")), StandardCharsets.UTF_8)
-                  .replace('\0', ' ');
-          if (cmdline.contains(text) && !cmdline.contains("surefire")) {
-            found.add(Long.parseLong(name));
-          }
-        } catch (IOException e) {
-          // Gone while we looked.
-        }
+      } catch (IOException e) {
+        // Gone while we looked.
       }
     }
     return found;
@@ -531,25 +519,28 @@ class SandboxEscapeTest {
   /** How many of the host's processes run as the uid. */
   static long processesOfUser(int uid) throws IOException {
     Set<String> owned = new TreeSet<>();
-    try (Stream<Path> entries = Files.list(Path.of("/proc"))) {
-      for (Path entry : entries.toList()) {
-        String name = entry.getFileName().toString();
-        if (!name.chars().allMatch(Character::isDigit)) {
-          continue;
+    for (Path process : processes()) {
+      try {
+        boolean ours =
+            Files.readAllLines(process.resolve("status")).stream()
+                .filter(line -> line.startsWith("Uid:"))
+                .anyMatch(line -> Arrays.asList(line.split("\\s+")).get(1).equals("" + uid));
+        if (ours) {
+          owned.add(process.getFileName().toString());
         }
-        try {
-          boolean ours =
-              Files.readAllLines(entry.resolve("status")).stream()
-                  .filter(line -> line.startsWith("Uid:"))
-                  .anyMatch(line -> Arrays.asList(line.split("\\s+")).get(1).equals("" + uid));
-          if (ours) {
-            owned.add(name);
-          }
-        } catch (IOException e) {
-          // Gone while we looked.
-        }
+      } catch (IOException e) {
+        // Gone while we looked.
       }
     }
     return owned.size();
+  }
+
+  /** The directories of the host's processes under /proc. */
+  private static List<Path> processes() throws IOException {
+    try (Stream<Path> entries = Files.list(Path.of("/proc"))) {
+      return entries
+          .filter(entry -> entry.getFileName().toString().chars().allMatch(Character::isDigit))
+          .toList();
+    }
   }
 }

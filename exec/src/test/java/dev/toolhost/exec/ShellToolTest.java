@@ -4,26 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolhost.core.ToolResult;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import tools.jackson.databind.JsonNode;
 
 @Timeout(60)
 class ShellToolTest {
 
-  private static ExecFixture fixture;
-
-  @BeforeAll
-  static void start() throws Exception {
-    fixture = new ExecFixture();
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    fixture.close();
-  }
+  @RegisterExtension static final ExecFixture fixture = ExecFixture.create();
 
   @Test
   void aCommandRunsInTheWorkspaceAndSaysItRanSandboxed() {

@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.toolhost.core.ToolResult;
 import java.nio.file.Files;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -25,17 +25,12 @@ class WorkspaceQuotaTest {
   private static final ExecConfig.Limits LIMITS =
       new ExecConfig.Limits(1024 * MIB, 300, 64 * MIB, 256, 64 * 1024, 16 * MIB, 2048 * MIB, 50);
 
-  private static ExecFixture fixture;
+  @RegisterExtension
+  static final ExecFixture fixture = ExecFixture.create(builder -> builder.limits(LIMITS));
 
   @BeforeAll
   static void start() throws Exception {
-    fixture = new ExecFixture(builder -> builder.limits(LIMITS));
     assertThat(fixture.workspaces.kernelQuota()).as("the kernel keeps quotas here").isTrue();
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    fixture.close();
   }
 
   @Test

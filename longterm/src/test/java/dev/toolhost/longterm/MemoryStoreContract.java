@@ -414,14 +414,7 @@ abstract class MemoryStoreContract {
 
     embedder.failing.set(false);
 
-    await()
-        .atMost(Duration.ofSeconds(30))
-        .until(
-            () ->
-                memory
-                    .recall(USER, "dark mode", 1, Optional.empty(), LongTermMemory.Mode.HYBRID)
-                    .notice()
-                    .isEmpty());
+    awaitRecallWithoutNotice("dark mode");
     LongTermMemory.Recall whole =
         memory.recall(
             USER,
@@ -432,6 +425,18 @@ abstract class MemoryStoreContract {
     assertThat(whole.notice()).isEmpty();
     assertThat(whole.memories().getFirst().memory().content())
         .isEqualTo("The user prefers dark mode in every editor and terminal.");
+  }
+
+  /** Waits until a hybrid recall of the query says nothing is missing: every memory embedded. */
+  private void awaitRecallWithoutNotice(String query) {
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                memory
+                    .recall(USER, query, 1, Optional.empty(), LongTermMemory.Mode.HYBRID)
+                    .notice()
+                    .isEmpty());
   }
 
   @Test
@@ -450,19 +455,7 @@ abstract class MemoryStoreContract {
     assertThat(meanwhile.notice()).isPresent();
 
     renamed.failing.set(false);
-    await()
-        .atMost(Duration.ofSeconds(30))
-        .until(
-            () ->
-                memory
-                    .recall(
-                        USER,
-                        "colour scheme for screens",
-                        1,
-                        Optional.empty(),
-                        LongTermMemory.Mode.HYBRID)
-                    .notice()
-                    .isEmpty());
+    awaitRecallWithoutNotice("colour scheme for screens");
     assertThat(hybrid("Which colour scheme does she like for her screens?").getFirst())
         .isEqualTo("The user prefers dark mode in every editor and terminal.");
   }

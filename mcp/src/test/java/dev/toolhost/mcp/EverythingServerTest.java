@@ -169,16 +169,22 @@ class EverythingServerTest {
     }
   }
 
-  @Test
-  void streamableHttpServerToolsAreCalledLikeStdioOnes() throws Exception {
+  /** Starts the reference server over that HTTP transport on a free port, and returns the port. */
+  private int startHttpServer(String transport) throws Exception {
     int port = TestProcesses.freePort();
     ProcessBuilder builder =
-        new ProcessBuilder(NpmPackages.bin(MARKER), "streamableHttp")
+        new ProcessBuilder(NpmPackages.bin(MARKER), transport)
             .redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.DISCARD);
     builder.environment().put("PORT", String.valueOf(port));
     httpServer = builder.start();
     TestProcesses.awaitPort(port, Duration.ofSeconds(30));
+    return port;
+  }
+
+  @Test
+  void streamableHttpServerToolsAreCalledLikeStdioOnes() throws Exception {
+    int port = startHttpServer("streamableHttp");
 
     bridge.start(
         List.of(McpServerConfig.http("remote", URI.create("http://127.0.0.1:" + port + "/mcp"))));
@@ -190,14 +196,7 @@ class EverythingServerTest {
 
   @Test
   void legacySseServerToolsAreCalledLikeStdioOnes() throws Exception {
-    int port = TestProcesses.freePort();
-    ProcessBuilder builder =
-        new ProcessBuilder(NpmPackages.bin(MARKER), "sse")
-            .redirectErrorStream(true)
-            .redirectOutput(ProcessBuilder.Redirect.DISCARD);
-    builder.environment().put("PORT", String.valueOf(port));
-    httpServer = builder.start();
-    TestProcesses.awaitPort(port, Duration.ofSeconds(30));
+    int port = startHttpServer("sse");
 
     bridge.start(
         List.of(

@@ -14,10 +14,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.eclipse.jetty.ee11.servlet.ServletContextHandler;
-import org.eclipse.jetty.ee11.servlet.ServletHolder;
-import org.eclipse.jetty.server.Server;
-import org.eclipse.jetty.server.ServerConnector;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -36,7 +32,7 @@ class GatewaySessionsTest {
   private final ToolRegistry registry = new ToolRegistry();
   private final HttpClient client = HttpClient.newHttpClient();
   private McpGateway gateway;
-  private Server jetty;
+  private ServedGateway http;
   private URI endpoint;
 
   private void serve(McpGateway.Sessions sessions) throws Exception {
@@ -49,24 +45,14 @@ class GatewaySessionsTest {
             List.of("127.0.0.1:*"),
             List.of("http://127.0.0.1:*"),
             sessions);
-    jetty = new Server();
-    ServerConnector connector = new ServerConnector(jetty);
-    connector.setHost("127.0.0.1");
-    connector.setPort(0);
-    jetty.addConnector(connector);
-    ServletContextHandler context = new ServletContextHandler("/");
-    ServletHolder holder = new ServletHolder(gateway.servlet().orElseThrow());
-    holder.setAsyncSupported(true);
-    context.addServlet(holder, "/mcp");
-    jetty.setHandler(context);
-    jetty.start();
-    endpoint = URI.create("http://127.0.0.1:" + connector.getLocalPort() + "/mcp");
+    http = ServedGateway.serve(gateway);
+    endpoint = http.endpoint();
   }
 
   @AfterEach
   void stop() throws Exception {
-    if (jetty != null) {
-      jetty.stop();
+    if (http != null) {
+      http.close();
     }
     if (gateway != null) {
       gateway.close();

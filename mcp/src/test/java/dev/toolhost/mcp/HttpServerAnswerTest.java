@@ -16,10 +16,6 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.eclipse.jetty.ee11.servlet.ServletContextHandler;
-import org.eclipse.jetty.ee11.servlet.ServletHolder;
-import org.eclipse.jetty.server.Server;
-import org.eclipse.jetty.server.ServerConnector;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -33,7 +29,7 @@ class HttpServerAnswerTest {
   private final ToolRegistry bridged = new ToolRegistry();
   private final ToolDispatcher dispatcher = ToolDispatcher.create();
   private McpGateway gateway;
-  private Server jetty;
+  private ServedGateway http;
   private McpBridge bridge;
 
   @AfterEach
@@ -41,8 +37,8 @@ class HttpServerAnswerTest {
     if (bridge != null) {
       bridge.close();
     }
-    if (jetty != null) {
-      jetty.stop();
+    if (http != null) {
+      http.close();
     }
     if (gateway != null) {
       gateway.close();
@@ -71,18 +67,8 @@ class HttpServerAnswerTest {
             "/mcp",
             List.of("127.0.0.1:*"),
             List.of("http://127.0.0.1:*"));
-    jetty = new Server();
-    ServerConnector connector = new ServerConnector(jetty);
-    connector.setHost("127.0.0.1");
-    connector.setPort(0);
-    jetty.addConnector(connector);
-    ServletContextHandler context = new ServletContextHandler("/");
-    ServletHolder holder = new ServletHolder(gateway.servlet().orElseThrow());
-    holder.setAsyncSupported(true);
-    context.addServlet(holder, "/mcp");
-    jetty.setHandler(context);
-    jetty.start();
-    return URI.create("http://127.0.0.1:" + connector.getLocalPort() + "/mcp");
+    http = ServedGateway.serve(gateway);
+    return http.endpoint();
   }
 
   @Test

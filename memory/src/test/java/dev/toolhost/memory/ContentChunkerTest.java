@@ -42,22 +42,25 @@ class ContentChunkerTest {
     assertThat(withoutBlankLines(joined)).isEqualTo(withoutBlankLines(input));
   }
 
+  /** A document with headings of three levels, an H4 and a hashtag, which are no headings. */
+  private static final String HEADINGS =
+      """
+      Intro text.
+
+      # Models
+      All models.
+      ## Pricing
+      Per token.
+      #### Fine print
+      Still pricing.
+      #hashtag is not a heading
+      ### Token limits
+      128k.
+      """;
+
   @Test
   void sectionsStartAtH1H2AndH3ButNotAtH4OrHashtags() {
-    String doc =
-        """
-        Intro text.
-
-        # Models
-        All models.
-        ## Pricing
-        Per token.
-        #### Fine print
-        Still pricing.
-        #hashtag is not a heading
-        ### Token limits
-        128k.
-        """;
+    String doc = HEADINGS;
 
     List<Chunk> chunks = new ContentChunker(1000).chunk(doc);
 
@@ -73,20 +76,7 @@ class ContentChunkerTest {
 
   @Test
   void aChunkStartsAtASectionWhenTheNextSectionDoesNotFit() {
-    String doc =
-        """
-        Intro text.
-
-        # Models
-        All models.
-        ## Pricing
-        Per token.
-        #### Fine print
-        Still pricing.
-        #hashtag is not a heading
-        ### Token limits
-        128k.
-        """;
+    String doc = HEADINGS;
 
     List<Chunk> chunks = new ContentChunker(80).chunk(doc);
 

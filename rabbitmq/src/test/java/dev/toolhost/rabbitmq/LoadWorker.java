@@ -24,17 +24,8 @@ public final class LoadWorker {
 
   private LoadWorker() {}
 
-  /** The tool: sleeps, counting its start and its end per token. */
-  public static final class Work {
-    private final RedisClient redis;
-    private final String group;
-    private final String name;
-
-    Work(RedisClient redis, String group, String name) {
-      this.redis = redis;
-      this.group = group;
-      this.name = name;
-    }
+  /** The tool: sleeps, counting its start and its end per token in the group's hashes. */
+  public record Work(RedisClient redis, String group, String name) {
 
     @Tool(description = "Sleeps, counting how often each token ran.")
     public String work(

@@ -64,35 +64,11 @@ class LeakPathsTest {
   /** How a secret is written into a text: the text, and what it must become. */
   enum Form {
     /** The value of a URL's query parameter, an '&' after it. */
-    QUERY_THEN_AMPERSAND {
-      @Override
-      String text(Family family, Random random) {
-        return "GET https://api.example.test/v1/files?" + query(family) + "&page=2 HTTP/1.1";
-      }
-
-      @Override
-      String expected(Family family) {
-        return "GET https://api.example.test/v1/files?"
-            + query(family).replace(family.secret(), family.marker())
-            + "&page=2 HTTP/1.1";
-      }
-    },
+    QUERY_THEN_AMPERSAND("GET https://api.example.test/v1/files?", "&page=2 HTTP/1.1"),
     /** The value of a fragment, in a Markdown link. */
-    MARKDOWN_LINK {
-      @Override
-      String text(Family family, Random random) {
-        return "[Open the console](https://console.example.test/cb#" + query(family) + ") now.";
-      }
-
-      @Override
-      String expected(Family family) {
-        return "[Open the console](https://console.example.test/cb#"
-            + query(family).replace(family.secret(), family.marker())
-            + ") now.";
-      }
-    },
+    MARKDOWN_LINK("[Open the console](https://console.example.test/cb#", ") now."),
     /** In an HTML table cell and a Markdown table cell. */
-    TABLE_CELL {
+    TABLE_CELL("", "") {
       @Override
       String text(Family family, Random random) {
         return "<td>" + family.snippet() + "</td>\n| key | " + family.snippet() + "|\n";
@@ -105,7 +81,7 @@ class LeakPathsTest {
       }
     },
     /** Invisible characters inside the secret, one kind in each text, at random places. */
-    INVISIBLE_INSIDE {
+    INVISIBLE_INSIDE("", "") {
       @Override
       String text(Family family, Random random) {
         String secret = family.secret();
@@ -125,7 +101,7 @@ class LeakPathsTest {
       }
     },
     /** The secret's characters in full-width forms, as a copy from a CJK document has them. */
-    FULL_WIDTH {
+    FULL_WIDTH("", "") {
       @Override
       String text(Family family, Random random) {
         return "鍵は「" + family.before() + fullWidth(family.secret()) + family.after() + "」です。";
@@ -137,9 +113,22 @@ class LeakPathsTest {
       }
     };
 
-    abstract String text(Family family, Random random);
+    private final String before;
+    private final String after;
 
-    abstract String expected(Family family);
+    /** A form that writes the secret as a query parameter ({@link #query}) between these. */
+    Form(String before, String after) {
+      this.before = before;
+      this.after = after;
+    }
+
+    String text(Family family, Random random) {
+      return before + query(family) + after;
+    }
+
+    String expected(Family family) {
+      return before + query(family).replace(family.secret(), family.marker()) + after;
+    }
 
     /** Whether the form applies to the family: the URL and markup forms need a one-line secret. */
     boolean fits(Family family) {

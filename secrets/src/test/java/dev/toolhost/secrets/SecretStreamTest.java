@@ -56,13 +56,34 @@ class SecretStreamTest {
     return chunks;
   }
 
+  /** A log with a secret between two parts, and the log as the stream must pass it on. */
+  private record Logged(String before, String text, String expected) {
+
+    static Logged of(String before, String secret, String after, String rule) {
+      return new Logged(
+          before, before + secret + after, before + "[REDACTED:" + rule + "]" + after);
+    }
+  }
+
+  /** A deploy log with an RSA private key, a block longer than what the stream holds back. */
+  private static Logged privateKeyLog() {
+    String pem = SecretVectorsTest.family("RSA private key").secret();
+    assertThat(pem.length()).isGreaterThan(SecretStream.HOLD);
+    return Logged.of(
+        log(0, 20) + "Deploy identity follows\n",
+        pem,
+        "\nDeploy identity ends\n" + log(20, 20),
+        "private-key");
+  }
+
   @Test
   void aSecretSplitAcrossTwoChunksComesOutRedacted() {
     String token = SecretVectorsTest.family("github-pat").secret();
-    String before = log(0, 30) + "Pushing with ";
-    String after = " to origin\n" + log(30, 30);
-    String text = before + token + after;
-    String expected = before + "[REDACTED:github-pat]" + after;
+    Logged logged =
+        Logged.of(log(0, 30) + "Pushing with ", token, " to origin\n" + log(30, 30), "github-pat");
+    String before = logged.before();
+    String text = logged.text();
+    String expected = logged.expected();
 
     for (int at = before.length() - 2; at <= before.length() + token.length() + 2; at++) {
       assertThat(streamed(cut(text, at))).as("cut at %d", at).isEqualTo(expected);
@@ -72,10 +93,15 @@ class SecretStreamTest {
   @Test
   void aSecretSplitAcrossThreeChunksComesOutRedacted() {
     String key = SecretVectorsTest.family("anthropic-api-key").secret();
-    String before = log(0, 25) + "ANTHROPIC_KEY_FILE contents: ";
-    String after = "\n" + log(25, 25);
-    String text = before + key + after;
-    String expected = before + "[REDACTED:anthropic-api-key]" + after;
+    Logged logged =
+        Logged.of(
+            log(0, 25) + "ANTHROPIC_KEY_FILE contents: ",
+            key,
+            "\n" + log(25, 25),
+            "anthropic-api-key");
+    String before = logged.before();
+    String text = logged.text();
+    String expected = logged.expected();
 
     for (int first = 1; first < key.length() - 1; first += 7) {
       for (int second = first + 1; second < key.length(); second += 11) {
@@ -89,12 +115,14 @@ class SecretStreamTest {
   @Test
   void anEncodedSecretSplitAcrossChunksComesOutRedacted() {
     String token = SecretVectorsTest.family("github-pat").secret();
-    String before = log(0, 20) + "auth blob ";
-    String after = " sent\n" + log(20, 20);
-    String text = before + SecretSamples.base64(token) + after;
-    String expected = before + "[REDACTED:github-pat]" + after;
+    String encoded = SecretSamples.base64(token);
+    Logged logged =
+        Logged.of(log(0, 20) + "auth blob ", encoded, " sent\n" + log(20, 20), "github-pat");
+    String before = logged.before();
+    String text = logged.text();
+    String expected = logged.expected();
 
-    for (int at = before.length(); at < text.length() - after.length(); at += 5) {
+    for (int at = before.length(); at < before.length() + encoded.length(); at += 5) {
       assertThat(streamed(cut(text, at))).as("cut at %d", at).isEqualTo(expected);
     }
   }
@@ -124,12 +152,9 @@ class SecretStreamTest {
 
   @Test
   void aPrivateKeySplitOverManyChunksComesOutRedacted() {
-    String pem = SecretVectorsTest.family("RSA private key").secret();
-    assertThat(pem.length()).isGreaterThan(SecretStream.HOLD);
-    String before = log(0, 20) + "Deploy identity follows\n";
-    String after = "\nDeploy identity ends\n" + log(20, 20);
-    String text = before + pem + after;
-    String expected = before + "[REDACTED:private-key]" + after;
+    Logged logged = privateKeyLog();
+    String text = logged.text();
+    String expected = logged.expected();
 
     for (int size : new int[] {1, 7, 64, 100, 333}) {
       assertThat(streamed(chunks(text, size))).as("chunks of %d", size).isEqualTo(expected);
@@ -140,11 +165,9 @@ class SecretStreamTest {
   void aPrivateKeyCutInItsEndLineComesOutRedacted() {
     // The block is longer than what the stream holds back: until its END line is whole, the
     // stream must hold it from its BEGIN line, or it passes the key on unredacted.
-    String pem = SecretVectorsTest.family("RSA private key").secret();
-    String before = log(0, 20) + "Deploy identity follows\n";
-    String after = "\nDeploy identity ends\n" + log(20, 20);
-    String text = before + pem + after;
-    String expected = before + "[REDACTED:private-key]" + after;
+    Logged logged = privateKeyLog();
+    String text = logged.text();
+    String expected = logged.expected();
     int endLine = text.indexOf("-----END");
 
     for (int at = endLine - 2; at <= endLine + "-----END RSA PRIVATE KEY-----".length(); at++) {
@@ -155,10 +178,12 @@ class SecretStreamTest {
   @Test
   void aKeywordInAnEarlyChunkAndItsValueInALaterOneAreRedacted() {
     String value = SecretSamples.random(new Random(22), SecretSamples.ALNUM, 32);
-    String before = log(0, 20) + "config.api_key = \"";
-    String after = "\"\n" + log(20, 20);
-    String text = before + value + after;
-    String expected = before + "[REDACTED:generic-api-key]" + after;
+    Logged logged =
+        Logged.of(
+            log(0, 20) + "config.api_key = \"", value, "\"\n" + log(20, 20), "generic-api-key");
+    String before = logged.before();
+    String text = logged.text();
+    String expected = logged.expected();
 
     assertThat(streamed(cut(text, before.length()))).isEqualTo(expected);
     assertThat(
@@ -207,10 +232,11 @@ class SecretStreamTest {
     String pem = SecretVectorsTest.family("RSA private key").secret();
     String encoded = SecretSamples.base64(pem);
     assertThat(encoded.length()).isGreaterThan(SecretStream.HOLD);
-    String before = log(0, 20) + "binaryData:\n  tls.pem: ";
-    String after = "\n" + log(20, 20);
-    String text = before + encoded + after;
-    String expected = before + "[REDACTED:private-key]" + after;
+    Logged logged =
+        Logged.of(
+            log(0, 20) + "binaryData:\n  tls.pem: ", encoded, "\n" + log(20, 20), "private-key");
+    String text = logged.text();
+    String expected = logged.expected();
 
     assertThat(SCANNER.redact(text)).isEqualTo(expected);
     for (int size : new int[] {16, 100, 700}) {

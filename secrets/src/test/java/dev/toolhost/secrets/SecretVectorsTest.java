@@ -5,7 +5,6 @@ import static dev.toolhost.secrets.SecretSamples.base64Url;
 import static dev.toolhost.secrets.SecretSamples.hex;
 import static dev.toolhost.secrets.SecretSamples.percent;
 import static dev.toolhost.secrets.SecretSamples.redactedSpan;
-import static dev.toolhost.secrets.SecretSamples.unicode;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
@@ -14,6 +13,9 @@ import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.Random;
+import java.util.function.BiFunction;
+import java.util.function.Function;
+import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -36,145 +38,62 @@ class SecretVectorsTest {
   /** How a secret is written into a text, and what the text must become. */
   enum Form {
     /** In plain sight, in a sentence. */
-    PLAIN(Finding.Encoding.PLAIN) {
-      @Override
-      String text(Family family) {
-        return "We found " + family.snippet() + " in the deploy log.";
-      }
-
-      @Override
-      String expected(Family family, String marker) {
-        return "We found " + family.before() + marker + family.after() + " in the deploy log.";
-      }
-    },
+    PLAIN(Finding.Encoding.PLAIN, "We found ", " in the deploy log.", escaped(text -> text)),
     /** Standard base64 with padding: the secret's groups of the run go. */
-    BASE64(Finding.Encoding.BASE64) {
-      @Override
-      String text(Family family) {
-        return "payload " + base64(family.snippet()) + " received";
-      }
-
-      @Override
-      String expected(Family family, String marker) {
-        return "payload " + base64Span(base64(family.snippet()), family, 0, marker) + " received";
-      }
-    },
+    BASE64(
+        Finding.Encoding.BASE64,
+        "payload ",
+        " received",
+        grouped(family -> base64(family.snippet()))),
     /** URL-safe base64 without padding, in a query. */
-    BASE64_URL(Finding.Encoding.BASE64) {
-      @Override
-      String text(Family family) {
-        return "GET /callback?state=" + base64Url(fenced(family)) + " HTTP/1.1";
-      }
-
-      @Override
-      String expected(Family family, String marker) {
-        return "GET /callback?state="
-            + base64Span(base64Url(fenced(family)), family, 0, marker)
-            + " HTTP/1.1";
-      }
-    },
+    BASE64_URL(
+        Finding.Encoding.BASE64,
+        "GET /callback?state=",
+        " HTTP/1.1",
+        grouped(family -> base64Url(fenced(family)))),
     /**
      * URL-safe base64 as a path segment: the slashes before it join it to one run with the path, in
      * which the two alphabets mix.
      */
-    BASE64_URL_IN_PATH(Finding.Encoding.BASE64) {
-      @Override
-      String text(Family family) {
-        return "GET /v1/blobs/" + base64Url(fenced(family)) + "?raw=1 HTTP/1.1";
-      }
-
-      @Override
-      String expected(Family family, String marker) {
-        return "GET /v1/blobs/"
-            + base64Span(base64Url(fenced(family)), family, 0, marker)
-            + "?raw=1 HTTP/1.1";
-      }
-    },
+    BASE64_URL_IN_PATH(
+        Finding.Encoding.BASE64,
+        "GET /v1/blobs/",
+        "?raw=1 HTTP/1.1",
+        grouped(family -> base64Url(fenced(family)))),
     /** Inside a longer encoded file, the secret starting one byte past a 3-byte group. */
-    BASE64_IN_LONGER_RUN_AT_1(Finding.Encoding.BASE64) {
-      @Override
-      String text(Family family) {
-        return "data " + base64(inFile(family, 1)) + " end";
-      }
-
-      @Override
-      String expected(Family family, String marker) {
-        String lead = lead(family, 1);
-        return "data "
-            + base64Span(base64(inFile(family, 1)), family, lead.length(), marker)
-            + " end";
-      }
-    },
+    BASE64_IN_LONGER_RUN_AT_1(Finding.Encoding.BASE64, "data ", " end", inFileAt(1)),
     /** Inside a longer encoded file, the secret starting two bytes past a 3-byte group. */
-    BASE64_IN_LONGER_RUN_AT_2(Finding.Encoding.BASE64) {
-      @Override
-      String text(Family family) {
-        return "data " + base64(inFile(family, 2)) + " end";
-      }
-
-      @Override
-      String expected(Family family, String marker) {
-        String lead = lead(family, 2);
-        return "data "
-            + base64Span(base64(inFile(family, 2)), family, lead.length(), marker)
-            + " end";
-      }
-    },
+    BASE64_IN_LONGER_RUN_AT_2(Finding.Encoding.BASE64, "data ", " end", inFileAt(2)),
     /** Lower-case hex: the two characters of each of the secret's bytes go. */
-    HEX(Finding.Encoding.HEX) {
-      @Override
-      String text(Family family) {
-        return "dump " + hex(family.snippet()) + " end";
-      }
-
-      @Override
-      String expected(Family family, String marker) {
-        int from = family.before().length();
-        int to = from + family.secret().length();
-        return "dump " + redactedSpan(hex(family.snippet()), from, to, 1, 2, marker) + " end";
-      }
-    },
+    HEX(
+        Finding.Encoding.HEX,
+        "dump ",
+        " end",
+        new Writing(
+            family -> hex(family.snippet()),
+            (family, marker) -> {
+              int from = family.before().length();
+              int to = from + family.secret().length();
+              return redactedSpan(hex(family.snippet()), from, to, 1, 2, marker);
+            })),
     /**
      * Every byte percent-escaped. (A URL encoder leaves letters, digits, '-', '_' and '.' as they
      * are, so most tokens URL-encoded are plain text and found as such; escaping every byte is the
      * form that hides them.)
      */
-    PERCENT(Finding.Encoding.PERCENT) {
-      @Override
-      String text(Family family) {
-        return "GET /login?next=" + percent(family.snippet()) + " HTTP/1.1";
-      }
-
-      @Override
-      String expected(Family family, String marker) {
-        return "GET /login?next="
-            + percent(family.before())
-            + marker
-            + percent(family.after())
-            + " HTTP/1.1";
-      }
-    },
+    PERCENT(
+        Finding.Encoding.PERCENT, "GET /login?next=", " HTTP/1.1", escaped(SecretSamples::percent)),
     /**
      * As a form encoder writes it ({@code java.net.URLEncoder}): letters, digits, '.', '-', '_' and
      * '*' as they are, a space as '+', the rest escaped. A token of those characters only is then
      * plain text, found as such; what an escape hides (a webhook's slashes, a PEM block's spaces
      * and line breaks, an assignment's '=' and quotes) is found on the decoded text.
      */
-    URL_ENCODED(Finding.Encoding.PERCENT) {
-      @Override
-      String text(Family family) {
-        return "curl -d note=" + urlEncoded(family.snippet()) + " https://notes.test/new";
-      }
-
-      @Override
-      String expected(Family family, String marker) {
-        return "curl -d note="
-            + urlEncoded(family.before())
-            + marker
-            + urlEncoded(family.after())
-            + " https://notes.test/new";
-      }
-
+    URL_ENCODED(
+        Finding.Encoding.PERCENT,
+        "curl -d note=",
+        " https://notes.test/new",
+        escaped(SecretVectorsTest::urlEncoded)) {
       @Override
       Finding.Encoding encoding(Family family) {
         String snippet = family.snippet();
@@ -182,32 +101,61 @@ class SecretVectorsTest {
       }
     },
     /** Every character a unicode escape, in a JSON string. */
-    UNICODE_ESCAPED(Finding.Encoding.UNICODE_ESCAPES) {
-      @Override
-      String text(Family family) {
-        return "{\"log\":\"" + unicode(family.snippet()) + "\"}";
-      }
-
-      @Override
-      String expected(Family family, String marker) {
-        return "{\"log\":\"" + unicode(family.before()) + marker + unicode(family.after()) + "\"}";
-      }
-    };
+    UNICODE_ESCAPED(
+        Finding.Encoding.UNICODE_ESCAPES, "{\"log\":\"", "\"}", escaped(SecretSamples::unicode));
 
     final Finding.Encoding encoding;
+    private final String before;
+    private final String after;
+    private final Writing writing;
 
-    Form(Finding.Encoding encoding) {
+    Form(Finding.Encoding encoding, String before, String after, Writing writing) {
       this.encoding = encoding;
+      this.before = before;
+      this.after = after;
+      this.writing = writing;
     }
 
-    abstract String text(Family family);
+    String text(Family family) {
+      return before + writing.written().apply(family) + after;
+    }
 
     /** How the finding says the secret was written. */
     Finding.Encoding encoding(Family family) {
       return encoding;
     }
 
-    abstract String expected(Family family, String marker);
+    String expected(Family family, String marker) {
+      return before + writing.redacted().apply(family, marker) + after;
+    }
+  }
+
+  /** How a form writes a family's snippet, and what of it the scanner must leave, with a marker. */
+  record Writing(Function<Family, String> written, BiFunction<Family, String, String> redacted) {}
+
+  /** Written with an escape of each character: the secret's escapes go, the rest stays. */
+  static Writing escaped(UnaryOperator<String> escape) {
+    return new Writing(
+        family -> escape.apply(family.snippet()),
+        (family, marker) -> escape.apply(family.before()) + marker + escape.apply(family.after()));
+  }
+
+  /** Written as one base64 run: the groups that hold the secret's bytes go. */
+  static Writing grouped(Function<Family, String> encoded) {
+    return new Writing(
+        encoded, (family, marker) -> base64Span(encoded.apply(family), family, 0, marker));
+  }
+
+  /** Written inside a longer base64 file, the secret {@code alignment} bytes into a group. */
+  static Writing inFileAt(int alignment) {
+    return new Writing(
+        family -> base64(inFile(family, alignment)),
+        (family, marker) ->
+            base64Span(
+                base64(inFile(family, alignment)),
+                family,
+                lead(family, alignment).length(),
+                marker));
   }
 
   static String urlEncoded(String text) {

@@ -160,17 +160,29 @@ class ConfigCommandTest {
   @Test
   void checkSaysAFileIsValidOrNamesEveryProblemWithItsPlace() throws Exception {
     Path good = dir.resolve("good.yaml");
-    Files.writeString(good, "http:\n  port: 9090\nbuiltins:\n  search: false\n");
+    Files.writeString(
+        good,
+        "http:\n  port: 9090\nbuiltins:\n  search: false\nsecrets:\n  policy: block\n  depth: 3\n");
     Path bad = dir.resolve("bad.yaml");
     Files.writeString(bad, "http:\n  prot: 9090\n");
+    // A problem of an extension's section is found by the extension, and placed the same way.
+    Path badSection = dir.resolve("bad-section.yaml");
+    Files.writeString(badSection, "secrets:\n  policy: maybe\n");
 
     CommandRun valid = CommandRun.of("config", "check", good.toString());
     CommandRun invalid = CommandRun.of("config", "check", bad.toString());
+    CommandRun invalidSection = CommandRun.of("config", "check", badSection.toString());
 
-    assertThat(valid.exitCode()).isZero();
+    assertThat(valid.exitCode()).as(valid.err()).isZero();
     assertThat(valid.out()).contains(good + ": valid");
     assertThat(invalid.exitCode()).isEqualTo(CommandLine.ExitCode.USAGE);
     assertThat(invalid.err()).contains(bad + " line 2, column 3: unknown key 'prot' under 'http'");
+    assertThat(invalidSection.exitCode()).isEqualTo(CommandLine.ExitCode.USAGE);
+    assertThat(invalidSection.err())
+        .contains(
+            badSection
+                + " line 2, column 11: 'secrets.policy' is 'maybe' (expected one of: redact,"
+                + " block, off)");
   }
 
   @Test

@@ -20,34 +20,29 @@ import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
-/** A host that bridges the MCP reference server from its config file and serves its tools. */
+/**
+ * A host that bridges the MCP reference server from its config file and serves its tools through
+ * its MCP gateway: to this process's own bridge (with progress and the trace), and to the MCP
+ * Inspector. (The bridged tools in a host without the gateway: the mcp module's {@code
+ * HostMcpTest}.)
+ */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class HostMcpTest {
 
   private static final String MARKER = "mcp-server-everything";
-  private static final HttpClient CLIENT =
-      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-  private static final JsonMapper JSON = JsonMapper.builder().build();
 
   @TempDir Path dir;
   private Host host;
@@ -64,16 +59,7 @@ class HostMcpTest {
     assertThat(TestProcesses.aliveDescendants(MARKER)).isZero();
   }
 
-  @AfterAll
-  static void closeClient() {
-    CLIENT.close();
-  }
-
   private Path config() throws Exception {
-    return config("allow_register: stdio");
-  }
-
-  private Path config(String registration) throws Exception {
     Path file = dir.resolve("toolhost.yaml");
     Files.writeString(
         file,
@@ -81,7 +67,7 @@ class HostMcpTest {
         http:
           port: 0
         mcp:
-          %s
+          allow_register: stdio
           state_dir: %s
           servers:
             everything:
@@ -91,39 +77,8 @@ class HostMcpTest {
             ghost:
               command: /nonexistent/mcp-server
         """
-            .formatted(registration, dir.resolve("state"), NpmPackages.bin(MARKER)));
+            .formatted(dir.resolve("state"), NpmPackages.bin(MARKER)));
     return file;
-  }
-
-  private HttpResponse<String> get(String path) throws Exception {
-    return CLIENT.send(
-        HttpRequest.newBuilder(host.uri().resolve(path)).timeout(Duration.ofSeconds(30)).build(),
-        HttpResponse.BodyHandlers.ofString());
-  }
-
-  private HttpResponse<String> post(String path, String body) throws Exception {
-    return CLIENT.send(
-        HttpRequest.newBuilder(host.uri().resolve(path))
-            .timeout(Duration.ofSeconds(30))
-            .header("Content-Type", "application/json")
-            .POST(HttpRequest.BodyPublishers.ofString(body))
-            .build(),
-        HttpResponse.BodyHandlers.ofString());
-  }
-
-  private static List<String> names(JsonNode tools) {
-    List<String> names = new ArrayList<>();
-    tools.get("tools").forEach(tool -> names.add(tool.at("/function/name").asString()));
-    return names;
-  }
-
-  private static String source(JsonNode tools, String name) {
-    for (JsonNode tool : tools.get("tools")) {
-      if (tool.at("/function/name").asString().equals(name)) {
-        return tool.get("source").asString();
-      }
-    }
-    throw new AssertionError("no tool " + name);
   }
 
   /** The host's own MCP gateway, as a server this process's bridge connects to. */
@@ -218,92 +173,6 @@ class HostMcpTest {
   }
 
   @Test
-  void theHttpApiServesTheConfiguredServersToolsBesideABrokenOne() throws Exception {
-    host = Host.builder(HostConfig.load(config())).environment(Map.of()).build();
-    host.start();
-
-    JsonNode tools = JSON.readTree(get("/v1/tools").body());
-    assertThat(names(tools))
-        .contains("everything_echo", "everything_get-sum")
-        .contains(
-            "mcp_list_services",
-            "mcp_get_service_details",
-            "mcp_invoke_tool",
-            "mcp_register_server",
-            "mcp_unregister_server");
-    assertThat(source(tools, "everything_echo")).isEqualTo("mcp:everything");
-    assertThat(source(tools, "mcp_invoke_tool")).isEqualTo(McpBridge.MANAGEMENT_SOURCE);
-    assertThat(host.service(McpBridge.class).orElseThrow().server("ghost").orElseThrow().state())
-        .isEqualTo("broken");
-
-    HttpResponse<String> echo =
-        post("/v1/tools/everything_echo/invoke", "{\"arguments\": {\"message\": \"from config\"}}");
-    assertThat(echo.statusCode()).isEqualTo(200);
-    JsonNode answer = JSON.readTree(echo.body());
-    assertThat(answer.get("is_error").asBoolean()).as(echo.body()).isFalse();
-    assertThat(answer.get("content").asString()).contains("from config");
-
-    JsonNode found = JSON.readTree(get("/v1/services/search?q=everything+echo").body());
-    assertThat(found.get("results")).hasSize(1);
-    assertThat(found.at("/results/0/id").asString()).isEqualTo("everything");
-    assertThat(found.at("/results/0/type").asString()).isEqualTo("mcp");
-    // Derived from its tools' descriptions, the echo tool's among them.
-    assertThat(found.at("/results/0/summary").asString())
-        .startsWith("MCP server everything: ")
-        .containsIgnoringCase("echo");
-
-    JsonNode services =
-        JSON.readTree(post("/v1/tools/mcp_list_services/invoke", "{\"arguments\": {}}").body());
-    assertThat(services.get("content").asString()).contains("everything").contains("ghost");
-
-    JsonNode guide =
-        JSON.readTree(
-            post(
-                    "/v1/tools/get_tool_guide/invoke",
-                    "{\"arguments\": {\"name\": \"mcp-tool-guide\"}}")
-                .body());
-    assertThat(guide.get("is_error").asBoolean()).as(guide.toString()).isFalse();
-    assertThat(Files.exists(dir.resolve("state/mcp-pins.json"))).isTrue();
-  }
-
-  @Test
-  void theSubagentProfileHidesServerRegistrationButNotTheServersTools() throws Exception {
-    host = Host.builder(HostConfig.load(config())).environment(Map.of()).build();
-    host.start();
-
-    JsonNode tools = JSON.readTree(get("/v1/tools?profile=subagent").body());
-
-    assertThat(names(tools))
-        .contains("everything_echo", "mcp_list_services", "mcp_invoke_tool")
-        .doesNotContain("mcp_register_server", "mcp_unregister_server");
-    JsonNode refused =
-        JSON.readTree(
-            post(
-                    "/v1/tools/mcp_register_server/invoke?profile=subagent",
-                    "{\"arguments\": {\"server_name\": \"x\", \"command\": \"x\"}}")
-                .body());
-    assertThat(refused.get("is_error").asBoolean()).isTrue();
-    assertThat(refused.at("/error/code").asString()).isEqualTo("tool_not_found");
-  }
-
-  @Test
-  void withoutOptingInTheHostOffersNoWayForAModelToRegisterAServer() throws Exception {
-    host = Host.builder(HostConfig.load(config("approved: []"))).environment(Map.of()).build();
-    host.start();
-
-    assertThat(names(JSON.readTree(get("/v1/tools").body())))
-        .contains("everything_echo", "mcp_list_services", "mcp_invoke_tool")
-        .doesNotContain("mcp_register_server", "mcp_unregister_server");
-    JsonNode refused =
-        JSON.readTree(
-            post(
-                    "/v1/tools/mcp_register_server/invoke",
-                    "{\"arguments\": {\"server_name\": \"x\", \"command\": \"/bin/sh\"}}")
-                .body());
-    assertThat(refused.at("/error/code").asString()).isEqualTo("tool_not_found");
-  }
-
-  @Test
   void theInspectorSeesTheBridgedToolsThroughTheGateway() throws Exception {
     host = Host.builder(HostConfig.load(config())).environment(Map.of()).build();
     String url = host.start() + "mcp";
@@ -319,15 +188,5 @@ class HostMcpTest {
             "message=through the gateway");
 
     assertThat(output).contains("through the gateway").contains("\"isError\": false");
-  }
-
-  @Test
-  void closingTheHostStopsTheServersItStarted() throws Exception {
-    host = Host.builder(HostConfig.load(config())).environment(Map.of()).build();
-    assertThat(TestProcesses.aliveDescendants(MARKER)).isPositive();
-
-    host.close();
-
-    assertThat(host.registry().find("everything_echo")).isEmpty();
   }
 }

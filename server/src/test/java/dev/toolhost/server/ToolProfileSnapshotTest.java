@@ -39,8 +39,15 @@ class ToolProfileSnapshotTest {
           .resolve("toolhost-snapshot-" + java.util.UUID.randomUUID());
 
   private static final String CONFIG =
-      ToolServicesConfigTest.SECTION
-          + """
+      """
+          tool_services:
+            services:
+              custom-rag: {topic: custom-rag-request}
+            tools:
+              query-customers:
+                type: tool-service
+                description: Query the customer knowledge base
+                service: custom-rag
           mcp:
             allow_register: stdio
           agents:

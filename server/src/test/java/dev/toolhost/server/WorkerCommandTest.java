@@ -50,6 +50,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -420,5 +421,24 @@ class WorkerCommandTest {
       assertThat(Instant.now()).as("condition met within %s", time).isBefore(until);
       Thread.sleep(20);
     }
+  }
+
+  @Test
+  void aWorkerOnAnUnreachableBrokerFailsSayingWhereWithoutThePassword() {
+    CommandRun run = CommandRun.of("worker", "--bus", "amqp://guest:s3cret@127.0.0.1:1/");
+
+    assertThat(run.exitCode()).isEqualTo(CommandLine.ExitCode.SOFTWARE);
+    assertThat(run.err())
+        .contains("Cannot connect to the message bus at amqp://guest:***@127.0.0.1:1/")
+        .doesNotContain("s3cret");
+  }
+
+  @Test
+  void aWorkerWithABadUriFailsWithoutConnectingOrShowingThePassword() {
+    CommandRun run = CommandRun.of("worker", "--bus", "amqp://u:pw-s3cret@127.0.0.1:notaport/");
+
+    assertThat(run.exitCode()).isNotEqualTo(CommandLine.ExitCode.OK);
+    assertThat(run.err()).contains("amqp://u:***@127.0.0.1:notaport/");
+    assertThat(run.out() + run.err()).doesNotContain("pw-s3cret").doesNotContain("Toolhost worker");
   }
 }

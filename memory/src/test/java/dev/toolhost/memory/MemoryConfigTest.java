@@ -1,4 +1,4 @@
-package dev.toolhost.server;
+package dev.toolhost.memory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -6,28 +6,41 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.toolhost.core.spi.Builtins;
 import dev.toolhost.core.spi.ConfigException;
 import dev.toolhost.host.HostConfig;
-import dev.toolhost.memory.InProcessWorkingMemory;
-import dev.toolhost.memory.MemoryConfig;
-import dev.toolhost.memory.RedisWorkingMemory;
-import dev.toolhost.memory.ResultChunker;
-import dev.toolhost.memory.WorkingMemory;
-import dev.toolhost.memory.WorkingMemoryExtension;
+import dev.toolhost.testing.TestHost;
 import java.net.URI;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.assertj.core.api.AbstractThrowableAssert;
 import org.junit.jupiter.api.Test;
 
-/** The {@code memory:} section and the memory and search built-ins, read and refused. */
+/**
+ * The {@code memory:} section and the memory and search built-ins, read and refused with the
+ * working memory extension alone, as {@code toolhost config check} reads them.
+ */
 class MemoryConfigTest {
 
   private static HostConfig parse(String yaml) {
-    return HostConfig.parse(yaml, "memory.yaml");
+    return TestHost.config(yaml, List.of(new WorkingMemoryExtension()), Path.of(""));
+  }
+
+  /** Asserts that the config text is refused, and gives the refusal to check its message. */
+  private static AbstractThrowableAssert<?, ? extends Throwable> refused(String yaml) {
+    return assertThatThrownBy(() -> parse(yaml)).isInstanceOf(ConfigException.class);
+  }
+
+  /** The section as the extension reads it when it starts; the defaults without one. */
+  private static MemoryConfig memory(HostConfig config) {
+    return config.sections().containsKey(WorkingMemoryExtension.NAME)
+        ? MemoryConfig.read(config.section(WorkingMemoryExtension.NAME))
+        : MemoryConfig.defaults();
   }
 
   @Test
   void withoutTheSectionWorkingMemoryIsInProcessWithTheSeedsThresholds() {
-    MemoryConfig memory = Sections.memory(parse("http:\n  port: 0\n"));
+    MemoryConfig memory = memory(parse("http:\n  port: 0\n"));
 
     assertThat(memory).isEqualTo(MemoryConfig.defaults());
     assertThat(memory.store()).isEqualTo(MemoryConfig.Store.MEMORY);
@@ -62,7 +75,7 @@ class MemoryConfigTest {
             """);
 
     assertThat(config.builtins()).isEqualTo(new Builtins(true, false, false));
-    MemoryConfig memory = Sections.memory(config);
+    MemoryConfig memory = memory(config);
     assertThat(memory.store()).isEqualTo(MemoryConfig.Store.REDIS);
     assertThat(memory.redisUri()).isEqualTo(URI.create("redis://127.0.0.1:6380/2"));
     assertThat(memory.keyPrefix()).isEqualTo("agents:wm:");
@@ -78,10 +91,8 @@ class MemoryConfigTest {
 
   @Test
   void problemsNameTheFileLineAndWhatWasExpected() {
-    assertThatThrownBy(
-            () ->
-                parse(
-                    """
+    refused(
+            """
                     memory:
                       store: postgres
                       redis_uri: http://127.0.0.1:6379
@@ -91,50 +102,49 @@ class MemoryConfigTest {
                         min_chunk: 1
                         ttl: soon
                         models: {small: -5}
-                    """))
-        .isInstanceOf(ConfigException.class)
+                    """)
         .hasMessage(
             """
-            memory.yaml line 2, column 10: 'memory.store' is 'postgres' (expected one of: memory, redis)
-            memory.yaml line 3, column 14: 'memory.redis_uri' is 'http://127.0.0.1:6379' (expected a redis:// or rediss:// URI, such as redis://127.0.0.1:6379)
-            memory.yaml line 4, column 15: 'memory.key_prefix' is empty (expected the prefix of every Redis key, such as toolhost:wm:, or leave it out)
-            memory.yaml line 6, column 16: 'memory.chunking.threshold' is 0 (expected a positive number of characters, such as 64000)
-            memory.yaml line 7, column 16: 'memory.chunking.min_chunk' is 1 (expected at least 2 characters, such as 20000)
-            memory.yaml line 8, column 10: 'memory.chunking.ttl' is 'soon' (expected a positive duration, such as 20m, 90s or 1h)
-            memory.yaml line 9, column 21: 'memory.chunking.models.small' is -5 (expected a positive number of characters, such as 32000)\
+            toolhost.yaml line 2, column 10: 'memory.store' is 'postgres' (expected one of: memory, redis)
+            toolhost.yaml line 3, column 14: 'memory.redis_uri' is 'http://127.0.0.1:6379' (expected a redis:// or rediss:// URI, such as redis://127.0.0.1:6379)
+            toolhost.yaml line 4, column 15: 'memory.key_prefix' is empty (expected the prefix of every Redis key, such as toolhost:wm:, or leave it out)
+            toolhost.yaml line 6, column 16: 'memory.chunking.threshold' is 0 (expected a positive number of characters, such as 64000)
+            toolhost.yaml line 7, column 16: 'memory.chunking.min_chunk' is 1 (expected at least 2 characters, such as 20000)
+            toolhost.yaml line 8, column 10: 'memory.chunking.ttl' is 'soon' (expected a positive duration, such as 20m, 90s or 1h)
+            toolhost.yaml line 9, column 21: 'memory.chunking.models.small' is -5 (expected a positive number of characters, such as 32000)\
             """);
   }
 
   @Test
   void wrongTypesAndUnknownKeysAreRefusedWithTheirPlace() {
-    assertThatThrownBy(() -> parse("memory:\n  chunking:\n    threshold: big\n"))
-        .isInstanceOf(ConfigException.class)
+    refused("memory:\n  chunking:\n    threshold: big\n")
         .hasMessage(
-            "memory.yaml line 3, column 16: wrong type for 'memory.chunking.threshold': expected"
+            "toolhost.yaml line 3, column 16: wrong type for 'memory.chunking.threshold': expected"
                 + " an integer, got 'big'");
-    assertThatThrownBy(() -> parse("memory:\n  chunking:\n    models: [a, b]\n"))
-        .isInstanceOf(ConfigException.class)
+    refused("memory:\n  chunking:\n    models: [a, b]\n")
         .hasMessageContaining("line 3, column 13")
         .hasMessageContaining("expected a mapping of model names to thresholds");
-    assertThatThrownBy(() -> parse("memory:\n  stor: redis\n"))
-        .isInstanceOf(ConfigException.class)
+    refused("memory:\n  stor: redis\n")
         .hasMessage(
-            "memory.yaml line 2, column 3: unknown key 'stor' under 'memory' (did you mean 'store'? expected one of:"
+            "toolhost.yaml line 2, column 3: unknown key 'stor' under 'memory' (did you mean 'store'? expected one of:"
                 + " chunking, key_prefix, redis_uri, store)");
-    assertThatThrownBy(() -> parse("builtins:\n  memroy: false\n"))
-        .isInstanceOf(ConfigException.class)
+    refused("builtins:\n  memroy: false\n")
         .hasMessageContaining("unknown key 'memroy' under 'builtins'")
         .hasMessageContaining("guides, memory, search");
   }
 
   @Test
   void anUnreachableRedisIsAClearErrorNamingTheUriWithoutItsPassword() {
-    HostConfig config = HostConfig.defaults().withHttp(HostConfig.Http.defaults().withPort(0));
-    MemoryConfig memory =
-        MemoryConfig.redis(URI.create("redis://ana:s3cret@127.0.0.1:1"), "unused:");
-
     assertThatThrownBy(
-            () -> Host.builder(config).extension(new WorkingMemoryExtension(), memory).build())
+            () ->
+                TestHost.start(
+                    """
+                    memory:
+                      store: redis
+                      redis_uri: redis://ana:s3cret@127.0.0.1:1
+                      key_prefix: "unused:"
+                    """,
+                    List.of(new WorkingMemoryExtension())))
         .isInstanceOf(ConfigException.class)
         .hasMessageStartingWith(
             "Cannot reach the Redis working memory at redis://ana:***@127.0.0.1:1 (memory.redis_uri):")
@@ -143,14 +153,15 @@ class MemoryConfigTest {
 
   @Test
   void aReachableRedisIsTheHostsWorkingMemory() {
-    MemoryConfig memory =
-        MemoryConfig.redis(MemoryConfig.DEFAULT_REDIS_URI, "toolhost-test:unused:");
-
-    try (Host host =
-        Host.builder(HostConfig.defaults())
-            .extension(new WorkingMemoryExtension(), memory)
-            .build()) {
-      WorkingMemory working = host.service(WorkingMemory.class).orElseThrow();
+    try (TestHost host =
+        TestHost.start(
+            """
+            memory:
+              store: redis
+              key_prefix: "toolhost-test:unused:"
+            """,
+            List.of(new WorkingMemoryExtension()))) {
+      WorkingMemory working = host.runtime().service(WorkingMemory.class).orElseThrow();
       assertThat(working).isInstanceOf(RedisWorkingMemory.class);
       assertThat(working.list("")).isEmpty();
     }

@@ -1,38 +1,52 @@
-package dev.toolhost.server;
+package dev.toolhost.mcp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.toolhost.core.spi.ConfigException;
 import dev.toolhost.host.HostConfig;
-import dev.toolhost.mcp.McpConfig;
-import dev.toolhost.mcp.McpServerConfig;
-import dev.toolhost.mcp.RegistrationPolicy;
+import dev.toolhost.testing.TestHost;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.assertj.core.api.AbstractThrowableAssert;
 import org.junit.jupiter.api.Test;
 
-/** The {@code mcp:} section of the config file, read and refused. */
+/**
+ * The {@code mcp:} section of the config file, read and refused with the MCP extension alone, as
+ * {@code toolhost config check} reads it.
+ */
 class McpConfigTest {
 
   private static HostConfig parse(String yaml) {
-    return HostConfig.parse(yaml, "mcp.yaml");
+    return TestHost.config(yaml, List.of(new McpExtension()), Path.of(""));
+  }
+
+  /** Asserts that the config text is refused, and gives the refusal to check its message. */
+  private static AbstractThrowableAssert<?, ? extends Throwable> refused(String yaml) {
+    return assertThatThrownBy(() -> parse(yaml)).isInstanceOf(ConfigException.class);
+  }
+
+  /** The section as the extension reads it when it starts; none without one. */
+  private static McpConfig mcp(HostConfig config) {
+    return config.sections().containsKey(McpExtension.NAME)
+        ? McpConfig.read(config.section(McpExtension.NAME))
+        : McpConfig.none();
   }
 
   @Test
   void withoutTheSectionThereIsNoBridge() {
-    assertThat(Sections.mcp(HostConfig.defaults()).enabled()).isFalse();
-    assertThat(Sections.mcp(parse("http:\n  port: 0\n"))).isEqualTo(McpConfig.none());
+    assertThat(mcp(HostConfig.defaults()).enabled()).isFalse();
+    assertThat(mcp(parse("http:\n  port: 0\n"))).isEqualTo(McpConfig.none());
   }
 
   @Test
   void everyKeyIsRead() {
     McpConfig mcp =
-        Sections.mcp(
+        mcp(
             parse(
                 """
                 mcp:
@@ -86,7 +100,7 @@ class McpConfigTest {
 
   @Test
   void anEmptySectionStillMeansABridgeWithNoServers() {
-    McpConfig mcp = Sections.mcp(parse("mcp: {}\n"));
+    McpConfig mcp = mcp(parse("mcp: {}\n"));
 
     assertThat(mcp.enabled()).isTrue();
     assertThat(mcp.servers()).isEmpty();
@@ -94,28 +108,23 @@ class McpConfigTest {
 
   @Test
   void aCallTimeoutAboveFifteenMinutesIsRefusedWithFileAndLine() {
-    assertThatThrownBy(
-            () ->
-                parse(
-                    """
+    refused(
+            """
                     mcp:
                       servers:
                         slow:
                           command: slow-server
                           timeout: 20m
-                    """))
-        .isInstanceOf(ConfigException.class)
+                    """)
         .hasMessage(
-            "mcp.yaml line 5, column 16: 'mcp.servers.slow.timeout' is 20m, above the maximum of"
+            "toolhost.yaml line 5, column 16: 'mcp.servers.slow.timeout' is 20m, above the maximum of"
                 + " 15 minutes (expected a duration such as 60s, at most 15m)");
   }
 
   @Test
   void everyProblemOfTheSectionIsReportedWithItsLine() {
-    assertThatThrownBy(
-            () ->
-                parse(
-                    """
+    refused(
+            """
                     mcp:
                       approved: [echo]
                       connect_timeout: soon
@@ -132,74 +141,64 @@ class McpConfigTest {
                           url: http://localhost/mcp
                         Both:
                           command: y
-                    """))
-        .isInstanceOf(ConfigException.class)
+                    """)
         .hasMessageContaining(
-            "mcp.yaml line 2, column 14: 'mcp.approved[0]' is 'echo' (expected SERVER/TOOL")
+            "toolhost.yaml line 2, column 14: 'mcp.approved[0]' is 'echo' (expected SERVER/TOOL")
         .hasMessageContaining(
-            "mcp.yaml line 3, column 20: 'mcp.connect_timeout' is 'soon' (expected a positive"
+            "toolhost.yaml line 3, column 20: 'mcp.connect_timeout' is 'soon' (expected a positive"
                 + " duration")
         .hasMessageContaining(
-            "mcp.yaml line 7, column 7: set either 'command' (a stdio server) or 'url' (an HTTP"
+            "toolhost.yaml line 7, column 7: set either 'command' (a stdio server) or 'url' (an HTTP"
                 + " server) under mcp.servers.both', not both")
         .hasMessageContaining(
-            "mcp.yaml line 8, column 5: 'mcp.servers.neither' has no 'url' (expected the server's"
+            "toolhost.yaml line 8, column 5: 'mcp.servers.neither' has no 'url' (expected the server's"
                 + " endpoint")
         .hasMessageContaining(
-            "mcp.yaml line 11, column 12: 'mcp.servers.badurl.url' is 'ftp://example.com/mcp'"
+            "toolhost.yaml line 11, column 12: 'mcp.servers.badurl.url' is 'ftp://example.com/mcp'"
                 + " (expected an http or https URL")
         .hasMessageContaining(
-            "mcp.yaml line 13, column 18: 'mcp.servers.wrong.transport' is 'websocket' (expected"
+            "toolhost.yaml line 13, column 18: 'mcp.servers.wrong.transport' is 'websocket' (expected"
                 + " one of: stdio, http, sse)")
         .hasMessageContaining(
-            "mcp.yaml line 15, column 5: MCP server 'Both' is defined twice (server names are"
+            "toolhost.yaml line 15, column 5: MCP server 'Both' is defined twice (server names are"
                 + " compared ignoring case)");
   }
 
   @Test
   void unknownKeysAndWrongTypesNameTheLineAndWhatWasExpected() {
-    assertThatThrownBy(
-            () ->
-                parse(
-                    """
+    refused(
+            """
                     mcp:
                       servers:
                         everything:
                           comand: npx
-                    """))
-        .isInstanceOf(ConfigException.class)
+                    """)
         .hasMessageStartingWith(
-            "mcp.yaml line 4, column 7: unknown key 'comand' under 'mcp.servers.everything'"
+            "toolhost.yaml line 4, column 7: unknown key 'comand' under 'mcp.servers.everything'"
                 + " (did you mean 'command'? expected one of: args, command, env, headers, pass_env,"
                 + " prefix, timeout,"
                 + " transport, url)");
-    assertThatThrownBy(
-            () ->
-                parse(
-                    """
+    refused(
+            """
                     mcp:
                       servers:
                         everything:
                           command: npx
                           args: [-y, [nested]]
-                    """))
-        .isInstanceOf(ConfigException.class)
+                    """)
         .hasMessage(
-            "mcp.yaml line 5, column 18: wrong type for 'mcp.servers.everything.args[1]':"
+            "toolhost.yaml line 5, column 18: wrong type for 'mcp.servers.everything.args[1]':"
                 + " expected a string, got a list");
-    assertThatThrownBy(() -> parse("mcp:\n  servers: [everything]\n"))
-        .isInstanceOf(ConfigException.class)
+    refused("mcp:\n  servers: [everything]\n")
         .hasMessage(
-            "mcp.yaml line 2, column 12: wrong type for 'mcp.servers': expected a mapping of"
+            "toolhost.yaml line 2, column 12: wrong type for 'mcp.servers': expected a mapping of"
                 + " server names to servers, got a list");
   }
 
   @Test
   void anInvalidServerNameOrPrefixIsRefused() {
-    assertThatThrownBy(
-            () ->
-                parse(
-                    """
+    refused(
+            """
                     mcp:
                       servers:
                         "no spaces":
@@ -207,34 +206,32 @@ class McpConfigTest {
                         ok:
                           command: x
                           prefix: "bad prefix"
-                    """))
-        .isInstanceOf(ConfigException.class)
-        .hasMessageContaining("mcp.yaml line 3, column 5: MCP server name 'no spaces' is invalid")
-        .hasMessageContaining("mcp.yaml line 7, column 15: The tool prefix 'bad prefix'");
+                    """)
+        .hasMessageContaining(
+            "toolhost.yaml line 3, column 5: MCP server name 'no spaces' is invalid")
+        .hasMessageContaining("toolhost.yaml line 7, column 15: The tool prefix 'bad prefix'");
   }
 
   @Test
   void aModelMayRegisterServersOnlyWhenTheConfigOptsIn() {
-    assertThat(Sections.mcp(parse("mcp: {}\n")).registration())
-        .isEqualTo(RegistrationPolicy.none());
+    assertThat(mcp(parse("mcp: {}\n")).registration()).isEqualTo(RegistrationPolicy.none());
     assertThat(McpConfig.none().registration()).isEqualTo(RegistrationPolicy.none());
-    assertThat(Sections.mcp(parse("mcp:\n  allow_register: stdio\n")).registration())
+    assertThat(mcp(parse("mcp:\n  allow_register: stdio\n")).registration())
         .isEqualTo(new RegistrationPolicy(RegistrationPolicy.Allowed.STDIO, false));
     assertThat(
-            Sections.mcp(parse("mcp:\n  allow_register: http\n  allow_register_private: true\n"))
+            mcp(parse("mcp:\n  allow_register: http\n  allow_register_private: true\n"))
                 .registration())
         .isEqualTo(new RegistrationPolicy(RegistrationPolicy.Allowed.HTTP, true));
-    assertThatThrownBy(() -> parse("mcp:\n  allow_register: yes please\n"))
-        .isInstanceOf(ConfigException.class)
+    refused("mcp:\n  allow_register: yes please\n")
         .hasMessage(
-            "mcp.yaml line 2, column 19: 'mcp.allow_register' is 'yes please' (expected one of:"
+            "toolhost.yaml line 2, column 19: 'mcp.allow_register' is 'yes please' (expected one of:"
                 + " none, http, stdio; stdio lets a model run programs on this host)");
   }
 
   @Test
   void aStdioServerGetsTheHostVariablesItsConfigPasses() {
     McpConfig mcp =
-        Sections.mcp(
+        mcp(
             parse(
                 """
                 mcp:
@@ -248,10 +245,8 @@ class McpConfigTest {
         .isEqualTo(
             new McpServerConfig.Stdio(
                 "github-mcp-server", List.of(), Map.of(), List.of("GITHUB_TOKEN")));
-    assertThatThrownBy(
-            () ->
-                parse(
-                    """
+    refused(
+            """
                     mcp:
                       servers:
                         github:
@@ -260,13 +255,12 @@ class McpConfigTest {
                         remote:
                           url: http://127.0.0.1:3001/mcp
                           pass_env: [X]
-                    """))
-        .isInstanceOf(ConfigException.class)
+                    """)
         .hasMessageContaining(
-            "mcp.yaml line 5, column 32: 'mcp.servers.github.pass_env[1]' is 'not a name'"
+            "toolhost.yaml line 5, column 32: 'mcp.servers.github.pass_env[1]' is 'not a name'"
                 + " (expected the name of an environment variable of the host")
         .hasMessageContaining(
-            "mcp.yaml line 8, column 7: 'mcp.servers.remote.pass_env' applies only to a stdio"
+            "toolhost.yaml line 8, column 7: 'mcp.servers.remote.pass_env' applies only to a stdio"
                 + " server");
   }
 }

@@ -1,10 +1,11 @@
-package dev.toolhost.server;
+package dev.toolhost.secrets;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -14,22 +15,21 @@ import picocli.CommandLine;
  * {@code toolhost secrets scan FILE} prints where each secret is and which rule found it, never the
  * secret, and exits 1 when it found one; {@code --redact} prints the text redacted instead.
  *
- * <p>Standard input ({@code -}) is not covered here: {@link CommandRun} gives a command no input.
+ * <p>The command runs on its own command line, its config read from text as {@code --config} would
+ * read the file. Standard input ({@code -}) is not covered here: a run gives the command no input.
  */
 class SecretsCommandTest {
 
   /** A GitHub token made at run time, so that no secret-looking literal is in the source. */
-  private static final String PAT = pat(new Random(0x5CA7L));
+  private static final String PAT =
+      "ghp_" + SecretSamples.random(new Random(0x5CA7L), SecretSamples.ALNUM, 36);
 
   @TempDir Path dir;
 
-  private static String pat(Random random) {
-    String alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-    StringBuilder out = new StringBuilder("ghp_");
-    for (int i = 0; i < 36; i++) {
-      out.append(alnum.charAt(random.nextInt(alnum.length())));
-    }
-    return out.toString();
+  /** Runs {@code toolhost secrets ARGS...} with the config of that text. */
+  private ConfigTextContext.Run run(String yaml, String... args) {
+    return new ConfigTextContext(yaml, dir, List.of(new SecretsExtension()))
+        .run(SecretsCommand::new, args);
   }
 
   private Path write(String name, String text) throws Exception {
@@ -45,7 +45,7 @@ class SecretsCommandTest {
             "deploy.log",
             "12:00:01 INFO cloning\n12:00:02 INFO pushing\n12:00:03 WARN push with " + PAT + "\n");
 
-    CommandRun run = CommandRun.of("secrets", "scan", file.toString());
+    ConfigTextContext.Run run = run("", "scan", file.toString());
 
     assertThat(run.exitCode()).as(run.err()).isEqualTo(1);
     assertThat(run.out()).isEqualTo(file + ":3:25: github-pat (40 chars, plain)\n");
@@ -57,7 +57,7 @@ class SecretsCommandTest {
   void aCleanFilePrintsNothingAndExitsZero() throws Exception {
     Path file = write("build.log", "12:00:01 INFO compiled 412 sources\n12:00:09 INFO done\n");
 
-    CommandRun run = CommandRun.of("secrets", "scan", file.toString());
+    ConfigTextContext.Run run = run("", "scan", file.toString());
 
     assertThat(run.exitCode()).as(run.err()).isZero();
     assertThat(run.out()).isEmpty();
@@ -68,7 +68,7 @@ class SecretsCommandTest {
   void redactPrintsTheRedactedText() throws Exception {
     Path file = write("deploy.log", "pushing\npush with " + PAT + " done\n");
 
-    CommandRun run = CommandRun.of("secrets", "scan", "--redact", file.toString());
+    ConfigTextContext.Run run = run("", "scan", "--redact", file.toString());
 
     assertThat(run.exitCode()).isEqualTo(1);
     assertThat(run.out()).isEqualTo("pushing\npush with [REDACTED:github-pat] done\n");
@@ -79,7 +79,7 @@ class SecretsCommandTest {
   void aMissingFileExitsTwoWithAClearMessage() {
     Path missing = dir.resolve("nowhere.log");
 
-    CommandRun run = CommandRun.of("secrets", "scan", missing.toString());
+    ConfigTextContext.Run run = run("", "scan", missing.toString());
 
     assertThat(run.exitCode()).isEqualTo(CommandLine.ExitCode.USAGE);
     assertThat(run.out()).isEmpty();
@@ -93,7 +93,7 @@ class SecretsCommandTest {
     Files.write(
         file, ("café opened\npush with " + PAT + "\n").getBytes(StandardCharsets.ISO_8859_1));
 
-    CommandRun run = CommandRun.of("secrets", "scan", file.toString());
+    ConfigTextContext.Run run = run("", "scan", file.toString());
 
     assertThat(run.err()).isEqualTo("1 secret found\n");
     assertThat(run.out()).isEqualTo(file + ":2:11: github-pat (40 chars, plain)\n");
@@ -111,15 +111,12 @@ class SecretsCommandTest {
             regex = '''\\bacmedk_[a-z0-9]{24}\\b'''
             keywords = ["acmedk_"]
             """);
-    Path config =
-        write(
-            "toolhost.yaml",
-            "secrets:\n  rules: [%s]\n  allow:\n    rules: [github-pat]\n"
-                .formatted(rules.getFileName()));
+    String config =
+        "secrets:\n  rules: [%s]\n  allow:\n    rules: [github-pat]\n"
+            .formatted(rules.getFileName());
     Path file = write("deploy.log", "key acmedk_" + "k3y9".repeat(6) + "\npush with " + PAT + "\n");
 
-    CommandRun run =
-        CommandRun.of("secrets", "scan", "--config", config.toString(), file.toString());
+    ConfigTextContext.Run run = run(config, "scan", file.toString());
 
     assertThat(run.exitCode()).as(run.err()).isEqualTo(1);
     assertThat(run.out()).isEqualTo(file + ":1:5: acme-deploy-key (31 chars, plain)\n");

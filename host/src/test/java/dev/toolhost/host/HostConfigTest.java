@@ -1,4 +1,4 @@
-package dev.toolhost.server;
+package dev.toolhost.host;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.toolhost.core.ToolProfile;
 import dev.toolhost.core.ToolProfiles;
 import dev.toolhost.core.spi.ConfigException;
-import dev.toolhost.host.HostConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -16,6 +15,12 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+/**
+ * The host's own sections of the config file ({@code http}, {@code builtins}, {@code telemetry},
+ * {@code profiles}), read with no extension: every key, the defaults, and every problem refused
+ * with its place. (The sections of every extension together: the server module's {@code
+ * ComposedConfigTest}.)
+ */
 class HostConfigTest {
 
   @TempDir Path dir;
@@ -111,16 +116,6 @@ class HostConfigTest {
     ToolProfile reviewer = profiles.get("reviewer");
     assertThat(reviewer.allows("list_tool_guides", "builtin:guides")).isTrue();
     assertThat(reviewer.allows("web_search", "builtin:web")).isFalse();
-    // What the subagent profile denies by the MCP extension's rule, the profiles extending it deny.
-    try (Host host = new Host(config)) {
-      assertThat(host.profiles().get("reviewer").allows("mcp_register_server", "mcp:management"))
-          .isFalse();
-      assertThat(
-              host.profiles()
-                  .get("strict_reviewer")
-                  .allows("mcp_unregister_server", "mcp:management"))
-          .isFalse();
-    }
     ToolProfile guidesOnly = profiles.get("guides_only");
     assertThat(guidesOnly.allows("list_tool_guides", "builtin:guides")).isTrue();
     assertThat(guidesOnly.allows("web_search", "builtin:web")).isFalse();
@@ -153,14 +148,6 @@ class HostConfigTest {
         .hasMessage(
             "config.yaml line 4, column 3: unknown key 'prot' under 'http' (did you mean 'port'? expected one of:"
                 + " allowed_hosts, allowed_origins, host, port, token, token_env)");
-  }
-
-  @Test
-  void unknownTopLevelKeyIsRefusedWithItsLine() {
-    assertThatThrownBy(() -> HostConfig.parse("htp:\n  port: 1\n", "config.yaml"))
-        .hasMessage(
-            "config.yaml line 1, column 1: unknown key 'htp' at the top level (did you mean 'http'? expected one of:"
-                + " a2a, agents, browser, builtins, exec, http, long_term_memory, mcp, memory, openrouter, profiles, scheduling, secrets, telemetry, tool_services, web)");
   }
 
   @Test
@@ -300,14 +287,6 @@ class HostConfigTest {
                 + " expected a string, got a list\n"
                 + "config.yaml line 5, column 9: wrong type for 'profiles.reviewer.deny_tools[0]':"
                 + " expected a string, got a mapping");
-  }
-
-  @Test
-  void aListAtTheTopIsRefused() {
-    assertThatThrownBy(() -> HostConfig.parse("- http\n", "config.yaml"))
-        .hasMessage(
-            "config.yaml line 1, column 1: expected a mapping of keys at the top level (one of:"
-                + " a2a, agents, browser, builtins, exec, http, long_term_memory, mcp, memory, openrouter, profiles, scheduling, secrets, telemetry, tool_services, web), got a list");
   }
 
   @Test

@@ -6,19 +6,16 @@ import static org.awaitility.Awaitility.await;
 import dev.toolhost.bus.MessageBus;
 import dev.toolhost.bus.RemoteToolExecutor;
 import dev.toolhost.bus.ToolWorker;
-import dev.toolhost.core.ErrorCode;
 import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.exec.ExecTools;
 import dev.toolhost.host.HostConfig;
+import dev.toolhost.mcp.TestProcesses;
 import dev.toolhost.rabbitmq.RabbitBus;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -36,18 +33,16 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The exec extension in a host: off without its section, scoped by profile, keeping the host's
- * secrets from sandboxed processes; and a remote script runner ({@code toolhost worker --tools
- * exec}) on the RabbitMQ at 127.0.0.1:5672 running scripts for a host that has no sandbox.
+ * A remote script runner ({@code toolhost worker --tools exec}, a process of its own as an operator
+ * starts it) on the RabbitMQ at 127.0.0.1:5672 running scripts for a host that has no sandbox. The
+ * exec extension in a host is tested in its module ({@code HostExecTest}).
  */
 @Timeout(120)
-class HostExecTest {
+class ExecWorkerTest {
 
   private static final URI BROKER = URI.create("amqp://guest:guest@127.0.0.1:5672/");
-  private static final String TOKEN = "th-Exec9vQ2mL7xR4tN8wK1pB5cY3dF6gH0j";
 
   private final List<AutoCloseable> closing = new ArrayList<>();
   private Path base;
@@ -79,107 +74,9 @@ class HostExecTest {
     }
   }
 
+  /** The runner's config: the sandbox, its workspaces in the test's directory. */
   private String execSection() {
-    return """
-        exec:
-          workspace_root: %s/workspaces
-          pass_env: [TOOLHOST_TOKEN, TZ]
-        """
-        .formatted(base);
-  }
-
-  @Test
-  void aHostWithNoExecSectionRegistersNoneOfTheSandboxTools() {
-    Host host =
-        closeLater(
-            Host.builder(HostConfig.parse("http:\n  port: 0\n", "plain.yaml"))
-                .environment(Map.of())
-                .build());
-
-    for (String name : ExecTools.NAMES) {
-      assertThat(host.registry().find(name)).as(name).isEmpty();
-    }
-  }
-
-  @Test
-  void aVariableTheSecretsSectionCallsSecretIsNotPassedThroughThoughTheExecSectionNamesIt()
-      throws Exception {
-    String url = "postgres://app:pw-" + UUID.randomUUID() + "@db.internal/app";
-    Host host =
-        closeLater(
-            Host.builder(
-                    HostConfig.parse(
-                        "http:\n  port: 0\nsecrets:\n  secret_env: [DB_URL]\n"
-                            + execSection().replace("pass_env: [", "pass_env: [DB_URL, "),
-                        "exec.yaml"))
-                .environment(Map.of("TOOLHOST_TOKEN", TOKEN, "TZ", "UTC", "DB_URL", url))
-                .build());
-    host.start();
-
-    ToolResult result =
-        host.dispatcher()
-            .dispatch(
-                host.toolSet("main"),
-                ToolCall.of("shell", "{\"command\": \"env\"}").withSessionId("db-1"));
-
-    assertThat(result.isError()).as(result.text()).isFalse();
-    assertThat(result.text()).contains("TZ=UTC").doesNotContain("DB_URL").doesNotContain("pw-");
-  }
-
-  @Test
-  void theToolsServeTheMainProfileNeitherSubagentsNorScheduledTasksAndNoHostSecretReachesThem()
-      throws Exception {
-    Host host =
-        closeLater(
-            Host.builder(HostConfig.parse("http:\n  port: 0\n" + execSection(), "exec.yaml"))
-                .environment(Map.of("TOOLHOST_TOKEN", TOKEN, "TZ", "UTC"))
-                .build());
-    URI base = host.start();
-
-    assertThat(host.toolSet("main").specs())
-        .extracting(spec -> spec.name() + " " + spec.source())
-        .contains(
-            "shell builtin:exec",
-            "exec builtin:exec",
-            "file builtin:exec",
-            "execute_python_script builtin:exec");
-    for (String profile : List.of("subagent", "scheduled")) {
-      assertThat(host.toolSet(profile).specs())
-          .extracting(spec -> spec.name())
-          .as(profile)
-          .doesNotContainAnyElementsOf(ExecTools.NAMES);
-    }
-    HttpClient http = closeLater(HttpClient.newHttpClient());
-    HttpResponse<String> response =
-        http.send(
-            HttpRequest.newBuilder(base.resolve("/v1/tools/shell/invoke"))
-                .header("Content-Type", "application/json")
-                .header("Authorization", "Bearer " + TOKEN)
-                .POST(
-                    HttpRequest.BodyPublishers.ofString(
-                        "{\"arguments\": {\"command\": \"env | sort\"}, \"session_id\": \"web-1\"}"))
-                .build(),
-            HttpResponse.BodyHandlers.ofString());
-    assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
-    JsonNode body = JsonMapper.shared().readTree(response.body());
-    assertThat(body.get("is_error").asBoolean()).as(response.body()).isFalse();
-    // The config passes TOOLHOST_TOKEN through by name, but a secret never passes.
-    assertThat(body.get("content").asString())
-        .contains("TZ=UTC\n", "HOME=" + this.base.toRealPath() + "/workspaces/web-1\n")
-        .doesNotContain(TOKEN)
-        .doesNotContain("TOOLHOST_TOKEN");
-    HttpResponse<String> asSubagent =
-        http.send(
-            HttpRequest.newBuilder(base.resolve("/v1/tools/shell/invoke?profile=subagent"))
-                .header("Content-Type", "application/json")
-                .header("Authorization", "Bearer " + TOKEN)
-                .POST(HttpRequest.BodyPublishers.ofString("{\"arguments\": {\"command\": \"id\"}}"))
-                .build(),
-            HttpResponse.BodyHandlers.ofString());
-    assertThat(
-            JsonMapper.shared().readTree(asSubagent.body()).path("error").path("code").asString())
-        .as(asSubagent.body())
-        .isEqualTo(ErrorCode.TOOL_NOT_FOUND.wireName());
+    return "exec:\n  workspace_root: " + base + "/workspaces\n";
   }
 
   /** Starts {@code toolhost worker --tools exec} as an operator does, in a process of its own. */
@@ -189,22 +86,19 @@ class HostExecTest {
     Path runnerConfig =
         Files.writeString(
             Files.createDirectories(base.resolve("runner")).resolve("runner.yaml"), execSection());
-    String java = ProcessHandle.current().info().command().orElse("java");
     worker =
         new ProcessBuilder(
-                java,
-                "-cp",
-                System.getProperty("java.class.path"),
-                Main.class.getName(),
-                "worker",
-                "--bus",
-                BROKER.toString(),
-                "--group",
-                group,
-                "--config",
-                runnerConfig.toString(),
-                "--tools",
-                "exec")
+                TestProcesses.javaMain(
+                    Main.class,
+                    "worker",
+                    "--bus",
+                    BROKER.toString(),
+                    "--group",
+                    group,
+                    "--config",
+                    runnerConfig.toString(),
+                    "--tools",
+                    "exec"))
             .redirectError(ProcessBuilder.Redirect.DISCARD)
             .start();
     BufferedReader out =
@@ -212,18 +106,21 @@ class HostExecTest {
     assertThat(out.readLine()).startsWith("Toolhost worker ").contains("of group '" + group + "'");
   }
 
+  /** A host with no exec: section, so no sandbox of its own, on the RabbitMQ the runner uses. */
+  private Host hostOnTheBus() {
+    RabbitBus bus = closeLater(RabbitBus.connect(BROKER));
+    return closeLater(
+        Host.builder(HostConfig.parse("http:\n  port: 0\n", "no-sandbox.yaml"))
+            .environment(Map.of())
+            .service(MessageBus.class, bus)
+            .build());
+  }
+
   @Test
   void aRemoteRunnerOnRabbitMqRunsAScriptForAHostWithNoSandbox() throws Exception {
     startRunner();
 
-    // The host has no exec: section, so no sandbox of its own.
-    RabbitBus bus = closeLater(RabbitBus.connect(BROKER));
-    Host host =
-        closeLater(
-            Host.builder(HostConfig.parse("http:\n  port: 0\n", "no-sandbox.yaml"))
-                .environment(Map.of())
-                .service(MessageBus.class, bus)
-                .build());
+    Host host = hostOnTheBus();
     await()
         .atMost(Duration.ofSeconds(30))
         .until(() -> host.registry().find(ExecTools.PYTHON).isPresent());
@@ -256,13 +153,7 @@ class HostExecTest {
   @Test
   void whenTheRunnerIsKilledItsSandboxedProcessesDieWithIt() throws Exception {
     startRunner();
-    RabbitBus bus = closeLater(RabbitBus.connect(BROKER));
-    Host host =
-        closeLater(
-            Host.builder(HostConfig.parse("http:\n  port: 0\n", "no-sandbox.yaml"))
-                .environment(Map.of())
-                .service(MessageBus.class, bus)
-                .build());
+    Host host = hostOnTheBus();
     await().atMost(Duration.ofSeconds(30)).until(() -> host.registry().find("shell").isPresent());
     Thread caller =
         Thread.ofVirtual()

@@ -1,27 +1,45 @@
-package dev.toolhost.server;
+package dev.toolhost.exec;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.toolhost.core.spi.ConfigException;
 import dev.toolhost.host.HostConfig;
+import dev.toolhost.testing.TestHost;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import org.assertj.core.api.AbstractThrowableAssert;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
-/** The {@code exec:} section: every problem refused at once, with its place. */
+/**
+ * The {@code exec:} section, read as {@code toolhost config check} reads it: every problem refused
+ * at once, with its place.
+ */
 class ExecConfigTest {
 
   private static HostConfig parse(String yaml) {
-    return HostConfig.parse(yaml, "exec.yaml");
+    return parse(yaml, Path.of(""));
+  }
+
+  /** Asserts that the config text is refused, and gives the refusal to check its message. */
+  private static AbstractThrowableAssert<?, ? extends Throwable> refused(String yaml) {
+    return refused(yaml, Path.of(""));
+  }
+
+  private static AbstractThrowableAssert<?, ? extends Throwable> refused(
+      String yaml, Path directory) {
+    return assertThatThrownBy(() -> parse(yaml, directory)).isInstanceOf(ConfigException.class);
+  }
+
+  private static HostConfig parse(String yaml, Path directory) {
+    return TestHost.config(yaml, List.of(new ExecExtension()), directory);
   }
 
   @Test
   void aSectionWithoutAWorkspaceRootIsRefusedSayingWhatToAdd() {
-    assertThatThrownBy(() -> parse("exec:\n  network: false\n"))
-        .isInstanceOf(ConfigException.class)
+    refused("exec:\n  network: false\n")
         .hasMessageContaining(
             "'exec.workspace_root' is missing (expected the directory that holds one workspace per"
                 + " session, such as /var/lib/toolhost/workspaces)");
@@ -29,36 +47,23 @@ class ExecConfigTest {
 
   @Test
   void everyProblemOfTheSectionIsReportedAtOnceWithItsPlace() {
-    assertThatThrownBy(
-            () ->
-                parse(
-                    """
-                    exec:
-                      workspace_root: /
-                      max_timeout: soon
-                      limits:
-                        memory_mb: 0
-                      pass_env: [LD_PRELOAD, ok_name, "A=B"]
-                      sandbox_uid: 0
-                      unsandboxd: true
-                    """))
-        .isInstanceOf(ConfigException.class)
+    String problems =
+        """
+        exec:
+          workspace_root: /
+          max_timeout: soon
+          limits:
+            memory_mb: 0
+          pass_env: [LD_PRELOAD, ok_name, "A=B"]
+          sandbox_uid: 0
+        """;
+
+    // With an unknown key as well, the key it was meant to be is named.
+    refused(problems + "  unsandboxd: true\n")
         .hasMessageContaining(
-            "exec.yaml line 8, column 3: unknown key 'unsandboxd' under 'exec' (did you mean"
+            "toolhost.yaml line 8, column 3: unknown key 'unsandboxd' under 'exec' (did you mean"
                 + " 'unsandboxed'?");
-    assertThatThrownBy(
-            () ->
-                parse(
-                    """
-                    exec:
-                      workspace_root: /
-                      max_timeout: soon
-                      limits:
-                        memory_mb: 0
-                      pass_env: [LD_PRELOAD, ok_name, "A=B"]
-                      sandbox_uid: 0
-                    """))
-        .isInstanceOf(ConfigException.class)
+    refused(problems)
         .hasMessageContaining(
             "line 2, column 19: 'exec.workspace_root' is '/' (expected a directory of its own, at"
                 + " least two levels below /)")
@@ -93,18 +98,10 @@ class ExecConfigTest {
   }
 
   @Test
-  void aWorkspaceRootInTheConfigFilesDirectoryIsAConfigCheckErrorAtItsLine(@TempDir Path dir)
-      throws Exception {
-    Path config = dir.resolve("toolhost.yaml");
-    Files.writeString(config, "exec:\n  workspace_root: workspaces\n");
-
-    CommandRun check = CommandRun.of("config", "check", config.toString());
-
-    assertThat(check.exitCode()).isEqualTo(CommandLine.ExitCode.USAGE);
-    assertThat(check.err())
-        .contains(
-            config
-                + " line 2, column 19: 'exec.workspace_root' is '"
+  void aWorkspaceRootInTheConfigFilesDirectoryIsAConfigErrorAtItsLine(@TempDir Path dir) {
+    refused("exec:\n  workspace_root: workspaces\n", dir)
+        .hasMessageContaining(
+            "toolhost.yaml line 2, column 19: 'exec.workspace_root' is '"
                 + dir.resolve("workspaces")
                 + "', inside the protected path '"
                 + dir
@@ -114,29 +111,24 @@ class ExecConfigTest {
 
   @Test
   void aWorkspaceRootInAProtectedPathOrLinkedIntoOneIsRefused(@TempDir Path dir) throws Exception {
-    Path config = Files.createDirectories(dir.resolve("etc")).resolve("toolhost.yaml");
+    Path etc = Files.createDirectories(dir.resolve("etc"));
     Path secret = Files.createDirectories(dir.resolve("secret"));
     Path link = Files.createSymbolicLink(dir.resolve("innocent"), secret);
-    Files.writeString(
-        config,
-        "exec:\n  protected_paths: ['"
-            + secret
-            + "']\n  workspace_root: '"
-            + link.resolve("workspaces")
-            + "'\n");
 
-    CommandRun check = CommandRun.of("config", "check", config.toString());
-
-    assertThat(check.exitCode()).isEqualTo(CommandLine.ExitCode.USAGE);
-    assertThat(check.err())
-        .contains(
+    refused(
+            "exec:\n  protected_paths: ['"
+                + secret
+                + "']\n  workspace_root: '"
+                + link.resolve("workspaces")
+                + "'\n",
+            etc)
+        .hasMessageContaining(
             "line 3, column 19: 'exec.workspace_root' is '"
                 + link.resolve("workspaces")
                 + "', inside the protected path '"
                 + secret
                 + "': sessions");
-    Files.writeString(config, "exec:\n  workspace_root: '" + dir.resolve("workspaces") + "'\n");
-    CommandRun valid = CommandRun.of("config", "check", config.toString());
-    assertThat(valid.exitCode()).as(valid.err()).isZero();
+    assertThat(parse("exec:\n  workspace_root: '" + dir.resolve("workspaces") + "'\n", etc))
+        .isNotNull();
   }
 }
