@@ -237,8 +237,8 @@ class AgentsConfigTest {
         .hasMessageContaining(
             "toolhost.yaml line 5, column 5: unknown key 'colour' under 'agents.helper'")
         .hasMessageContaining(
-            "toolhost.yaml line 4, column 16: wrong value for 'agents.helper.max_steps': expected an"
-                + " integer of 1 or more");
+            "toolhost.yaml line 4, column 16: wrong type for 'agents.helper.max_steps': expected an"
+                + " integer, got 'zero'");
     assertThatThrownBy(() -> agents("agents:\n  helper:\n    profile: main\n"))
         .hasMessageContaining("toolhost.yaml line 2, column 3: agent 'helper' needs a 'model'");
   }

@@ -355,9 +355,11 @@ class AgentsTest {
     assertThat(starting.allowedNames()).containsExactly("launch_codes");
     assertThat(starting.allows("get_tool_guide", "builtin:guides")).isFalse();
     assertThat(starting.allows("anything_else", "builtin:secret")).isFalse();
-    assertThat(Agents.startingProfile(ToolProfiles.SUBAGENT).allowedSources())
+    assertThat(Agents.startingProfile(ToolProfiles.MAIN).allowedSources())
         .containsExactlyInAnyOrder(
             "builtin:guides", "builtin:memory", "builtin:search", Whiteboard.SOURCE, Wisps.SOURCE);
+    // A restricted profile allows no source: only the tools its extensions grant, by name.
+    assertThat(Agents.startingProfile(ToolProfiles.SUBAGENT).allowedSources()).isEmpty();
   }
 
   @Test
