@@ -71,7 +71,8 @@ class ToolDispatcherTest {
   void deniedToolLooksLikeUnknownTool() {
     registry.register(Schemas.spec("spawn_subagent", "subagent"), (call, arguments) -> null);
     registry.register(Schemas.spec("web_search", "builtin:web"), (call, arguments) -> null);
-    ToolSet subagent = ToolSet.of(registry, ToolProfiles.SUBAGENT);
+    ToolSet subagent =
+        ToolSet.of(registry, ToolProfiles.SUBAGENT.withNames("spawn_subagent", "web_search"));
 
     ToolError denied = error(dispatcher.dispatch(subagent, ToolCall.of("spawn_subagent", "{}")));
     ToolError missing = error(dispatcher.dispatch(subagent, ToolCall.of("spawn_subagenz", "{}")));

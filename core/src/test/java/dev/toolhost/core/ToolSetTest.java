@@ -40,7 +40,9 @@ class ToolSetTest {
   void setShowsTheProfilesRegistryToolsThenItsBoundToolsInTheOrderAdded() {
     registry.register(Schemas.spec("web_search", "builtin:web"), (c, a) -> null);
     registry.register(Schemas.spec("spawn_subagent", "subagent"), (c, a) -> null);
-    ToolSet set = ToolSet.of(registry, ToolProfiles.SUBAGENT);
+    // Granted both by name; its source still denies spawn_subagent.
+    ToolSet set =
+        ToolSet.of(registry, ToolProfiles.SUBAGENT.withNames("web_search", "spawn_subagent"));
 
     set.add(ExecutableTool.of(Schemas.spec("zz_status", "worker"), (c, a) -> null));
     set.add(replyTool(new ArrayList<>()));
