@@ -356,8 +356,7 @@ class AgentsTest {
     assertThat(starting.allows("get_tool_guide", "builtin:guides")).isFalse();
     assertThat(starting.allows("anything_else", "builtin:secret")).isFalse();
     assertThat(Agents.startingProfile(ToolProfiles.MAIN).allowedSources())
-        .containsExactlyInAnyOrder(
-            "builtin:guides", "builtin:memory", "builtin:search", Whiteboard.SOURCE, Wisps.SOURCE);
+        .containsExactlyInAnyOrderElementsOf(Agents.STARTING_SOURCES);
     // A restricted profile allows no source: only the tools its extensions grant, by name.
     assertThat(Agents.startingProfile(ToolProfiles.SUBAGENT).allowedSources()).isEmpty();
   }

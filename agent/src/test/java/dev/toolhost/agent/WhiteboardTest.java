@@ -50,7 +50,13 @@ class WhiteboardTest {
                 AgentDefinition.of(
                     "assistant", new ModelEndpoint(server.baseUrl(), "model", "KEY"))),
             registry,
-            ToolProfiles.builtIn(),
+            // The board, as the agents extension grants it to a subagent.
+            ToolProfiles.of(
+                ToolProfiles.withAllowed(
+                    Map.of(
+                        "subagent",
+                        List.of("whiteboard_read", "whiteboard_write", "whiteboard_clear"))),
+                List.of()),
             dispatcher,
             Map.of());
     registry.registerAll(new Whiteboard(memory, agents.subagents()::parentSessionOf).tools());

@@ -93,6 +93,7 @@ class HostConfigTest {
             profiles:
               reviewer:
                 extends: subagent
+                allow_sources: [builtin:guides, builtin:web]
                 deny_sources: [builtin:web]
               guides_only:
                 allow_sources: [builtin:guides]

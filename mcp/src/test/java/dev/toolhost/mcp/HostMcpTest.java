@@ -130,16 +130,25 @@ class HostMcpTest {
   }
 
   @Test
-  void theSubagentProfileHidesServerRegistrationButNotTheServersTools() {
+  void theSubagentProfileHasTheListingToolsButNeitherRegistrationNorTheServersTools() {
     start();
 
+    assertThat(host.toolNames("main")).contains("everything_echo");
     assertThat(host.toolNames("subagent"))
-        .contains("everything_echo", "mcp_list_services", "mcp_invoke_tool")
-        .doesNotContain("mcp_register_server", "mcp_unregister_server");
+        .contains("mcp_list_services", "mcp_invoke_tool")
+        .doesNotContain("everything_echo", "mcp_register_server", "mcp_unregister_server");
     ToolResult refused =
         host.call(
             "subagent", "mcp_register_server", "{\"server_name\": \"x\", \"command\": \"x\"}");
     assertThat(errorCode(refused)).isEqualTo(ErrorCode.TOOL_NOT_FOUND);
+    // Nor through the listing tools: a call they make runs under the caller's profile.
+    ToolResult through =
+        host.call(
+            "subagent",
+            "mcp_invoke_tool",
+            "{\"server_name\": \"everything\", \"tool_name\": \"echo\", \"arguments\":"
+                + " {\"message\": \"hi\"}}");
+    assertThat(through.isError()).as(through.text()).isTrue();
   }
 
   @Test

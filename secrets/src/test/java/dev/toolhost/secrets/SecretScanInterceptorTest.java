@@ -162,7 +162,8 @@ class SecretScanInterceptorTest {
         new SecretPolicy(
             SecretPolicy.Action.REDACT, Map.of("subagent", SecretPolicy.Action.BLOCK), Map.of());
 
-    ToolResult subagent = call(policy, ToolProfiles.SUBAGENT, "read_config");
+    ToolResult subagent =
+        call(policy, ToolProfiles.SUBAGENT.withNames("read_config"), "read_config");
     ToolResult main = call(policy, ToolProfiles.MAIN, "read_config");
 
     assertThat(subagent).isInstanceOf(ToolResult.Failure.class);
@@ -207,7 +208,8 @@ class SecretScanInterceptorTest {
             Map.of("subagent", SecretPolicy.Action.BLOCK, "main", SecretPolicy.Action.OFF),
             Map.of("mcp:docs", SecretPolicy.Action.REDACT, "mcp:shell", SecretPolicy.Action.BLOCK));
 
-    ToolResult docsForSubagent = call(policy, ToolProfiles.SUBAGENT, "docs_search");
+    ToolResult docsForSubagent =
+        call(policy, ToolProfiles.SUBAGENT.withNames("docs_search"), "docs_search");
     ToolResult shellForMain = call(policy, ToolProfiles.MAIN, "shell_run");
 
     assertThat(docsForSubagent.isError()).isFalse();

@@ -177,6 +177,8 @@ class SecretsConfigTest {
         TestHost.builder()
             .config(
                 """
+                profiles:
+                  helper: {extends: main}
                 secrets:
                   rules: [rules/company.toml]
                   secret_env: [DB_URL]
@@ -250,15 +252,16 @@ class SecretsConfigTest {
 
     try (TestHost host = host("  profiles: {main: block}\n", Map.of(), deployKey)) {
       ToolResult main = host.call("deploy_status", "{}");
-      ToolResult subagent = host.call("subagent", "deploy_status", "{}");
+      ToolResult helper = host.call("helper", "deploy_status", "{}");
 
       assertThat(main).isInstanceOf(ToolResult.Failure.class);
       assertThat(((ToolResult.Failure) main).error().code()).isEqualTo(ErrorCode.EXECUTION_FAILED);
       assertThat(main.text())
           .contains("deploy_status", "acme-deploy-key")
           .doesNotContain(deployKey.substring("acmedk_".length()));
-      assertThat(subagent.isError()).isFalse();
-      assertThat(subagent.text()).startsWith("Deployed with [REDACTED:acme-deploy-key].\n");
+      // Another profile, though it sees what main sees, is not main's policy.
+      assertThat(helper.isError()).isFalse();
+      assertThat(helper.text()).startsWith("Deployed with [REDACTED:acme-deploy-key].\n");
     }
   }
 }

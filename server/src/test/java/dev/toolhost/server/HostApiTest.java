@@ -287,19 +287,22 @@ class HostApiTest {
     assertThat(profiles.valueStream().map(profile -> profile.get("name").asString()))
         .containsExactly(
             "main", "subagent", "scheduled", "a2a_synthesis", "guides_only", "no_test_tools");
+    // An allow-list: what the extensions on this host grant a subagent, and no source.
     JsonNode subagent = profiles.get(1);
-    assertThat(strings(subagent.get("allowed_sources"))).containsExactly("*");
+    assertThat(strings(subagent.get("allowed_sources"))).isEmpty();
     assertThat(strings(subagent.get("denied_sources"))).containsExactly("subagent");
-    assertThat(strings(subagent.get("allowed_tools"))).isEmpty();
-    assertThat(strings(subagent.get("denied_tools")))
+    assertThat(strings(subagent.get("allowed_tools")))
         .containsExactly(
-            "cancel_scheduled_task",
-            "exec",
-            "execute_python_script",
-            "file",
-            "mcp_register_server",
-            "mcp_unregister_server",
-            "shell");
+            "get_from_working_memory",
+            "get_tool_guide",
+            "list_tool_guides",
+            "list_working_memory",
+            "mcp_get_service_details",
+            "mcp_invoke_tool",
+            "mcp_list_services",
+            "search_known_services",
+            "search_working_memory");
+    assertThat(strings(subagent.get("denied_tools"))).isEmpty();
     JsonNode noTestTools = profiles.get(5);
     assertThat(strings(noTestTools.get("denied_sources"))).containsExactly("builtin:test");
     assertThat(strings(noTestTools.get("tools")))

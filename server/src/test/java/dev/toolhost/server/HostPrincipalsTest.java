@@ -53,6 +53,8 @@ class HostPrincipalsTest {
       """
       http:
         port: 0
+      profiles:
+        reviewer: {extends: main}
       auth:
         principals:
           alice:
@@ -61,7 +63,7 @@ class HostPrincipalsTest {
             profiles: [main]
           gateway:
             token_env: GATEWAY_TOKEN
-            profiles: [main, subagent]
+            profiles: [main, reviewer]
             act_as_users: true
             audit: true
       """;
@@ -126,7 +128,7 @@ class HostPrincipalsTest {
     start(PRINCIPALS, TOKENS);
 
     assertThat(text(invoke("gateway-token-9c2d", "", "{\"user\": \"bob\"}"))).isEqualTo("bob");
-    assertThat(text(invoke("gateway-token-9c2d", "?profile=subagent", "{\"user\": \"carol\"}")))
+    assertThat(text(invoke("gateway-token-9c2d", "?profile=reviewer", "{\"user\": \"carol\"}")))
         .isEqualTo("carol");
   }
 
@@ -134,14 +136,14 @@ class HostPrincipalsTest {
   void aProfileOutsideThePrincipalsListIsRefusedNamingTheAllowedOnes() throws Exception {
     start(PRINCIPALS, TOKENS);
 
-    HttpResponse<String> invoked = invoke("alice-token-1f3e", "?profile=subagent", "{}");
-    HttpResponse<String> listed = get("/v1/tools?profile=subagent", "alice-token-1f3e");
+    HttpResponse<String> invoked = invoke("alice-token-1f3e", "?profile=reviewer", "{}");
+    HttpResponse<String> listed = get("/v1/tools?profile=reviewer", "alice-token-1f3e");
     HttpResponse<String> profiles = get("/v1/profiles", "alice-token-1f3e");
 
     assertThat(invoked.statusCode()).isEqualTo(403);
     assertThat(error(invoked, "forbidden"))
         .isEqualTo(
-            "The principal 'alice' may not use the profile 'subagent': its profiles are main.");
+            "The principal 'alice' may not use the profile 'reviewer': its profiles are main.");
     assertThat(listed.statusCode()).isEqualTo(403);
     assertThat(JSON.readTree(profiles.body()).get("profiles").findValuesAsString("name"))
         .containsExactly("main");
@@ -149,14 +151,14 @@ class HostPrincipalsTest {
             JSON.readTree(get("/v1/profiles", "gateway-token-9c2d").body())
                 .get("profiles")
                 .findValuesAsString("name"))
-        .containsExactly("main", "subagent");
+        .containsExactly("main", "reviewer");
   }
 
   @Test
   void overMcpAPrincipalKeepsToItsProfilesAndCallsAsItsUser() throws Exception {
     start(PRINCIPALS, TOKENS);
 
-    HttpResponse<String> refused = mcp("/mcp/subagent", "alice-token-1f3e", null, INITIALIZE);
+    HttpResponse<String> refused = mcp("/mcp/reviewer", "alice-token-1f3e", null, INITIALIZE);
     HttpResponse<String> opened = mcp("/mcp", "alice-token-1f3e", null, INITIALIZE);
     String session = opened.headers().firstValue("mcp-session-id").orElseThrow();
     mcp(
@@ -173,7 +175,7 @@ class HostPrincipalsTest {
                 + " {\"name\": \"whoami\", \"arguments\": {}}}");
 
     assertThat(refused.statusCode()).isEqualTo(403);
-    assertThat(error(refused, "forbidden")).contains("may not use the profile 'subagent'");
+    assertThat(error(refused, "forbidden")).contains("may not use the profile 'reviewer'");
     assertThat(opened.statusCode()).as(opened.body()).isEqualTo(200);
     assertThat(called.body()).contains("\"text\":\"alice\"");
   }
@@ -190,7 +192,7 @@ class HostPrincipalsTest {
             "TOOLHOST_TOKEN",
             "operator-7a"));
 
-    assertThat(text(invoke("operator-7a", "?profile=subagent", "{\"user\": \"dave\"}")))
+    assertThat(text(invoke("operator-7a", "?profile=reviewer", "{\"user\": \"dave\"}")))
         .isEqualTo("dave");
     assertThat(invoke("someone-else", "", "{}").statusCode()).isEqualTo(401);
   }

@@ -10,6 +10,7 @@ import dev.toolhost.core.Tool;
 import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolDispatcher;
 import dev.toolhost.core.ToolException;
+import dev.toolhost.core.ToolProfile;
 import dev.toolhost.core.ToolProfiles;
 import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.ToolResult;
@@ -126,9 +127,12 @@ public abstract class ToolAdapterContract {
    */
   protected abstract boolean offersToolsRegisteredDuringACall();
 
-  /** The tool set the adapter offers: the registry through the subagent profile. */
+  /**
+   * The tool set the adapter offers: the registry through the subagent profile opened to every
+   * source, as an operator's profile would (its source denial still holds).
+   */
   protected final ToolSet toolSet() {
-    return ToolSet.of(registry, ToolProfiles.SUBAGENT);
+    return ToolSet.of(registry, ToolProfiles.SUBAGENT.withSources(ToolProfile.ANY_SOURCE));
   }
 
   @AfterEach
