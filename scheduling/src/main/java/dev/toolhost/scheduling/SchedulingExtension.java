@@ -12,6 +12,7 @@ import dev.toolhost.core.spi.ConfigException;
 import dev.toolhost.core.spi.ConfigSections;
 import dev.toolhost.core.spi.HostContext;
 import dev.toolhost.core.spi.HostExtension;
+import dev.toolhost.core.spi.Principal;
 import dev.toolhost.core.spi.ReadyHost;
 import dev.toolhost.core.spi.Route;
 import dev.toolhost.core.spi.SectionReading;
@@ -152,7 +153,7 @@ public final class SchedulingExtension implements HostExtension<SchedulingConfig
     tools = new SchedulingTools(scheduler, config, clock);
     host.registry().registerAll(tools.tools());
     host.guide(SchedulingTools.GUIDE);
-    host.route(new Route("GET", SCHEDULES_PATH, request -> list()));
+    host.route(new Route("GET", SCHEDULES_PATH, this::list));
     host.route(runsRoute);
     host.provide(TaskScheduler.class, scheduler);
   }
@@ -216,15 +217,52 @@ public final class SchedulingExtension implements HostExtension<SchedulingConfig
     }
     tools.scheduledTools(scheduled);
     ToolDispatcher dispatcher = host.dispatcher();
-    scheduler.start((task, due, deadline) -> fire(dispatcher, scheduled, task, due, deadline));
+    scheduler.start(
+        (task, due, deadline) ->
+            fire(dispatcher, within(host, scheduled, task.owner()), task, due, deadline));
+  }
+
+  /**
+   * The tools a fire of the owner's task runs with: those {@code scheduled} offers that the owner's
+   * profile offers too; empty when that profile is gone.
+   */
+  private static Optional<ToolSet> within(
+      ReadyHost host, ToolSet scheduled, ScheduledTask.Owner owner) {
+    if (owner.profile().isEmpty() || owner.profile().get().equals(PROFILE)) {
+      return Optional.of(scheduled);
+    }
+    try {
+      return Optional.of(
+          ToolSet.within(
+              host.registry(), scheduled.profile(), host.toolSet(owner.profile().get())));
+    } catch (IllegalArgumentException e) {
+      return Optional.empty();
+    }
   }
 
   private TaskScheduler.Outcome fire(
       ToolDispatcher dispatcher,
-      ToolSet scheduled,
+      Optional<ToolSet> tools,
       ScheduledTask task,
       Instant due,
       Instant deadline) {
+    if (tools.isEmpty()) {
+      return new TaskScheduler.Outcome(
+          false,
+          "The profile '"
+              + task.owner().profile().orElse("")
+              + "' this task was scheduled under no longer exists on this host: schedule it"
+              + " again.");
+    }
+    ToolSet scheduled = tools.get();
+    if (task.tool().isPresent() && scheduled.find(task.tool().get()).isEmpty()) {
+      return new TaskScheduler.Outcome(
+          false,
+          ErrorCode.TOOL_NOT_FOUND.wireName()
+              + ": the task's tool '"
+              + task.tool().get()
+              + "' is no longer one of its owner's tools under the 'scheduled' profile.");
+    }
     ToolCall call;
     if (task.tool().isPresent()) {
       call = ToolCall.of(task.tool().get(), task.arguments().map(JsonNode::toString).orElse("{}"));
@@ -235,7 +273,9 @@ public final class SchedulingExtension implements HostExtension<SchedulingConfig
       return new TaskScheduler.Outcome(
           false, "No agent runs scheduled turns on this host (scheduling.agent is not set).");
     }
-    call = call.withDeadline(deadline).withSessionId("schedule/" + task.name() + "/" + due);
+    call = call.withDeadline(deadline).withSessionId("schedule/" + task.id() + "/" + due);
+    // A fire acts for the user who scheduled it: what it saves is theirs.
+    call = task.owner().user().map(call::withUser).orElse(call);
     ToolResult result = dispatcher.dispatch(scheduled, call);
     if (result instanceof ToolResult.Failure failure) {
       ErrorCode code = failure.error().code();
@@ -244,12 +284,26 @@ public final class SchedulingExtension implements HostExtension<SchedulingConfig
     return new TaskScheduler.Outcome(true, result.text());
   }
 
-  private Route.Answer list() throws SQLException {
-    return Route.Answer.json(tools.json(clock.instant(), scheduler.tasks()).toString());
+  /**
+   * The tasks the request's principal may see: its user's own; every user's for a principal that
+   * may audit (the host's own token among them).
+   */
+  private Route.Answer list(Route.Request request) throws SQLException {
+    Principal principal = request.principal();
+    List<TaskScheduler.TaskState> tasks =
+        scheduler.tasks().stream()
+            .filter(state -> principal.audit() || state.task().owner().ownedBy(principal.user()))
+            .toList();
+    return Route.Answer.json(tools.json(clock.instant(), tasks).toString());
   }
 
   private Route.Answer runs(Route.Request request) throws SQLException {
     String name = runsRoute.variable(request.path()).orElse("");
+    Principal principal = request.principal();
+    // A principal's own task of that name; another user's by ?user= only for one that may audit.
+    Optional<String> user =
+        principal.audit() ? request.parameter("user").or(principal::user) : principal.user();
+    String id = new ScheduledTask.Owner(user, Optional.empty(), Optional.empty()).id(name);
     int limit = 50;
     Optional<String> asked = request.parameter("limit");
     if (asked.isPresent()) {
@@ -261,8 +315,8 @@ public final class SchedulingExtension implements HostExtension<SchedulingConfig
             "'limit' is '" + asked.get() + "' (expected a number 1 to 1000)");
       }
     }
-    List<TaskRun> runs = scheduler.runs(name, limit);
-    if (runs.isEmpty() && !scheduler.exists(name)) {
+    List<TaskRun> runs = scheduler.runs(id, limit);
+    if (runs.isEmpty() && !scheduler.exists(id)) {
       return Route.Answer.error(
           ApiError.NOT_FOUND, "No scheduled task named '" + name + "' and no runs of one.");
     }

@@ -5,6 +5,8 @@ import dev.toolhost.core.ExecutableTool;
 import dev.toolhost.core.MethodTools;
 import dev.toolhost.core.Param;
 import dev.toolhost.core.Tool;
+import dev.toolhost.core.ToolCall;
+import dev.toolhost.core.ToolCaller;
 import dev.toolhost.core.ToolException;
 import dev.toolhost.core.ToolGuide;
 import dev.toolhost.core.ToolResult;
@@ -104,6 +106,7 @@ public final class SchedulingTools {
       idempotent = true,
       openWorld = false)
   public ToolResult scheduleTask(
+      ToolCall call,
       @Param(description = "The task's name: 1 to 64 of A-Z a-z 0-9 _ . -") String name,
       @Param(description = "When it fires: 5 or 6 cron fields, read in the host's zone")
           String cron,
@@ -149,6 +152,8 @@ public final class SchedulingTools {
     }
     boolean once = runOnce.or(() -> runOnceCamel).orElse(false);
     Instant now = clock.instant();
+    // The caller's own tool set: a task may do only what its owner may, now and at each fire.
+    Optional<ToolSet> caller = ToolCaller.toolSet();
     ScheduledTask task;
     if (tool.isPresent()) {
       String toolName = tool.get().strip();
@@ -159,6 +164,14 @@ public final class SchedulingTools {
                 + toolName
                 + "' cannot run in a scheduled task: fires run under the 'scheduled' profile,"
                 + " which does not offer it.");
+      }
+      if (caller.isPresent() && caller.get().find(toolName).isEmpty()) {
+        // Said as a tool that does not exist would be: the caller's profile does not show it.
+        throw ToolException.invalidArguments(
+            "tool '"
+                + toolName
+                + "' cannot run in a scheduled task: it is not one of your tools, and a task does"
+                + " only what its owner may.");
       }
       JsonNode args = JSON.valueToTree(arguments.orElse(Map.of()));
       task =
@@ -176,7 +189,11 @@ public final class SchedulingTools {
       }
       task = ScheduledTask.turn(name, expression, taskZone, description.strip(), once, now);
     }
-    boolean replacing = scheduler.exists(name);
+    task =
+        task.withOwner(
+            new ScheduledTask.Owner(
+                call.user(), caller.map(set -> set.profile().name()), call.sessionId()));
+    boolean replacing = scheduler.exists(task.id());
     if (!replacing && scheduler.count() >= config.maxTasks()) {
       throw new ToolException(
           ErrorCode.EXECUTION_FAILED,
@@ -223,9 +240,9 @@ public final class SchedulingTools {
       destructive = false,
       idempotent = true,
       openWorld = false)
-  public ToolResult listScheduledTasks() throws SQLException {
+  public ToolResult listScheduledTasks(ToolCall call) throws SQLException {
     Instant now = clock.instant();
-    List<TaskScheduler.TaskState> tasks = scheduler.tasks();
+    List<TaskScheduler.TaskState> tasks = owned(call);
     StringBuilder text = new StringBuilder();
     text.append("Current time: ").append(time(now, config.zone())).append("\n\n");
     if (tasks.isEmpty()) {
@@ -265,18 +282,21 @@ public final class SchedulingTools {
       destructive = true,
       idempotent = true,
       openWorld = false)
-  public String cancelScheduledTask(@Param(description = "The task's name") String name)
-      throws SQLException {
+  public String cancelScheduledTask(
+      ToolCall call, @Param(description = "The task's name") String name) throws SQLException {
     boolean cancelled;
     try {
-      cancelled = scheduler.cancel(name);
+      // Another user's task of that name is another task: not found, never cancelled.
+      cancelled =
+          scheduler.cancel(
+              new ScheduledTask.Owner(call.user(), Optional.empty(), Optional.empty()).id(name));
     } catch (IllegalStateException e) {
       throw new ToolException(ErrorCode.UNAVAILABLE, e.getMessage());
     }
     if (cancelled) {
       return "Cancelled task '" + name + "'.";
     }
-    List<String> names = scheduler.tasks().stream().map(state -> state.task().name()).toList();
+    List<String> names = owned(call).stream().map(state -> state.task().name()).toList();
     throw ToolException.invalidArguments(
         "No scheduled task named '"
             + name
@@ -284,6 +304,13 @@ public final class SchedulingTools {
             + (names.isEmpty()
                 ? " There are no scheduled tasks."
                 : " Nearest names: " + String.join(", ", nearest(name, names, 3)) + "."));
+  }
+
+  /** The tasks of the call's user: a user sees and cancels only their own. */
+  private List<TaskScheduler.TaskState> owned(ToolCall call) throws SQLException {
+    return scheduler.tasks().stream()
+        .filter(state -> state.task().owner().ownedBy(call.user()))
+        .toList();
   }
 
   /** The task list as JSON, for the structured result and the HTTP routes. */
@@ -296,6 +323,7 @@ public final class SchedulingTools {
       ScheduledTask task = state.task();
       ObjectNode entry = array.addObject();
       entry.put("name", task.name());
+      task.owner().user().ifPresent(user -> entry.put("user", user));
       entry.put("cron", task.cron().text());
       entry.put("zone", task.zone().getId());
       entry.put("description", task.description());

@@ -230,7 +230,7 @@ public final class TaskScheduler implements AutoCloseable {
                         "cron '" + scheduled.cron().text() + "' never fires again"));
     try {
       scheduler.schedule(
-          task.instanceBuilder(scheduled.name()).data(TaskData.of(scheduled)).scheduledTo(next),
+          task.instanceBuilder(scheduled.id()).data(TaskData.of(scheduled)).scheduledTo(next),
           ScheduleOptions.WHEN_EXISTS_RESCHEDULE);
     } catch (TaskInstanceCurrentlyExecutingException e) {
       throw new IllegalStateException(
@@ -240,7 +240,7 @@ public final class TaskScheduler implements AutoCloseable {
   }
 
   /**
-   * Removes the task of that name.
+   * Removes the task of that key ({@link ScheduledTask#id()}).
    *
    * @return false when there is none
    * @throws IllegalStateException when it is running now
@@ -271,7 +271,7 @@ public final class TaskScheduler implements AutoCloseable {
     }
   }
 
-  /** Whether a task of that name exists. */
+  /** Whether a task of that key ({@link ScheduledTask#id()}) exists. */
   public boolean exists(String name) throws SQLException {
     try (Connection connection = store.dataSource().getConnection();
         PreparedStatement query =
@@ -316,7 +316,9 @@ public final class TaskScheduler implements AutoCloseable {
     return states;
   }
 
-  /** The runs of the named task, newest first, at most the limit. */
+  /**
+   * The runs of the task of that key ({@link ScheduledTask#id()}), newest first, at most the limit.
+   */
   public List<TaskRun> runs(String name, int limit) throws SQLException {
     return store.runs(name, limit);
   }
@@ -334,7 +336,7 @@ public final class TaskScheduler implements AutoCloseable {
       fire(scheduled, due, fire);
     } catch (SQLException | RuntimeException e) {
       // The store failed while recording: the fire is not rerun, so that it never runs twice.
-      LOG.error("Scheduled task '{}' (due {}) could not be recorded", scheduled.name(), due, e);
+      LOG.error("Scheduled task '{}' (due {}) could not be recorded", scheduled.id(), due, e);
     } finally {
       running.remove(key(fire.execution()), fire);
       if (fire.judgedDead().get()) {
@@ -423,7 +425,7 @@ public final class TaskScheduler implements AutoCloseable {
     if (skipped > 0) {
       Instant last = runLatest ? beforeLatest : latest;
       store.record(
-          scheduled.name(),
+          scheduled.id(),
           first,
           Optional.empty(),
           now,
@@ -445,10 +447,10 @@ public final class TaskScheduler implements AutoCloseable {
 
   private void run(ScheduledTask scheduled, Instant due, Running fire) throws SQLException {
     Instant started = clock.instant();
-    if (!store.begin(scheduled.name(), due, started, hostName)) {
+    if (!store.begin(scheduled.id(), due, started, hostName)) {
       LOG.warn(
           "Scheduled task '{}' (due {}) already has a run; not running it again",
-          scheduled.name(),
+          scheduled.id(),
           due);
       return;
     }
@@ -466,11 +468,11 @@ public final class TaskScheduler implements AutoCloseable {
     } catch (Exception e) {
       outcome =
           new Outcome(false, "The run failed: " + Objects.requireNonNullElse(e.getMessage(), ""));
-      LOG.warn("Scheduled task '{}' (due {}) failed", scheduled.name(), due, e);
+      LOG.warn("Scheduled task '{}' (due {}) failed", scheduled.id(), due, e);
     }
     boolean recorded =
         store.end(
-            scheduled.name(),
+            scheduled.id(),
             due,
             clock.instant(),
             outcome.succeeded() ? TaskRun.Status.SUCCEEDED : TaskRun.Status.FAILED,
@@ -479,7 +481,7 @@ public final class TaskScheduler implements AutoCloseable {
       LOG.warn(
           "Scheduled task '{}' (due {}) already has an outcome: this host was judged dead while"
               + " running it; its own ({}) is not recorded",
-          scheduled.name(),
+          scheduled.id(),
           due,
           outcome.succeeded() ? "succeeded" : "failed");
     }
@@ -498,7 +500,7 @@ public final class TaskScheduler implements AutoCloseable {
     } catch (ExecutionException e) {
       LOG.info(
           "Scheduled task '{}' (due {}) was moved on by another host meanwhile",
-          scheduled.name(),
+          scheduled.id(),
           complete.getExecution().executionTime);
     }
   }
@@ -531,7 +533,7 @@ public final class TaskScheduler implements AutoCloseable {
     try {
       marked =
           store.died(
-              scheduled.name(),
+              scheduled.id(),
               execution.executionTime,
               now,
               Objects.requireNonNullElse(execution.pickedBy, "unknown"),
@@ -543,12 +545,12 @@ public final class TaskScheduler implements AutoCloseable {
                   + hostName
                   + "' and not retried, so that it never runs twice.");
     } catch (SQLException e) {
-      LOG.error("The dead run of '{}' could not be recorded", scheduled.name(), e);
+      LOG.error("The dead run of '{}' could not be recorded", scheduled.id(), e);
     }
     if (marked) {
       LOG.warn(
           "Scheduled task '{}' (due {}) died with host '{}'; marked failed",
-          scheduled.name(),
+          scheduled.id(),
           execution.executionTime,
           execution.pickedBy);
     }
@@ -588,7 +590,10 @@ public final class TaskScheduler implements AutoCloseable {
       boolean runOnce,
       String tool,
       String arguments,
-      long createdMillis) {
+      long createdMillis,
+      String user,
+      String profile,
+      String session) {
 
     static TaskData of(ScheduledTask task) {
       return new TaskData(
@@ -598,19 +603,27 @@ public final class TaskScheduler implements AutoCloseable {
           task.runOnce(),
           task.tool().orElse(null),
           task.arguments().map(JsonNode::toString).orElse(null),
-          task.created().toEpochMilli());
+          task.created().toEpochMilli(),
+          task.owner().user().orElse(null),
+          task.owner().profile().orElse(null),
+          task.owner().session().orElse(null));
     }
 
-    ScheduledTask task(String name) {
+    /** The task stored under that key; one stored before tasks had owners has none. */
+    ScheduledTask task(String id) {
       return new ScheduledTask(
-          name,
+          ScheduledTask.nameOf(id),
           CronExpression.parse(cron),
           ZoneId.of(zone),
           description,
           runOnce,
           Optional.ofNullable(tool),
           Optional.ofNullable(arguments).map(JSON::readTree),
-          Instant.ofEpochMilli(createdMillis));
+          Instant.ofEpochMilli(createdMillis),
+          new ScheduledTask.Owner(
+              Optional.ofNullable(user),
+              Optional.ofNullable(profile),
+              Optional.ofNullable(session)));
     }
   }
 

@@ -4,10 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSpec;
 import dev.toolhost.core.spi.ConfigException;
 import dev.toolhost.host.HostConfig;
+import dev.toolhost.testing.StartingExtension;
 import dev.toolhost.testing.TestHost;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -261,5 +263,159 @@ class SchedulingHostTest {
         .isInstanceOf(ConfigException.class)
         .hasMessage(
             "scheduling.agent names 'nobody', which is not an agent of the 'agents:' section");
+  }
+
+  /**
+   * A host with the scheduling extension and one more that registers {@code whoami} (a tool that
+   * says whom its call is made for) and grants it to the {@code scheduled} profile.
+   */
+  private static TestHost hostWithWhoAmI(String yaml) {
+    StartingExtension whoami =
+        new StartingExtension(
+            "whoami",
+            host -> {
+              host.registry()
+                  .register(
+                      new ToolSpec(
+                          "whoami",
+                          "Says the user of this call.",
+                          tools.jackson.databind.json.JsonMapper.shared()
+                              .createObjectNode()
+                              .put("type", "object"),
+                          "builtin:test"),
+                      (call, arguments) ->
+                          ToolResult.success("user=" + call.user().orElse("(none)")));
+              host.allowTools("scheduled", "whoami");
+            });
+    return TestHost.builder()
+        .config(yaml)
+        .extensions(List.of(new SchedulingExtension(), whoami))
+        .start();
+  }
+
+  private static ToolResult as(
+      TestHost host, String user, String profile, String tool, String args) {
+    return host.call(profile, ToolCall.of(tool, args).withUser(user));
+  }
+
+  @Test
+  void aProfileThatDeniesAToolCannotScheduleIt() {
+    String yaml =
+        """
+        profiles:
+          limited:
+            extends: main
+            deny_tools: [whoami]
+        scheduling:
+          state_dir: %s
+          fires_may_schedule: true
+        """
+            .formatted(dir.resolve("state"));
+    try (TestHost host = hostWithWhoAmI(yaml)) {
+      String task =
+          "{\"name\": \"probe\", \"cron\": \"0 9 * * *\", \"description\": \"x\","
+              + " \"tool\": \"whoami\", \"arguments\": {}}";
+
+      ToolResult limited = as(host, "mallory", "limited", "schedule_task", task);
+      ToolResult main = as(host, "alice", "main", "schedule_task", task);
+
+      assertThat(limited.isError()).isTrue();
+      assertThat(limited.text())
+          .isEqualTo(
+              "tool 'whoami' cannot run in a scheduled task: it is not one of your tools, and a"
+                  + " task does only what its owner may.");
+      assertThat(main.isError()).as(main.text()).isFalse();
+    }
+  }
+
+  @Test
+  void oneUsersTasksAreNotAnothersToListReplaceOrCancel() {
+    String yaml = "scheduling:\n  state_dir: %s\n".formatted(dir.resolve("state"));
+    try (TestHost host = host(yaml)) {
+      String remind =
+          "{\"name\": \"remind\", \"cron\": \"0 9 * * *\", \"description\": \"%s\","
+              + " \"tool\": \"list_tool_guides\", \"arguments\": {}}";
+      as(host, "alice", "main", "schedule_task", remind.formatted("alice's secret plan"));
+
+      String bobsList = as(host, "bob", "main", "list_scheduled_tasks", "{}").text();
+      ToolResult bobsCancel =
+          as(host, "bob", "main", "cancel_scheduled_task", "{\"name\": \"remind\"}");
+      ToolResult bobsOwn = as(host, "bob", "main", "schedule_task", remind.formatted("bob's plan"));
+      String alicesList = as(host, "alice", "main", "list_scheduled_tasks", "{}").text();
+
+      assertThat(bobsList).contains("No scheduled tasks.").doesNotContain("secret plan");
+      assertThat(bobsCancel.isError()).isTrue();
+      assertThat(bobsCancel.text()).contains("No scheduled task named 'remind'");
+      // Bob's task of the same name is his own, not a replacement of alice's.
+      assertThat(bobsOwn.text()).startsWith("Scheduled task 'remind'");
+      assertThat(alicesList).contains("alice's secret plan").doesNotContain("bob's plan");
+      assertThat(as(host, "bob", "main", "cancel_scheduled_task", "{\"name\": \"remind\"}").text())
+          .isEqualTo("Cancelled task 'remind'.");
+      assertThat(as(host, "alice", "main", "list_scheduled_tasks", "{}").text())
+          .contains("alice's secret plan");
+    }
+  }
+
+  @Test
+  void aFireActsForItsOwnerAndFailsSayingSoWhenTheOwnerHasLostTheTool() throws Exception {
+    String scheduling =
+        """
+        scheduling:
+          state_dir: %s
+          zone: UTC
+          poll_interval: 200ms
+        """
+            .formatted(dir.resolve("state"));
+    String allowing = "profiles:\n  helper:\n    extends: main\n" + scheduling;
+    String denying =
+        "profiles:\n  helper:\n    extends: main\n    deny_tools: [whoami]\n" + scheduling;
+    ScheduledTask.Owner owner;
+    try (TestHost host = hostWithWhoAmI(allowing)) {
+      String cron = PinnedCron.at(PinnedCron.dueSoon(), ZoneOffset.UTC);
+      ToolResult scheduled =
+          as(
+              host,
+              "alice",
+              "helper",
+              "schedule_task",
+              "{\"name\": \"whose\", \"cron\": \""
+                  + cron
+                  + "\", \"description\": \"x\", \"tool\": \"whoami\", \"arguments\": {}}");
+      assertThat(scheduled.isError()).as(scheduled.text()).isFalse();
+
+      TaskRun run = HostTasks.awaitRun(host, "alice/whose", TaskRun.Status.SUCCEEDED);
+
+      assertThat(run.output()).isEqualTo("user=alice");
+      owner =
+          host.runtime().service(TaskScheduler.class).orElseThrow().tasks().stream()
+              .map(TaskScheduler.TaskState::task)
+              .filter(task -> task.id().equals("alice/whose"))
+              .findFirst()
+              .orElseThrow()
+              .owner();
+      assertThat(owner.profile()).contains("helper");
+    }
+    // The host restarts with helper no longer offering the tool: the next fire fails, saying so.
+    try (TestHost host = hostWithWhoAmI(denying)) {
+      TaskScheduler scheduler = host.runtime().service(TaskScheduler.class).orElseThrow();
+      scheduler.schedule(
+          ScheduledTask.toolCall(
+                  "whose",
+                  CronExpression.parse(PinnedCron.at(PinnedCron.dueSoon(), ZoneOffset.UTC)),
+                  ZoneOffset.UTC,
+                  "x",
+                  true,
+                  "whoami",
+                  tools.jackson.databind.json.JsonMapper.shared().createObjectNode(),
+                  Instant.now())
+              .withOwner(owner));
+
+      TaskRun failed = HostTasks.awaitRun(host, "alice/whose", TaskRun.Status.FAILED);
+
+      assertThat(failed.output())
+          .isEqualTo(
+              "tool_not_found: the task's tool 'whoami' is no longer one of its owner's tools"
+                  + " under the 'scheduled' profile.");
+    }
   }
 }

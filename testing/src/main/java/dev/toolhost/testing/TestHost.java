@@ -72,7 +72,15 @@ public final class TestHost implements AutoCloseable {
 
   /** Dispatches a call of the named tool with JSON arguments under the named profile. */
   public ToolResult call(String profile, String tool, String arguments) {
-    return runtime.dispatcher().dispatch(runtime.toolSet(profile), ToolCall.of(tool, arguments));
+    return call(profile, ToolCall.of(tool, arguments));
+  }
+
+  /**
+   * Dispatches the call under the named profile: for a call made for a user, in a session, by an
+   * agent.
+   */
+  public ToolResult call(String profile, ToolCall call) {
+    return runtime.dispatcher().dispatch(runtime.toolSet(profile), call);
   }
 
   /**
