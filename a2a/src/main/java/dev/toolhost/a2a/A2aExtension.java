@@ -193,15 +193,14 @@ public final class A2aExtension implements HostExtension<A2aConfig> {
             skills));
   }
 
-  private String run(String agentName, String contextId, String message)
-      throws InterruptedException {
+  private String run(String agentName, String context, String message) throws InterruptedException {
     Agents all = agents.get();
     if (all == null) {
       throw new IllegalStateException("The host's agents are not ready.");
     }
     Conversation conversation =
         contexts.computeIfAbsent(
-            agentName + "/" + contextId, key -> all.conversation(agentName, "a2a-" + contextId));
+            agentName + "/" + context, key -> all.conversation(agentName, "a2a-" + context));
     RunResult result = all.agent(agentName).run(conversation, message, RunListener.NONE);
     if (result.stop() == RunResult.Stop.CANCELLED || Thread.interrupted()) {
       throw new InterruptedException("the task was cancelled");

@@ -47,9 +47,12 @@ public final class A2aServer implements AutoCloseable {
     /**
      * The agent's answer.
      *
+     * @param context the conversation's key on this host: the calling principal's name and the
+     *     message's {@code contextId} ({@code alice/ctx-1}), so that two callers' contexts of one
+     *     id are two conversations
      * @throws InterruptedException when the task is cancelled
      */
-    String run(String agent, String contextId, String message) throws InterruptedException;
+    String run(String agent, String context, String message) throws InterruptedException;
   }
 
   /**
@@ -78,12 +81,15 @@ public final class A2aServer implements AutoCloseable {
   private static final class Entry {
     volatile A2aTask task;
     final String agent;
+    // The principal that started the task: no other may read, continue or cancel it.
+    final String owner;
     volatile Thread thread;
     volatile CompletableFuture<A2aTask> done = new CompletableFuture<>();
 
-    Entry(A2aTask task, String agent) {
+    Entry(A2aTask task, String agent, String owner) {
       this.task = task;
       this.agent = agent;
+      this.owner = owner;
     }
   }
 
@@ -219,11 +225,13 @@ public final class A2aServer implements AutoCloseable {
             A2aError.INVALID_PARAMS, "No agent '" + agent + "' is published here.");
       }
       JsonNode params = body.path("params");
+      String owner = request.principal().name();
       return switch (operation) {
-        case SEND -> ok(id, A2aWire.event(send(agent, params, A2aWire.blocking(params)), version));
-        case STREAM -> stream(agent, id, params, version);
-        case GET -> ok(id, A2aWire.task(find(agent, A2aWire.taskId(params)).task, version));
-        case CANCEL -> ok(id, A2aWire.task(cancel(agent, A2aWire.taskId(params)), version));
+        case SEND ->
+            ok(id, A2aWire.event(send(agent, owner, params, A2aWire.blocking(params)), version));
+        case STREAM -> stream(agent, owner, id, params, version);
+        case GET -> ok(id, A2aWire.task(find(agent, owner, A2aWire.taskId(params)).task, version));
+        case CANCEL -> ok(id, A2aWire.task(cancel(agent, owner, A2aWire.taskId(params)), version));
       };
     } catch (A2aException e) {
       return Route.Answer.json(
@@ -235,9 +243,9 @@ public final class A2aServer implements AutoCloseable {
     return Route.Answer.json(A2aWire.JSON.writeValueAsString(A2aWire.success(id, result)));
   }
 
-  private A2aEvent send(String agent, JsonNode params, boolean blocking)
+  private A2aEvent send(String agent, String owner, JsonNode params, boolean blocking)
       throws InterruptedException {
-    Entry entry = start(agent, params);
+    Entry entry = start(agent, owner, params);
     if (blocking) {
       try {
         entry.done.get(settings.sendWait().toMillis(), TimeUnit.MILLISECONDS);
@@ -248,11 +256,11 @@ public final class A2aServer implements AutoCloseable {
     return new A2aEvent.TaskSnapshot(entry.task);
   }
 
-  private Entry start(String agent, JsonNode params) {
+  private Entry start(String agent, String owner, JsonNode params) {
     A2aMessage message = A2aWire.readMessage(params.path("message"));
     Entry entry;
     if (message.taskId().isPresent()) {
-      entry = find(agent, message.taskId().get());
+      entry = find(agent, owner, message.taskId().get());
       synchronized (entry) {
         if (entry.task.state().terminal()) {
           throw new A2aException(
@@ -283,7 +291,7 @@ public final class A2aServer implements AutoCloseable {
               TaskState.SUBMITTED,
               Optional.empty(),
               List.of());
-      entry = new Entry(task, agent);
+      entry = new Entry(task, agent, owner);
       store(entry);
     }
     Entry running = entry;
@@ -304,7 +312,7 @@ public final class A2aServer implements AutoCloseable {
     }
     A2aTask finished;
     try {
-      String answer = runner.run(entry.agent, entry.task.contextId(), text);
+      String answer = runner.run(entry.agent, entry.owner + "/" + entry.task.contextId(), text);
       A2aTask base = entry.task;
       finished =
           base.withArtifact(new A2aTask.Artifact(UUID.randomUUID().toString(), "answer", answer))
@@ -337,19 +345,20 @@ public final class A2aServer implements AutoCloseable {
     }
   }
 
-  private Entry find(String agent, String taskId) {
+  /** The task of that id the owner started with the agent; another's is as one that never was. */
+  private Entry find(String agent, String owner, String taskId) {
     Entry entry;
     synchronized (this) {
       entry = tasks.get(taskId);
     }
-    if (entry == null || !entry.agent.equals(agent)) {
+    if (entry == null || !entry.agent.equals(agent) || !entry.owner.equals(owner)) {
       throw new A2aException(A2aError.TASK_NOT_FOUND, "Task '" + taskId + "' was not found.");
     }
     return entry;
   }
 
-  private A2aTask cancel(String agent, String taskId) {
-    Entry entry = find(agent, taskId);
+  private A2aTask cancel(String agent, String owner, String taskId) {
+    Entry entry = find(agent, owner, taskId);
     synchronized (entry) {
       if (entry.task.state().terminal()) {
         throw new A2aException(
@@ -399,8 +408,9 @@ public final class A2aServer implements AutoCloseable {
     tasks.put(entry.task.id(), entry);
   }
 
-  private Route.Answer stream(String agent, JsonNode id, JsonNode params, A2aVersion version) {
-    Entry entry = start(agent, params);
+  private Route.Answer stream(
+      String agent, String owner, JsonNode id, JsonNode params, A2aVersion version) {
+    Entry entry = start(agent, owner, params);
     return Route.Answer.eventStream(
         out -> {
           event(out, id, new A2aEvent.TaskSnapshot(entry.task), version);

@@ -1,5 +1,6 @@
 package dev.toolhost.a2a;
 
+import dev.toolhost.memory.WorkingMemory;
 import java.util.Objects;
 
 /**
@@ -27,7 +28,12 @@ public record LateAnswer(
 
   /** The working-memory key of a late answer: {@code session/{sid}/a2a/{agent}/{task}/result}. */
   public static String key(String sessionId, String agentName, String taskId) {
-    return "session/" + sessionId + "/a2a/" + agentName + "/" + taskId + "/result";
+    return WorkingMemory.sessionNamespace(sessionId)
+        + "/a2a/"
+        + agentName
+        + "/"
+        + taskId
+        + "/result";
   }
 
   /** The notice the calling agent loop reads on its next turn. */

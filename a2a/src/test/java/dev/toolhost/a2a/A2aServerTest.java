@@ -3,6 +3,8 @@ package dev.toolhost.a2a;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.toolhost.core.spi.Principal;
+import dev.toolhost.core.spi.Route;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -118,6 +120,76 @@ class A2aServerTest {
             + taskId
             + "\"}}",
         Optional.of("1.0"));
+  }
+
+  /**
+   * The version 0.3 answer of the server to a request from the principal, as the front passes it.
+   */
+  private JsonNode rpc(Principal principal, String body) throws Exception {
+    Route.Answer answer =
+        server.rpc(
+            new Route.Request(
+                "POST",
+                "/a2a/jester",
+                java.util.Map.of(),
+                body.getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                java.util.Map.of(),
+                principal));
+    return A2aWire.JSON.readTree(answer.body());
+  }
+
+  private static Principal principal(String name) {
+    return new Principal(name, Optional.of(name), Optional.of(List.of("main")), false, false);
+  }
+
+  @Test
+  void aTaskAndAContextAreTheirStartersOnly() throws Exception {
+    List<String> contexts = new java.util.concurrent.CopyOnWriteArrayList<>();
+    server =
+        new A2aServer(
+            new A2aConfig.Server(
+                URI.create("https://agents.example.com/"), 10, Duration.ofSeconds(5)),
+            A2aServerTest::jester,
+            (agent, context, message) -> {
+              contexts.add(context);
+              return "Noted: " + message;
+            });
+    String inContext =
+        """
+        {"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": {"message":
+         {"kind": "message", "messageId": "m1", "role": "user", "contextId": "ctx-1",
+          "parts": [{"kind": "text", "text": "%s"}]},
+         "configuration": {"blocking": true}}}""";
+
+    JsonNode alices = rpc(principal("alice"), inContext.formatted("my plan"));
+    String task = alices.get("result").get("id").asString();
+    JsonNode bobReads =
+        rpc(
+            principal("bob"),
+            "{\"jsonrpc\": \"2.0\", \"id\": 2, \"method\": \"tasks/get\", \"params\": {\"id\": \""
+                + task
+                + "\"}}");
+    JsonNode bobCancels =
+        rpc(
+            principal("bob"),
+            "{\"jsonrpc\": \"2.0\", \"id\": 3, \"method\": \"tasks/cancel\", \"params\": {\"id\":"
+                + " \""
+                + task
+                + "\"}}");
+    rpc(principal("bob"), inContext.formatted("what was alice's plan?"));
+    JsonNode aliceReads =
+        rpc(
+            principal("alice"),
+            "{\"jsonrpc\": \"2.0\", \"id\": 4, \"method\": \"tasks/get\", \"params\": {\"id\": \""
+                + task
+                + "\"}}");
+
+    // Another's task answers as one that never was: -32001, task not found.
+    assertThat(bobReads.get("error").get("code").asInt()).isEqualTo(-32001);
+    assertThat(bobCancels.get("error").get("code").asInt()).isEqualTo(-32001);
+    assertThat(aliceReads.get("result").get("id").asString()).isEqualTo(task);
+    // Bob's message in alice's contextId starts a conversation of his own.
+    assertThat(contexts).containsExactly("alice/ctx-1", "bob/ctx-1");
   }
 
   @Test

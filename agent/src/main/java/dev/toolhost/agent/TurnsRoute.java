@@ -3,6 +3,7 @@ package dev.toolhost.agent;
 import dev.toolhost.core.ApiError;
 import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolResult;
+import dev.toolhost.core.spi.Principal;
 import dev.toolhost.core.spi.Route;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -98,6 +99,12 @@ final class TurnsRoute {
           ApiError.NOT_FOUND,
           "There is no agent '" + name + "'. Agents: " + String.join(", ", all.names()) + ".");
     }
+    Principal principal = request.principal();
+    String profile = all.agent(name).definition().profile();
+    if (!principal.mayUse(profile)) {
+      // The agent runs under its profile: a principal that may not use it may not talk to it.
+      return Route.Answer.error(ApiError.FORBIDDEN, principal.profileRefusal(profile));
+    }
     Input input;
     try {
       input = read(name, request);
@@ -107,7 +114,8 @@ final class TurnsRoute {
     Session session;
     String sessionId = input.sessionId().orElseGet(() -> UUID.randomUUID().toString());
     synchronized (sessions) {
-      String key = name + "\u0000" + sessionId;
+      // A conversation is its starter's: another principal's session id is one it does not have.
+      String key = principal.name() + "\u0000" + name + "\u0000" + sessionId;
       session = sessions.get(key);
       if (session == null && input.sessionId().isPresent()) {
         return Route.Answer.error(

@@ -24,10 +24,15 @@ public interface WorkingMemory extends AutoCloseable {
   /** The category of an entry stored without one. */
   String DEFAULT_CATEGORY = "general";
 
-  /** The namespace of a session's entries: {@code session/{sessionId}}. */
+  /**
+   * The namespace of a session's entries: {@code session/{sessionId}}, the id one path segment
+   * ({@code /} written {@code %2F}, {@code %} written {@code %25}), so that no session's namespace
+   * is a prefix of another's: session {@code ten} never lists the entries of session {@code
+   * ten/ant}, a subagent's, which has a namespace of its own.
+   */
   static String sessionNamespace(String sessionId) {
     Objects.requireNonNull(sessionId, "sessionId");
-    return "session/" + sessionId;
+    return "session/" + sessionId.replace("%", "%25").replace("/", "%2F");
   }
 
   /**

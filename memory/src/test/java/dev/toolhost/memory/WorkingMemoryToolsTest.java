@@ -57,9 +57,7 @@ class WorkingMemoryToolsTest {
           "the victim's secret",
           Duration.ofMinutes(5),
           "tool-result");
-      ToolRegistry registry = new ToolRegistry();
-      registry.registerAll(new WorkingMemoryTools(memory).tools());
-      ToolSet tools = ToolSet.of(registry, ToolProfiles.MAIN);
+      ToolSet tools = toolsOver(memory);
       ToolDispatcher dispatcher = ToolDispatcher.create();
 
       ToolResult stolen =
@@ -81,10 +79,52 @@ class WorkingMemoryToolsTest {
     }
   }
 
+  /** The three tools over the memory, as the main profile sees them. */
+  private static ToolSet toolsOver(WorkingMemory memory) {
+    ToolRegistry registry = new ToolRegistry();
+    registry.registerAll(new WorkingMemoryTools(memory).tools());
+    return ToolSet.of(registry, ToolProfiles.MAIN);
+  }
+
   private static ToolResult read(
       ToolDispatcher dispatcher, ToolSet tools, String key, Optional<String> session) {
     ToolCall call = ToolCall.of("get_from_working_memory", "{\"key\": \"" + key + "\"}");
     return dispatcher.dispatch(tools, session.map(call::withSessionId).orElse(call));
+  }
+
+  @Test
+  void aSessionNeverReachesTheEntriesOfASessionWhoseIdItsOwnStarts() {
+    try (WorkingMemory memory = new InProcessWorkingMemory()) {
+      memory.put(
+          WorkingMemory.sessionNamespace("ten/ant") + "/tool-x-1-chunk0",
+          "the ant's secret",
+          Duration.ofMinutes(5),
+          "tool-result");
+      ToolSet tools = toolsOver(memory);
+      ToolDispatcher dispatcher = ToolDispatcher.create();
+
+      ToolResult listed =
+          dispatcher.dispatch(tools, ToolCall.of("list_working_memory", "{}").withSessionId("ten"));
+      ToolResult searched =
+          dispatcher.dispatch(
+              tools,
+              ToolCall.of("search_working_memory", "{\"query\": \"secret\"}").withSessionId("ten"));
+      ToolResult read =
+          read(dispatcher, tools, "session/ten/ant/tool-x-1-chunk0", Optional.of("ten"));
+      ToolResult own =
+          read(
+              dispatcher,
+              tools,
+              WorkingMemory.sessionNamespace("ten/ant") + "/tool-x-1-chunk0",
+              Optional.of("ten/ant"));
+
+      assertThat(WorkingMemory.sessionNamespace("ten/ant")).isEqualTo("session/ten%2Fant");
+      assertThat(listed.text()).doesNotContain("ant");
+      assertThat(searched.text()).doesNotContain("the ant's secret");
+      assertThat(read.isError()).isTrue();
+      assertThat(read.text()).doesNotContain("the ant's secret");
+      assertThat(own.text()).isEqualTo("the ant's secret");
+    }
   }
 
   @Test

@@ -15,6 +15,8 @@ import dev.toolhost.core.MethodTools;
 import dev.toolhost.core.Tool;
 import dev.toolhost.core.ToolCall;
 import dev.toolhost.host.HostConfig;
+import dev.toolhost.testing.ScriptedModelServer;
+import dev.toolhost.testing.ScriptedReply;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -241,6 +243,60 @@ class HostPrincipalsTest {
         .isEqualTo("http://127.0.0.1:" + host.port() + "/");
     assertThat(document.get("authorization_servers").get(0).asString())
         .isEqualTo("https://id.example.com");
+  }
+
+  @Test
+  void aConversationIsItsStartersAndAnAgentOutsideAPrincipalsProfilesIsRefused() throws Exception {
+    try (ScriptedModelServer model = ScriptedModelServer.start()) {
+      model.enqueue(ScriptedReply.answer("Hello, alice."));
+      start(
+          PRINCIPALS
+              + """
+                agents:
+                  helper:
+                    base_url: %s
+                    model: helper-model
+                    api_key_env: NO_SUCH_KEY
+                  reviewing:
+                    base_url: %s
+                    model: helper-model
+                    api_key_env: NO_SUCH_KEY
+                    profile: reviewer
+                """
+                  .formatted(model.baseUrl(), model.baseUrl()),
+          TOKENS);
+
+      HttpResponse<String> started =
+          post("/v1/agents/helper/turns", "alice-token-1f3e", "{\"message\": \"Hi\"}");
+      String session = JSON.readTree(started.body()).get("session_id").asString();
+      HttpResponse<String> hijacked =
+          post(
+              "/v1/agents/helper/turns",
+              "gateway-token-9c2d",
+              "{\"message\": \"What did alice say?\", \"session_id\": \"" + session + "\"}");
+      HttpResponse<String> outside =
+          post("/v1/agents/reviewing/turns", "alice-token-1f3e", "{\"message\": \"Hi\"}");
+
+      assertThat(started.statusCode()).as(started.body()).isEqualTo(200);
+      assertThat(hijacked.statusCode()).isEqualTo(404);
+      assertThat(error(hijacked, "not_found")).contains("There is no session '" + session + "'");
+      assertThat(outside.statusCode()).isEqualTo(403);
+      assertThat(error(outside, "forbidden"))
+          .isEqualTo(
+              "The principal 'alice' may not use the profile 'reviewer': its profiles are main.");
+      // The model was asked once: by alice's own turn.
+      assertThat(model.requestCount()).isEqualTo(1);
+    }
+  }
+
+  private HttpResponse<String> post(String path, String token, String body) throws Exception {
+    return CLIENT.send(
+        HttpRequest.newBuilder(base.resolve(path))
+            .header("Authorization", "Bearer " + token)
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(body))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 
   private static String jwt(RSAKey key, String audience, long secondsLeft) throws Exception {
