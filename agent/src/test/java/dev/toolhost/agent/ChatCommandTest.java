@@ -8,6 +8,7 @@ import dev.toolhost.memory.WorkingMemoryExtension;
 import dev.toolhost.secrets.SecretsExtension;
 import dev.toolhost.testing.ScriptedModelServer;
 import dev.toolhost.testing.ScriptedReply;
+import dev.toolhost.testing.TextCommandContext;
 import java.io.ByteArrayInputStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;

@@ -16,6 +16,17 @@ import org.junit.jupiter.api.Test;
 /** The auth: section read, checked at its lines, and started with tokens from the environment. */
 class AuthConfigTest {
 
+  /** A section with one principal, alice, whose token is in ALICE_TOKEN. */
+  private static final String ALICE =
+      """
+      auth:
+        principals:
+          alice:
+            token_env: ALICE_TOKEN
+            user: alice
+            profiles: [main]
+      """;
+
   private static final Map<String, String> TOKENS =
       Map.of("ALICE_TOKEN", "alice-secret-token", "GATEWAY_TOKEN", "gateway-secret-token");
 
@@ -93,18 +104,7 @@ class AuthConfigTest {
 
   @Test
   void aTokenVariableThatIsNotSetStopsTheHostNamingIt() {
-    assertThatThrownBy(
-            () ->
-                host(
-                    """
-                    auth:
-                      principals:
-                        alice:
-                          token_env: ALICE_TOKEN
-                          user: alice
-                          profiles: [main]
-                    """,
-                    Map.of()))
+    assertThatThrownBy(() -> host(ALICE, Map.of()))
         .hasMessageContaining(
             "auth.principals.alice.token_env names ALICE_TOKEN, which is not set in the host's"
                 + " environment");
@@ -115,18 +115,13 @@ class AuthConfigTest {
     assertThatThrownBy(
             () ->
                 host(
-                    """
-                    auth:
-                      principals:
-                        alice:
-                          token_env: ALICE_TOKEN
-                          user: alice
-                          profiles: [main]
-                        mallory:
-                          token_env: SAME_TOKEN
-                          user: mallory
-                          profiles: [main]
-                    """,
+                    ALICE
+                        + """
+                            mallory:
+                              token_env: SAME_TOKEN
+                              user: mallory
+                              profiles: [main]
+                        """,
                     Map.of("ALICE_TOKEN", "one-token", "SAME_TOKEN", "one-token")))
         .hasMessageContaining(
             "The principals 'alice' and 'mallory' have the same bearer token: give each its own.");

@@ -2,6 +2,7 @@ package dev.toolhost.secrets;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.toolhost.testing.TextCommandContext;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,8 +28,8 @@ class SecretsCommandTest {
   @TempDir Path dir;
 
   /** Runs {@code toolhost secrets ARGS...} with the config of that text. */
-  private ConfigTextContext.Run run(String yaml, String... args) {
-    return new ConfigTextContext(yaml, dir, List.of(new SecretsExtension()))
+  private TextCommandContext.Run run(String yaml, String... args) {
+    return new TextCommandContext(yaml, dir, List.of(new SecretsExtension()))
         .run(SecretsCommand::new, args);
   }
 
@@ -45,7 +46,7 @@ class SecretsCommandTest {
             "deploy.log",
             "12:00:01 INFO cloning\n12:00:02 INFO pushing\n12:00:03 WARN push with " + PAT + "\n");
 
-    ConfigTextContext.Run run = run("", "scan", file.toString());
+    TextCommandContext.Run run = run("", "scan", file.toString());
 
     assertThat(run.exitCode()).as(run.err()).isEqualTo(1);
     assertThat(run.out()).isEqualTo(file + ":3:25: github-pat (40 chars, plain)\n");
@@ -57,7 +58,7 @@ class SecretsCommandTest {
   void aCleanFilePrintsNothingAndExitsZero() throws Exception {
     Path file = write("build.log", "12:00:01 INFO compiled 412 sources\n12:00:09 INFO done\n");
 
-    ConfigTextContext.Run run = run("", "scan", file.toString());
+    TextCommandContext.Run run = run("", "scan", file.toString());
 
     assertThat(run.exitCode()).as(run.err()).isZero();
     assertThat(run.out()).isEmpty();
@@ -68,7 +69,7 @@ class SecretsCommandTest {
   void redactPrintsTheRedactedText() throws Exception {
     Path file = write("deploy.log", "pushing\npush with " + PAT + " done\n");
 
-    ConfigTextContext.Run run = run("", "scan", "--redact", file.toString());
+    TextCommandContext.Run run = run("", "scan", "--redact", file.toString());
 
     assertThat(run.exitCode()).isEqualTo(1);
     assertThat(run.out()).isEqualTo("pushing\npush with [REDACTED:github-pat] done\n");
@@ -79,7 +80,7 @@ class SecretsCommandTest {
   void aMissingFileExitsTwoWithAClearMessage() {
     Path missing = dir.resolve("nowhere.log");
 
-    ConfigTextContext.Run run = run("", "scan", missing.toString());
+    TextCommandContext.Run run = run("", "scan", missing.toString());
 
     assertThat(run.exitCode()).isEqualTo(CommandLine.ExitCode.USAGE);
     assertThat(run.out()).isEmpty();
@@ -93,7 +94,7 @@ class SecretsCommandTest {
     Files.write(
         file, ("café opened\npush with " + PAT + "\n").getBytes(StandardCharsets.ISO_8859_1));
 
-    ConfigTextContext.Run run = run("", "scan", file.toString());
+    TextCommandContext.Run run = run("", "scan", file.toString());
 
     assertThat(run.err()).isEqualTo("1 secret found\n");
     assertThat(run.out()).isEqualTo(file + ":2:11: github-pat (40 chars, plain)\n");
@@ -116,7 +117,7 @@ class SecretsCommandTest {
             .formatted(rules.getFileName());
     Path file = write("deploy.log", "key acmedk_" + "k3y9".repeat(6) + "\npush with " + PAT + "\n");
 
-    ConfigTextContext.Run run = run(config, "scan", file.toString());
+    TextCommandContext.Run run = run(config, "scan", file.toString());
 
     assertThat(run.exitCode()).as(run.err()).isEqualTo(1);
     assertThat(run.out()).isEqualTo(file + ":1:5: acme-deploy-key (31 chars, plain)\n");

@@ -74,6 +74,8 @@ final class ApiHandler extends Handler.Abstract {
     Reply reply;
     try {
       reply = answer(request);
+    } catch (Refused e) {
+      reply = e.reply;
     } catch (UnreadableBody e) {
       // The client's fault (an aborted or malformed chunked body): not worth more than debug.
       LOG.debug("Reading the body of {} {} failed", request.getMethod(), e.path, e.getCause());
@@ -116,7 +118,7 @@ final class ApiHandler extends Handler.Abstract {
       java.util.EnumSet.of(
           HttpHeader.AUTHORIZATION, HttpHeader.PROXY_AUTHORIZATION, HttpHeader.COOKIE);
 
-  private Reply answer(Request request) throws UnreadableBody {
+  private Reply answer(Request request) throws UnreadableBody, Refused {
     String method = request.getMethod();
     String path = request.getHttpURI().getDecodedPath();
     if (path.equals(HEALTH)) {
@@ -133,7 +135,8 @@ final class ApiHandler extends Handler.Abstract {
                       Map.of()));
     }
     if (path.equals(TOOLS)) {
-      return only("GET", method).orElseGet(() -> listTools(request));
+      Optional<Reply> wrongMethod = only("GET", method);
+      return wrongMethod.isPresent() ? wrongMethod.get() : listTools(request);
     }
     if (path.equals(PROFILES)) {
       return only("GET", method).orElseGet(() -> listProfiles(principal(request)));
@@ -209,21 +212,30 @@ final class ApiHandler extends Handler.Abstract {
         answer.status(), answer.contentType(), answer.body(), Map.of(), answer.stream());
   }
 
-  private Reply listTools(Request request) {
-    Principal principal = principal(request);
+  private Reply listTools(Request request) throws Refused {
+    ToolSet set = toolSet(request, principal(request));
+    return ok(json.tools(set.profile().name(), set.specs()));
+  }
+
+  /**
+   * The tool set of the profile the request names (the principal's default when it names none).
+   *
+   * @throws Refused when the name is blank or no profile's, or the principal may not use it
+   */
+  private ToolSet toolSet(Request request, Principal principal) throws Refused {
     Optional<String> named = profileOf(request, principal);
     if (named.isEmpty()) {
-      return emptyProfile();
+      throw new Refused(emptyProfile());
     }
     String profile = named.get();
     Optional<ToolSet> set = toolSet(profile);
     if (set.isEmpty()) {
-      return unknownProfile(profile);
+      throw new Refused(unknownProfile(profile));
     }
     if (!principal.mayUse(profile)) {
-      return error(ApiError.FORBIDDEN, principal.profileRefusal(profile));
+      throw new Refused(error(ApiError.FORBIDDEN, principal.profileRefusal(profile)));
     }
-    return ok(json.tools(profile, set.get().specs()));
+    return set.get();
   }
 
   /** The profiles the principal may use. */
@@ -238,20 +250,9 @@ final class ApiHandler extends Handler.Abstract {
     return ok(document);
   }
 
-  private Reply invoke(Request request, String toolName) throws UnreadableBody {
+  private Reply invoke(Request request, String toolName) throws UnreadableBody, Refused {
     Principal principal = principal(request);
-    Optional<String> named = profileOf(request, principal);
-    if (named.isEmpty()) {
-      return emptyProfile();
-    }
-    String profile = named.get();
-    Optional<ToolSet> set = toolSet(profile);
-    if (set.isEmpty()) {
-      return unknownProfile(profile);
-    }
-    if (!principal.mayUse(profile)) {
-      return error(ApiError.FORBIDDEN, principal.profileRefusal(profile));
-    }
+    ToolSet set = toolSet(request, principal);
     byte[] body = body(request);
     InvokeRequest invocation;
     try {
@@ -266,9 +267,9 @@ final class ApiHandler extends Handler.Abstract {
     ToolCall call =
         invocation
             .asUser(principal.callUser(invocation.user()))
-            .toCall(toolName, set.get().defaultTimeout(toolName));
+            .toCall(toolName, set.defaultTimeout(toolName));
     // The request's server span (HttpTelemetry), current here, is the parent of the tool's span.
-    ToolResult result = host.dispatcher().dispatch(set.get(), call);
+    ToolResult result = host.dispatcher().dispatch(set, call);
     return ok(json.result(call, result));
   }
 
@@ -344,6 +345,17 @@ final class ApiHandler extends Handler.Abstract {
   private static String unreadable() {
     return "The request body could not be read: it was cut off or its chunked encoding is"
         + " malformed. Send the whole body again.";
+  }
+
+  /** A request refused before it runs (a profile it may not use, say), and the answer. */
+  private static final class Refused extends Exception {
+    private static final long serialVersionUID = 1L;
+    private final transient Reply reply;
+
+    Refused(Reply reply) {
+      super(null, null, false, false);
+      this.reply = reply;
+    }
   }
 
   /** A request body that could not be read, and the answer that says so. */
