@@ -1,10 +1,12 @@
 package dev.toolhost.core.spi;
 
 import dev.toolhost.core.DispatchStage;
+import dev.toolhost.core.ExecutableTool;
 import dev.toolhost.core.ToolGuide;
 import dev.toolhost.core.ToolGuides;
 import dev.toolhost.core.ToolInterceptor;
 import dev.toolhost.core.ToolRegistry;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -79,9 +81,9 @@ public interface HostContext {
    * String...)} does.
    */
   default void allowTools(
-      java.util.List<dev.toolhost.core.ExecutableTool> tools, String... profiles) {
+      List<ExecutableTool> tools, String... profiles) {
     String[] names =
-        tools.stream().map(dev.toolhost.core.ExecutableTool::name).toArray(String[]::new);
+        tools.stream().map(ExecutableTool::name).toArray(String[]::new);
     for (String profile : profiles) {
       allowTools(profile, names);
     }

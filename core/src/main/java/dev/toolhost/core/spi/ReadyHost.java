@@ -3,6 +3,7 @@ package dev.toolhost.core.spi;
 import dev.toolhost.core.ToolDispatcher;
 import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.ToolSet;
+import java.util.List;
 
 /**
  * A ready host is the host as an extension sees it once every extension has started: its one
@@ -24,7 +25,7 @@ public interface ReadyHost {
   ToolSet toolSet(String profile);
 
   /** The names of the host's profiles: the built-in ones, then the config's. */
-  java.util.List<String> profiles();
+  List<String> profiles();
 
   /**
    * Shares a service made once the host is ready (agents, say), for the host's users and the
