@@ -22,7 +22,8 @@ import tools.jackson.databind.json.JsonMapper;
  * are not its business: the dispatcher answers those as a tool result.
  *
  * @param arguments the arguments object as JSON text; {@code {}} when absent
- * @param sessionId the conversation the call belongs to
+ * @param sessionId the conversation the call belongs to; the call's session is this id within its
+ *     user's ({@code alice/s-1}), so that two users who send one id share nothing
  * @param toolCallId the caller's id for the call; a random one when absent
  * @param user the user the call acts for
  * @param timeout how long the caller waits; the tool's own timeout when absent
@@ -106,7 +107,12 @@ record InvokeRequest(
   ToolCall toCall(String toolName, Duration defaultTimeout) {
     ToolCall call = ToolCall.of(toolName, arguments);
     call = toolCallId.map(call::withCallId).orElse(call);
-    call = sessionId.map(call::withSessionId).orElse(call);
+    // A session is its user's: two users who send one session_id share nothing.
+    call =
+        sessionId
+            .map(session -> user.map(owner -> owner + "/" + session).orElse(session))
+            .map(call::withSessionId)
+            .orElse(call);
     call = user.map(call::withUser).orElse(call);
     call = model.map(call::withModel).orElse(call);
     return call.withTimeout(timeout.orElse(defaultTimeout));

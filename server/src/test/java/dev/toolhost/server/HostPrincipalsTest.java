@@ -81,6 +81,11 @@ class HostPrincipalsTest {
     public String whoami(ToolCall call) {
       return call.user().orElse("(none)");
     }
+
+    @Tool(description = "Writes a report too large to answer whole.")
+    public String report() {
+      return ("## Section\n\n" + "A line of the report. ".repeat(40) + "\n\n").repeat(200);
+    }
   }
 
   @TempDir Path directory;
@@ -132,6 +137,27 @@ class HostPrincipalsTest {
     assertThat(text(invoke("gateway-token-9c2d", "", "{\"user\": \"bob\"}"))).isEqualTo("bob");
     assertThat(text(invoke("gateway-token-9c2d", "?profile=reviewer", "{\"user\": \"carol\"}")))
         .isEqualTo("carol");
+  }
+
+  @Test
+  void twoUsersWhoSendOneSessionIdShareNothing() throws Exception {
+    start(PRINCIPALS, TOKENS);
+
+    // Alice's large result is chunked into her session's working memory.
+    HttpResponse<String> alices =
+        invoke("alice-token-1f3e", "", "{\"session_id\": \"s-1\"}", "report");
+    HttpResponse<String> alicesList =
+        invoke("alice-token-1f3e", "", "{\"session_id\": \"s-1\"}", "list_working_memory");
+    HttpResponse<String> bobsList =
+        invoke(
+            "gateway-token-9c2d",
+            "",
+            "{\"session_id\": \"s-1\", \"user\": \"bob\"}",
+            "list_working_memory");
+
+    assertThat(text(alices)).contains("chunk0");
+    assertThat(text(alicesList)).contains("tool-report");
+    assertThat(text(bobsList)).doesNotContain("tool-report");
   }
 
   @Test
@@ -317,8 +343,13 @@ class HostPrincipalsTest {
   }
 
   private HttpResponse<String> invoke(String token, String query, String body) throws Exception {
+    return invoke(token, query, body, "whoami");
+  }
+
+  private HttpResponse<String> invoke(String token, String query, String body, String tool)
+      throws Exception {
     return CLIENT.send(
-        HttpRequest.newBuilder(base.resolve("/v1/tools/whoami/invoke" + query))
+        HttpRequest.newBuilder(base.resolve("/v1/tools/" + tool + "/invoke" + query))
             .header("Authorization", "Bearer " + token)
             .header("Content-Type", "application/json")
             .POST(HttpRequest.BodyPublishers.ofString(body))
