@@ -98,19 +98,15 @@ class A2aHostTest {
   }
 
   private String config() {
-    return """
-        agents:
-          assistant:
-            base_url: %s
-            model: scripted
-            api_key_env: NO_SUCH_KEY
-            description: Helps with expenses.
+    return ScriptedModelServer.agentSection(
+            model.baseUrl(), "assistant", "scripted", "description: Helps with expenses.")
+        + """
         a2a:
           agents:
             auditor: {url: 'http://127.0.0.1:%d'}
           default_wait: 1s
         """
-        .formatted(model.baseUrl(), remote.getAddress().getPort());
+            .formatted(remote.getAddress().getPort());
   }
 
   private static List<String> toolNames(RecordedRequest request) {

@@ -69,28 +69,6 @@ public record AgentDefinition(
     parameters = parameters.map(ObjectNode::deepCopy);
   }
 
-  /** An agent that sees every tool its profile allows from the start. */
-  public AgentDefinition(
-      String name,
-      String description,
-      String instructions,
-      ModelEndpoint endpoint,
-      String profile,
-      boolean enabled,
-      Optional<ObjectNode> parameters,
-      RunLimits limits) {
-    this(
-        name,
-        description,
-        instructions,
-        endpoint,
-        profile,
-        enabled,
-        parameters,
-        limits,
-        Optional.empty());
-  }
-
   /** An enabled agent with the {@code main} profile, no instructions and the default limits. */
   public static AgentDefinition of(String name, ModelEndpoint endpoint) {
     return new AgentDefinition(
@@ -101,7 +79,8 @@ public record AgentDefinition(
         "main",
         true,
         Optional.empty(),
-        RunLimits.DEFAULT);
+        RunLimits.DEFAULT,
+        Optional.empty());
   }
 
   /** This agent with another description. */

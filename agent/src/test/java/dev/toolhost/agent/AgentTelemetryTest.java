@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
 import dev.toolhost.core.MethodTools;
+import dev.toolhost.core.RecordedTelemetry;
 import dev.toolhost.core.ToolDispatcher;
 import dev.toolhost.core.ToolProfiles;
 import dev.toolhost.core.ToolRegistry;
@@ -15,14 +16,11 @@ import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
-import io.opentelemetry.sdk.metrics.SdkMeterProvider;
 import io.opentelemetry.sdk.metrics.data.HistogramPointData;
 import io.opentelemetry.sdk.metrics.data.MetricData;
 import io.opentelemetry.sdk.testing.exporter.InMemoryMetricReader;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
-import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.data.SpanData;
-import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -44,16 +42,10 @@ class AgentTelemetryTest {
       AttributeKey.longKey("gen_ai.usage.output_tokens");
 
   private final ScriptedModelServer server = ScriptedModelServer.start();
-  private final InMemorySpanExporter spans = InMemorySpanExporter.create();
-  private final InMemoryMetricReader metrics = InMemoryMetricReader.create();
-  private final OpenTelemetrySdk openTelemetry =
-      OpenTelemetrySdk.builder()
-          .setTracerProvider(
-              SdkTracerProvider.builder()
-                  .addSpanProcessor(SimpleSpanProcessor.create(spans))
-                  .build())
-          .setMeterProvider(SdkMeterProvider.builder().registerMetricReader(metrics).build())
-          .build();
+  private final RecordedTelemetry telemetry = RecordedTelemetry.start();
+  private final InMemorySpanExporter spans = telemetry.spans();
+  private final InMemoryMetricReader metrics = telemetry.metrics();
+  private final OpenTelemetrySdk openTelemetry = telemetry.sdk();
   private final ToolRegistry registry = new ToolRegistry();
   private final ModelClient client =
       ModelClient.builder(new ModelEndpoint(server.baseUrl(), "gpt-observed", "KEY"))

@@ -10,7 +10,9 @@ import dev.toolhost.core.spi.SectionReading;
 import dev.toolhost.host.HostConfig;
 import dev.toolhost.mcp.McpExtension;
 import dev.toolhost.memory.WorkingMemoryExtension;
+import dev.toolhost.testing.ScriptedModelServer;
 import dev.toolhost.testing.TestHost;
+import java.net.URI;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -299,14 +301,12 @@ class AgentsConfigTest {
         profiles:
           readers:
             allow_sources: [builtin:guides]
-        agents:
-          helper:
-            base_url: %s
-            model: helper-model
-            api_key_env: NO_SUCH_KEY
-            description: Answers briefly.
-            profile: %s
         """
-        .formatted(baseUrl, profile);
+        + ScriptedModelServer.agentSection(
+            URI.create(baseUrl),
+            "helper",
+            "helper-model",
+            "description: Answers briefly.",
+            "profile: " + profile);
   }
 }

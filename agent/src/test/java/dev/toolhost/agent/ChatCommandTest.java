@@ -146,15 +146,8 @@ class ChatCommandTest {
   void chatTalksToAnAgentFromTheConfig() {
     TextCommandContext context =
         new TextCommandContext(
-            """
-            agents:
-              helper:
-                base_url: %s
-                model: helper-model
-                api_key_env: NO_SUCH_KEY
-                instructions: Be brief.
-            """
-                .formatted(server.baseUrl()),
+            ScriptedModelServer.agentSection(
+                server.baseUrl(), "helper", "helper-model", "instructions: Be brief."),
             EXTENSIONS);
     server.enqueue(ScriptedReply.answer("Hi!"));
 

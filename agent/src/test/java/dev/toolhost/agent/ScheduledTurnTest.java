@@ -49,13 +49,9 @@ class ScheduledTurnTest {
   }
 
   private String config() {
-    return """
-        agents:
-          helper:
-            base_url: %s
-            model: helper-model
-            api_key_env: NO_SUCH_KEY
-            description: Does what it is asked later.
+    return ScriptedModelServer.agentSection(
+            model.baseUrl(), "helper", "helper-model", "description: Does what it is asked later.")
+        + """
         scheduling:
           state_dir: %s
           zone: UTC
@@ -63,7 +59,7 @@ class ScheduledTurnTest {
           poll_interval: 200ms
           grace: 1m
         """
-        .formatted(model.baseUrl(), dir.resolve("state"));
+            .formatted(dir.resolve("state"));
   }
 
   private static String text(Route.Answer answer) {

@@ -34,19 +34,14 @@ class AuthConfigTest {
   void eachStaticTokenNamesItsPrincipalWithItsUserAndProfiles() {
     try (TestHost host =
         host(
-            """
-            auth:
-              principals:
-                alice:
-                  token_env: ALICE_TOKEN
-                  user: alice
-                  profiles: [main]
-                gateway:
-                  token_env: GATEWAY_TOKEN
-                  profiles: [subagent, main]
-                  act_as_users: true
-                  audit: true
-            """,
+            ALICE
+                + """
+                    gateway:
+                      token_env: GATEWAY_TOKEN
+                      profiles: [subagent, main]
+                      act_as_users: true
+                      audit: true
+                """,
             TOKENS)) {
       Authenticator authenticator = host.runtime().service(Authenticator.class).orElseThrow();
 

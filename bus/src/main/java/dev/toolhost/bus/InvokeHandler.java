@@ -76,27 +76,11 @@ public final class InvokeHandler implements MessageBus.DeliveryHandler, AutoClos
   private boolean closed;
 
   /**
-   * A handler for the requests of one worker group, with claims of {@link
-   * ResultStore#DEFAULT_LEASE}.
+   * A handler for the requests of one worker group.
    *
    * @param keep how long finished results are remembered at most; a result is kept no longer than 1
    *     s past its call's deadline (30 s in a store workers share), after which no request for it
    *     is run or answered
-   */
-  public InvokeHandler(
-      MessageBus bus,
-      String group,
-      ToolSet tools,
-      ToolDispatcher dispatcher,
-      ResultStore results,
-      Duration keep) {
-    this(bus, group, tools, dispatcher, results, keep, ResultStore.DEFAULT_LEASE);
-  }
-
-  /**
-   * A handler for the requests of one worker group.
-   *
-   * @param keep how long finished results are remembered at most, as above
    * @param lease how long a claim holds unless renewed: the longest a request of a worker that died
    *     waits before another worker takes it over; renewed every third of it
    */

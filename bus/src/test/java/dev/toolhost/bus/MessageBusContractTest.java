@@ -102,9 +102,14 @@ public abstract class MessageBusContractTest {
   /** The deliveries of a consumer of the queue, once the bus counts it. */
   private LinkedBlockingQueue<Delivery> listening(String queue) throws Exception {
     LinkedBlockingQueue<Delivery> got = new LinkedBlockingQueue<>();
-    track(bus.consume(queue, 10, got::add));
-    waitFor(() -> bus.consumerCount(queue) == 1);
+    serving(queue, got::add);
     return got;
+  }
+
+  /** Consumes the queue with the handler (10 at a time), once the bus counts the consumer. */
+  private void serving(String queue, MessageBus.DeliveryHandler handler) throws Exception {
+    track(bus.consume(queue, 10, handler));
+    waitFor(() -> bus.consumerCount(queue) == 1);
   }
 
   @Test
@@ -328,15 +333,12 @@ public abstract class MessageBusContractTest {
   @Test
   void aRequestGetsItsReplyByCorrelationId() throws Exception {
     String queue = queue();
-    track(
-        bus.consume(
-            queue,
-            10,
-            d -> {
-              bus.reply(d.message(), Message.of("{\"echo\":" + d.message().body() + "}"));
-              d.ack();
-            }));
-    waitFor(() -> bus.consumerCount(queue) == 1);
+    serving(
+        queue,
+        d -> {
+          bus.reply(d.message(), Message.of("{\"echo\":" + d.message().body() + "}"));
+          d.ack();
+        });
     Instant deadline = Instant.now().plusSeconds(10);
     try (Replies first = bus.request(queue, Message.of("1"), deadline);
         Replies second = bus.request(queue, Message.of("2"), deadline)) {
@@ -351,17 +353,14 @@ public abstract class MessageBusContractTest {
   @Test
   void severalRepliesToOneRequestArriveInOrder() throws Exception {
     String queue = queue();
-    track(
-        bus.consume(
-            queue,
-            10,
-            d -> {
-              for (int i = 0; i < 5; i++) {
-                bus.reply(d.message(), Message.of("{\"part\":" + i + "}"));
-              }
-              d.ack();
-            }));
-    waitFor(() -> bus.consumerCount(queue) == 1);
+    serving(
+        queue,
+        d -> {
+          for (int i = 0; i < 5; i++) {
+            bus.reply(d.message(), Message.of("{\"part\":" + i + "}"));
+          }
+          d.ack();
+        });
     Instant deadline = Instant.now().plusSeconds(10);
     try (Replies replies = bus.request(queue, Message.of("{}"), deadline)) {
       for (int i = 0; i < 5; i++) {
@@ -373,8 +372,7 @@ public abstract class MessageBusContractTest {
   @Test
   void aRequestWithNoReplyByItsDeadlineGetsNone() throws Exception {
     String queue = queue();
-    track(bus.consume(queue, 10, d -> {}));
-    waitFor(() -> bus.consumerCount(queue) == 1);
+    serving(queue, d -> {});
     Instant deadline = Instant.now().plusMillis(300);
     try (Replies replies = bus.request(queue, Message.of("{}"), deadline)) {
       assertThat(replies.next(deadline)).isEmpty();

@@ -7,8 +7,6 @@ import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSpec;
 import dev.toolhost.core.spi.ConfigException;
-import dev.toolhost.core.spi.ConfigProblems;
-import dev.toolhost.core.spi.SectionReading;
 import dev.toolhost.host.HostConfig;
 import dev.toolhost.testing.TestHost;
 import java.nio.file.Files;
@@ -78,14 +76,7 @@ class ToolServicesConfigTest {
 
   /** The tool services of config text, as the extension reads them when it starts. */
   private ToolServicesConfig toolServices(String yaml) {
-    HostConfig config = parse(yaml);
-    SectionReading reading =
-        new SectionReading(
-            ConfigProblems.unplaced(), config.directory(), config.toolProfiles().names());
-    ToolServicesConfig services =
-        ToolServicesConfig.read(config.sections().get(ToolServicesExtension.NAME), reading);
-    reading.problems().throwIfAny();
-    return services;
+    return parse(yaml).read(new ToolServicesExtension()).orElseGet(ToolServicesConfig::none);
   }
 
   /** Asserts that the config text is refused, and gives the refusal to check its message. */

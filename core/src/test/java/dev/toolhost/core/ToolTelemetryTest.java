@@ -8,14 +8,11 @@ import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.context.Scope;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
-import io.opentelemetry.sdk.metrics.SdkMeterProvider;
 import io.opentelemetry.sdk.metrics.data.LongPointData;
 import io.opentelemetry.sdk.metrics.data.MetricData;
 import io.opentelemetry.sdk.testing.exporter.InMemoryMetricReader;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
-import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.data.SpanData;
-import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -24,16 +21,10 @@ import org.junit.jupiter.api.Test;
 
 class ToolTelemetryTest {
 
-  private final InMemorySpanExporter spans = InMemorySpanExporter.create();
-  private final InMemoryMetricReader metrics = InMemoryMetricReader.create();
-  private final OpenTelemetrySdk otel =
-      OpenTelemetrySdk.builder()
-          .setTracerProvider(
-              SdkTracerProvider.builder()
-                  .addSpanProcessor(SimpleSpanProcessor.create(spans))
-                  .build())
-          .setMeterProvider(SdkMeterProvider.builder().registerMetricReader(metrics).build())
-          .build();
+  private final RecordedTelemetry telemetry = RecordedTelemetry.start();
+  private final InMemorySpanExporter spans = telemetry.spans();
+  private final InMemoryMetricReader metrics = telemetry.metrics();
+  private final OpenTelemetrySdk otel = telemetry.sdk();
   private final ToolRegistry registry = new ToolRegistry();
   private final ToolSet set = ToolSet.of(registry, ToolProfiles.MAIN);
 

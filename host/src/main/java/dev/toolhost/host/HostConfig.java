@@ -4,8 +4,10 @@ import dev.toolhost.core.ToolProfile;
 import dev.toolhost.core.ToolProfiles;
 import dev.toolhost.core.spi.Builtins;
 import dev.toolhost.core.spi.ConfigException;
+import dev.toolhost.core.spi.ConfigProblems;
 import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.core.spi.HostExtensions;
+import dev.toolhost.core.spi.SectionReading;
 import java.net.URI;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
@@ -114,6 +116,23 @@ public record HostConfig(
    */
   public static HostConfig parse(String yaml, String fileName, Path directory) {
     return new ConfigReader(HostExtensions.discovered()).parse(yaml, fileName, directory);
+  }
+
+  /**
+   * The extension's section as the extension reads it when it starts, its profile names this
+   * config's; empty when the file has none.
+   *
+   * @throws ConfigException naming the section's problems
+   */
+  public <C> Optional<C> read(HostExtension<C> extension) {
+    if (!sections.containsKey(extension.name())) {
+      return Optional.empty();
+    }
+    SectionReading reading =
+        new SectionReading(ConfigProblems.unplaced(), directory(), toolProfiles().names());
+    C read = extension.read(section(extension.name()), reading);
+    reading.problems().throwIfAny();
+    return Optional.ofNullable(read);
   }
 
   /** The section of the named extension; an empty object when the file has none. */

@@ -315,8 +315,9 @@ public final class McpBridge implements AutoCloseable {
           after.put(tool.name(), rejected(tool, registeredName, flags, e.getMessage()));
           continue;
         }
-        DefinitionPins.Verdict verdict = pins.check(served.config.name(), tool);
-        if (verdict == DefinitionPins.Verdict.QUARANTINED) {
+        boolean quarantined =
+            pins.check(served.config.name(), tool) == DefinitionPins.Verdict.QUARANTINED;
+        if (quarantined) {
           LOG.warn(
               "MCP server '{}' changed the definition of tool '{}': quarantined until approved"
                   + " (toolhost mcp-approve {} {})",
@@ -324,17 +325,6 @@ public final class McpBridge implements AutoCloseable {
               tool.name(),
               served.config.name(),
               tool.name());
-          after.put(
-              tool.name(),
-              new ServerTool(
-                  tool.name(),
-                  registeredName,
-                  description,
-                  parameters,
-                  ToolStatus.QUARANTINED,
-                  "its definition changed since it was pinned and awaits the operator's approval.",
-                  flags));
-          continue;
         }
         after.put(
             tool.name(),
@@ -343,9 +333,15 @@ public final class McpBridge implements AutoCloseable {
                 registeredName,
                 description,
                 parameters,
-                ToolStatus.AVAILABLE,
-                "",
+                quarantined ? ToolStatus.QUARANTINED : ToolStatus.AVAILABLE,
+                quarantined
+                    ? "its definition changed since it was pinned and awaits the operator's"
+                        + " approval."
+                    : "",
                 flags));
+        if (quarantined) {
+          continue;
+        }
         ServerTool old = before.get(tool.name());
         Optional<ExecutableTool> current = registry.find(registeredName);
         boolean same =

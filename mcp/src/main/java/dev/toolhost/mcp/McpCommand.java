@@ -7,6 +7,7 @@ import dev.toolhost.core.spi.Signals;
 import java.io.FileDescriptor;
 import java.io.FileInputStream;
 import java.io.FileOutputStream;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
@@ -44,13 +45,11 @@ final class McpCommand implements Callable<Integer> {
   @Override
   public Integer call() throws InterruptedException {
     try (RunningHost host = context.open()) {
-      ToolSet tools;
-      try {
-        tools = host.toolSet(profile);
-      } catch (IllegalArgumentException e) {
-        spec.commandLine().getErr().println(e.getMessage());
+      Optional<ToolSet> found = host.toolSet(profile, spec.commandLine().getErr());
+      if (found.isEmpty()) {
         return CommandLine.ExitCode.USAGE;
       }
+      ToolSet tools = found.get();
       CountDownLatch stdinClosed = new CountDownLatch(1);
       FileInputStream in =
           new FileInputStream(FileDescriptor.in) {

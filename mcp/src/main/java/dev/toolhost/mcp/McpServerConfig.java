@@ -99,7 +99,7 @@ public record McpServerConfig(
   }
 
   /** How the bridge reaches a server. */
-  public sealed interface Transport permits Stdio, StreamableHttp, Sse {
+  public sealed interface Transport permits Stdio, HttpTransport {
     /**
      * Where the server is, for operators and the model: a command line or a URL, with what looks
      * like a secret in it replaced by {@code ***}.
@@ -191,21 +191,30 @@ public record McpServerConfig(
     }
   }
 
+  /** A server reached over HTTP: its endpoint, and headers sent with every request. */
+  public sealed interface HttpTransport extends Transport permits StreamableHttp, Sse {
+    /** The endpoint. */
+    URI url();
+
+    /** The headers sent with every request. */
+    Map<String, String> headers();
+
+    @Override
+    default String describe() {
+      return Redaction.url(url());
+    }
+  }
+
   /**
    * A server reached over MCP Streamable HTTP.
    *
    * @param url the MCP endpoint, such as {@code http://127.0.0.1:3001/mcp}
    * @param headers headers sent with every request (an authorization header, say)
    */
-  public record StreamableHttp(URI url, Map<String, String> headers) implements Transport {
+  public record StreamableHttp(URI url, Map<String, String> headers) implements HttpTransport {
     public StreamableHttp {
       Objects.requireNonNull(url, "url");
       headers = Map.copyOf(headers);
-    }
-
-    @Override
-    public String describe() {
-      return Redaction.url(url);
     }
 
     /** Describes the server without the headers' values, which may be secrets. */
@@ -221,15 +230,10 @@ public record McpServerConfig(
    * @param url the SSE endpoint, such as {@code http://127.0.0.1:3001/sse}
    * @param headers headers sent with every request
    */
-  public record Sse(URI url, Map<String, String> headers) implements Transport {
+  public record Sse(URI url, Map<String, String> headers) implements HttpTransport {
     public Sse {
       Objects.requireNonNull(url, "url");
       headers = Map.copyOf(headers);
-    }
-
-    @Override
-    public String describe() {
-      return Redaction.url(url);
     }
 
     /** Describes the server without the headers' values, which may be secrets. */

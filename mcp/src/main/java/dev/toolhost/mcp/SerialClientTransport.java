@@ -1,10 +1,7 @@
 package dev.toolhost.mcp;
 
-import io.modelcontextprotocol.json.TypeRef;
 import io.modelcontextprotocol.spec.McpClientTransport;
 import io.modelcontextprotocol.spec.McpSchema;
-import io.modelcontextprotocol.spec.McpTransport;
-import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import reactor.core.publisher.Mono;
@@ -18,13 +15,11 @@ import reactor.core.publisher.Mono;
  * sink is serialized here, never a whole call: many calls stay in flight at once. Remove this
  * wrapper once the SDK serializes its own sends.
  */
-final class SerialClientTransport implements McpClientTransport {
-
-  private final McpClientTransport delegate;
-  private final Object sendLock = new Object();
+final class SerialClientTransport extends SerialTransport<McpClientTransport>
+    implements McpClientTransport {
 
   SerialClientTransport(McpClientTransport delegate) {
-    this.delegate = delegate;
+    super(delegate);
   }
 
   @Override
@@ -36,44 +31,5 @@ final class SerialClientTransport implements McpClientTransport {
   @Override
   public void setExceptionHandler(Consumer<Throwable> handler) {
     delegate.setExceptionHandler(handler);
-  }
-
-  @Override
-  public Mono<Void> sendMessage(McpSchema.JSONRPCMessage message) {
-    return send(delegate, sendLock, message);
-  }
-
-  /**
-   * Sends the message through the transport, one hand-off at a time under the lock; the server
-   * side's sessions send through here too.
-   */
-  static Mono<Void> send(McpTransport transport, Object lock, McpSchema.JSONRPCMessage message) {
-    // Subscribing under the lock: the SDK emits into its sink during the subscription.
-    return Mono.create(
-        sink -> {
-          synchronized (lock) {
-            transport.sendMessage(message).subscribe(null, sink::error, sink::success);
-          }
-        });
-  }
-
-  @Override
-  public Mono<Void> closeGracefully() {
-    return delegate.closeGracefully();
-  }
-
-  @Override
-  public void close() {
-    delegate.close();
-  }
-
-  @Override
-  public <T> T unmarshalFrom(Object data, TypeRef<T> typeRef) {
-    return delegate.unmarshalFrom(data, typeRef);
-  }
-
-  @Override
-  public List<String> protocolVersions() {
-    return delegate.protocolVersions();
   }
 }

@@ -1,7 +1,5 @@
 package dev.toolhost.mcp;
 
-import io.modelcontextprotocol.json.TypeRef;
-import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpServerSession;
 import io.modelcontextprotocol.spec.McpServerTransport;
 import io.modelcontextprotocol.spec.McpServerTransportProvider;
@@ -56,37 +54,11 @@ final class SerialServerTransportProvider implements McpServerTransportProvider 
   }
 
   /** One session's transport, sending one message at a time. */
-  private static final class Serial implements McpServerTransport {
-    private final McpServerTransport delegate;
-    private final Object sendLock = new Object();
+  private static final class Serial extends SerialTransport<McpServerTransport>
+      implements McpServerTransport {
 
     Serial(McpServerTransport delegate) {
-      this.delegate = delegate;
-    }
-
-    @Override
-    public Mono<Void> sendMessage(McpSchema.JSONRPCMessage message) {
-      return SerialClientTransport.send(delegate, sendLock, message);
-    }
-
-    @Override
-    public <T> T unmarshalFrom(Object data, TypeRef<T> typeRef) {
-      return delegate.unmarshalFrom(data, typeRef);
-    }
-
-    @Override
-    public Mono<Void> closeGracefully() {
-      return delegate.closeGracefully();
-    }
-
-    @Override
-    public void close() {
-      delegate.close();
-    }
-
-    @Override
-    public List<String> protocolVersions() {
-      return delegate.protocolVersions();
+      super(delegate);
     }
   }
 }

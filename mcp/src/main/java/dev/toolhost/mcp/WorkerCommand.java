@@ -33,8 +33,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
@@ -238,26 +236,20 @@ final class WorkerCommand implements Callable<Integer> {
       closeAll(opened, e);
       throw e;
     }
-    CountDownLatch stopped = new CountDownLatch(1);
-    AtomicBoolean closed = new AtomicBoolean();
-    Runnable close =
+    // SIGTERM and Ctrl-C end the wait: the worker says goodbye and the command exits 0, as serve
+    // does.
+    Signals.runUntilStopped(
+        "toolhost-worker-shutdown",
+        () -> closeAll(opened, null),
         () -> {
-          if (closed.compareAndSet(false, true)) {
-            closeAll(opened, null);
-          }
-        };
-    // SIGTERM and Ctrl-C end the wait below: the worker says goodbye and the command exits 0, as
-    // serve does. The hook closes it on any other way out.
-    Runtime.getRuntime().addShutdownHook(new Thread(close, "toolhost-worker-shutdown"));
-    Signals.onStop(stopped::countDown);
-    spec.commandLine()
-        .getOut()
-        .printf(
-            "Toolhost worker %s of group '%s' on %s hosting %d tools. Stop with Ctrl-C.%n",
-            worker.workerId(), group, bus.shown(), registry.specs().size());
-    spec.commandLine().getOut().flush();
-    stopped.await();
-    close.run();
+          spec.commandLine()
+              .getOut()
+              .printf(
+                  "Toolhost worker %s of group '%s' on %s hosting %d tools. Stop with Ctrl-C.%n",
+                  worker.workerId(), group, bus.shown(), registry.specs().size());
+          spec.commandLine().getOut().flush();
+        },
+        () -> {});
     return CommandLine.ExitCode.OK;
   }
 

@@ -49,20 +49,7 @@ class HostMcpTest {
   private TestHost start(String registration) {
     host =
         TestHost.builder()
-            .config(
-                """
-                mcp:
-                  %s
-                  state_dir: %s
-                  servers:
-                    everything:
-                      command: %s
-                      args: [stdio]
-                      timeout: 30s
-                    ghost:
-                      command: /nonexistent/mcp-server
-                """
-                    .formatted(registration, dir.resolve("state"), NpmPackages.bin(MARKER)))
+            .config(NpmPackages.everythingAndGhostSection(registration, dir.resolve("state")))
             .directory(dir)
             .start();
     return host;

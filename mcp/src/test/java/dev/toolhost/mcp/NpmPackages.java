@@ -62,6 +62,41 @@ public final class NpmPackages {
     return directory().resolve("node_modules/.bin").resolve(name).toString();
   }
 
+  /**
+   * The {@code mcp:} section of a host config that runs the reference server over stdio as server
+   * {@code everything}, ending in a newline.
+   */
+  public static String everythingSection() {
+    return "mcp:\n"
+        + "  servers:\n"
+        + "    everything:\n"
+        + "      command: "
+        + bin("mcp-server-everything")
+        + "\n"
+        + "      args: [stdio]\n";
+  }
+
+  /**
+   * The {@code mcp:} section the host tests bridge: the registration key given (such as {@code
+   * allow_register: stdio}), the state directory, the reference server over stdio as server {@code
+   * everything} (30 s a call), and server {@code ghost}, whose command does not exist.
+   */
+  public static String everythingAndGhostSection(String registration, Path stateDirectory) {
+    return """
+        mcp:
+          %s
+          state_dir: %s
+          servers:
+            everything:
+              command: %s
+              args: [stdio]
+              timeout: 30s
+            ghost:
+              command: /nonexistent/mcp-server
+        """
+        .formatted(registration, stateDirectory, bin("mcp-server-everything"));
+  }
+
   private static void copy(String resource, Path target) throws IOException {
     try (InputStream in = NpmPackages.class.getClassLoader().getResourceAsStream(resource)) {
       if (in == null) {

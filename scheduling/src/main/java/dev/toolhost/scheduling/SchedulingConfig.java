@@ -319,16 +319,18 @@ public record SchedulingConfig(
               + text(poll)
               + "): fires would be recorded missed while they wait for a poll");
     }
-    return new SchedulingConfig(
-        store,
-        zone,
-        agent,
-        grace,
-        maxTasks,
-        maxRunTime,
-        poll,
-        heartbeat,
-        raw.firesMaySchedule() != null && raw.firesMaySchedule());
+    Builder builder =
+        defaults.toBuilder()
+            .store(store)
+            .zone(zone)
+            .grace(grace)
+            .maxTasks(maxTasks)
+            .maxRunTime(maxRunTime)
+            .pollInterval(poll)
+            .heartbeat(heartbeat)
+            .firesMaySchedule(raw.firesMaySchedule() != null && raw.firesMaySchedule());
+    agent.ifPresent(builder::agent);
+    return builder.build();
   }
 
   /** A duration as the config would say it: 500ms, 30s, 10m, 1h. */

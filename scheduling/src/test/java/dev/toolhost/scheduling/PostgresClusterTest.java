@@ -131,22 +131,19 @@ class PostgresClusterTest {
 
   /** A one-time task that fires at the next whole second. */
   private static ScheduledTask onceInASecond(String name) {
-    return ScheduledTask.toolCall(
-        name,
-        CronExpression.parse("* * * * * *"),
-        ZoneOffset.UTC,
-        "Count this fire",
-        true,
-        "count",
-        JsonMapper.shared().createObjectNode(),
-        Instant.now());
+    return countingOnce(name, CronExpression.parse("* * * * * *"));
   }
 
   /** A one-time task pinned to the second given, by a six-field cron. */
   private static ScheduledTask pinned(String name, Instant at) {
+    return countingOnce(name, CronExpression.parse(PinnedCron.at(at, ZoneOffset.UTC)));
+  }
+
+  /** A one-time task, in UTC, that calls the counting tool when the cron first matches. */
+  private static ScheduledTask countingOnce(String name, CronExpression cron) {
     return ScheduledTask.toolCall(
         name,
-        CronExpression.parse(PinnedCron.at(at, ZoneOffset.UTC)),
+        cron,
         ZoneOffset.UTC,
         "Count this fire",
         true,

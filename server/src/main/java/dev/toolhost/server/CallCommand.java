@@ -5,6 +5,7 @@ import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSet;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -60,13 +61,11 @@ final class CallCommand implements Callable<Integer> {
   public Integer call() {
     try (CommandHost opened = CommandHost.open(config, file -> file, bus)) {
       Host host = opened.host();
-      ToolSet tools;
-      try {
-        tools = host.toolSet(profile);
-      } catch (IllegalArgumentException e) {
-        spec.commandLine().getErr().println(e.getMessage());
+      Optional<ToolSet> found = host.toolSet(profile, spec.commandLine().getErr());
+      if (found.isEmpty()) {
         return CommandLine.ExitCode.USAGE;
       }
+      ToolSet tools = found.get();
       ToolResult result =
           host.dispatcher()
               .dispatch(

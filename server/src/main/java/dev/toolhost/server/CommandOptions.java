@@ -2,13 +2,10 @@ package dev.toolhost.server;
 
 import dev.toolhost.bus.BusOption;
 import dev.toolhost.core.spi.CommandContext;
-import dev.toolhost.core.spi.ConfigProblems;
 import dev.toolhost.core.spi.HostCommand;
 import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.core.spi.HostExtensions;
 import dev.toolhost.core.spi.RunningHost;
-import dev.toolhost.core.spi.SectionReading;
-import dev.toolhost.host.HostConfig;
 import dev.toolhost.host.HostRuntime;
 import java.nio.file.Path;
 import java.util.List;
@@ -54,16 +51,7 @@ final class CommandOptions implements CommandContext {
 
   @Override
   public <C> Optional<C> section(HostExtension<C> extension) {
-    HostConfig loaded = config.load();
-    if (!loaded.sections().containsKey(extension.name())) {
-      return Optional.empty();
-    }
-    SectionReading reading =
-        new SectionReading(
-            ConfigProblems.unplaced(), loaded.directory(), loaded.toolProfiles().names());
-    C read = extension.read(loaded.section(extension.name()), reading);
-    reading.problems().throwIfAny();
-    return Optional.ofNullable(read);
+    return config.load().read(extension);
   }
 
   @Override

@@ -6,8 +6,6 @@ import dev.toolhost.host.HostConfig;
 import java.net.URI;
 import java.util.Optional;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicBoolean;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -76,30 +74,23 @@ final class ServeCommand implements Callable<Integer> {
       opened.close();
       throw e;
     }
-    CountDownLatch stopped = new CountDownLatch(1);
-    AtomicBoolean closed = new AtomicBoolean();
-    Runnable close =
+    Signals.runUntilStopped(
+        "toolhost-shutdown",
+        opened::close,
         () -> {
-          if (closed.compareAndSet(false, true)) {
-            opened.close();
-          }
-        };
-    // SIGTERM and Ctrl-C end the wait below: the host closes and the command exits 0. The hook
-    // closes it on any other way out (System.exit elsewhere, a signal the JVM handles itself).
-    Runtime.getRuntime().addShutdownHook(new Thread(close, "toolhost-shutdown"));
-    Signals.onStop(stopped::countDown);
-    spec.commandLine()
-        .getOut()
-        .printf(
-            "Toolhost listening on %s (%s; profiles: %s). Stop with Ctrl-C.%n",
-            uri,
-            server.requiresToken() ? "bearer token required" : "no token",
-            String.join(", ", server.profiles().names()));
-    spec.commandLine().getOut().flush();
-    stopped.await();
-    spec.commandLine().getOut().println("Toolhost stopping.");
-    spec.commandLine().getOut().flush();
-    close.run();
+          spec.commandLine()
+              .getOut()
+              .printf(
+                  "Toolhost listening on %s (%s; profiles: %s). Stop with Ctrl-C.%n",
+                  uri,
+                  server.requiresToken() ? "bearer token required" : "no token",
+                  String.join(", ", server.profiles().names()));
+          spec.commandLine().getOut().flush();
+        },
+        () -> {
+          spec.commandLine().getOut().println("Toolhost stopping.");
+          spec.commandLine().getOut().flush();
+        });
     return CommandLine.ExitCode.OK;
   }
 }

@@ -5,6 +5,7 @@ import dev.toolhost.core.ToolSet;
 import dev.toolhost.core.ToolSpec;
 import java.io.PrintWriter;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -48,13 +49,11 @@ final class ToolsCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     try (CommandHost opened = CommandHost.open(config, file -> file, bus)) {
       Host host = opened.host();
-      ToolSet tools;
-      try {
-        tools = host.toolSet(profile);
-      } catch (IllegalArgumentException e) {
-        spec.commandLine().getErr().println(e.getMessage());
+      Optional<ToolSet> found = host.toolSet(profile, spec.commandLine().getErr());
+      if (found.isEmpty()) {
         return CommandLine.ExitCode.USAGE;
       }
+      ToolSet tools = found.get();
       List<ToolSpec> specs = tools.specs();
       if (json) {
         ApiJson api = new ApiJson();

@@ -35,21 +35,16 @@ class HostA2aTest {
   }
 
   private String config() {
-    return """
-        http: {port: 0, token: s3cret}
-        agents:
-          assistant:
-            base_url: %s
-            model: scripted
-            api_key_env: NO_SUCH_KEY
-            description: Helps with expenses.
+    return "http: {port: 0, token: s3cret}\n"
+        + ScriptedModelServer.agentSection(
+            model.baseUrl(), "assistant", "scripted", "description: Helps with expenses.")
+        + """
         a2a:
           agents:
             auditor: {url: 'http://127.0.0.1:9'}
           default_wait: 1s
           server: {public_url: 'https://toolhost.example.com'}
-        """
-        .formatted(model.baseUrl());
+        """;
   }
 
   @Test

@@ -29,16 +29,12 @@ class HostAgentsTest {
   }
 
   private String config(String profile) {
-    return """
-        agents:
-          helper:
-            base_url: %s
-            model: helper-model
-            api_key_env: NO_SUCH_KEY
-            description: Answers briefly.
-            profile: %s
-        """
-        .formatted(server.baseUrl(), profile);
+    return ScriptedModelServer.agentSection(
+        server.baseUrl(),
+        "helper",
+        "helper-model",
+        "description: Answers briefly.",
+        "profile: " + profile);
   }
 
   private Path file(String text) throws Exception {

@@ -111,17 +111,7 @@ class HostApiTest {
     assertThat(response.headers().firstValue("content-type")).hasValue("application/json");
     JsonNode body = JSON.readTree(response.body());
     assertThat(body.get("profile").asString()).isEqualTo("main");
-    assertThat(names(body))
-        .containsExactly(
-            "add",
-            "echo",
-            "explode",
-            "get_from_working_memory",
-            "get_tool_guide",
-            "list_tool_guides",
-            "list_working_memory",
-            "search_known_services",
-            "search_working_memory");
+    assertThat(names(body)).containsExactlyElementsOf(HostTools.after("add", "echo", "explode"));
     JsonNode echo = body.get("tools").get(1);
     assertThat(echo.get("type").asString()).isEqualTo("function");
     assertThat(echo.get("source").asString()).isEqualTo("builtin:test");
@@ -305,14 +295,7 @@ class HostApiTest {
     assertThat(strings(subagent.get("denied_tools"))).isEmpty();
     JsonNode noTestTools = profiles.get(5);
     assertThat(strings(noTestTools.get("denied_sources"))).containsExactly("builtin:test");
-    assertThat(strings(noTestTools.get("tools")))
-        .containsExactly(
-            "get_from_working_memory",
-            "get_tool_guide",
-            "list_tool_guides",
-            "list_working_memory",
-            "search_known_services",
-            "search_working_memory");
+    assertThat(strings(noTestTools.get("tools"))).containsExactlyElementsOf(HostTools.NAMES);
   }
 
   @Test

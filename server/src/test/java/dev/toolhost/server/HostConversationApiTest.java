@@ -44,15 +44,8 @@ class HostConversationApiTest {
   private Host host() {
     HostConfig config =
         HostConfig.parse(
-                """
-                agents:
-                  helper:
-                    base_url: %s
-                    model: helper-model
-                    api_key_env: NO_SUCH_KEY
-                    instructions: Be brief.
-                """
-                    .formatted(server.baseUrl()),
+                ScriptedModelServer.agentSection(
+                    server.baseUrl(), "helper", "helper-model", "instructions: Be brief."),
                 "toolhost.yaml")
             .withHttp(HostConfig.Http.defaults().withPort(0).withToken(TOKEN));
     return new Host(config);

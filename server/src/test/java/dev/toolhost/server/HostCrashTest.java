@@ -66,13 +66,7 @@ class HostCrashTest {
         HttpClient client = HttpClient.newHttpClient()) {
       Files.writeString(
           config,
-          "mcp:\n"
-              + "  servers:\n"
-              + "    everything:\n"
-              + "      command: "
-              + NpmPackages.bin("mcp-server-everything")
-              + "\n"
-              + "      args: [stdio]\n"
+          NpmPackages.everythingSection()
               + "web:\n"
               + "  outbound: {allow: ['127.0.0.4/32']}\n"
               + "browser: {profile_dir: '"

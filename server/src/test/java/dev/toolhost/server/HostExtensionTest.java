@@ -211,14 +211,19 @@ class HostExtensionTest {
     assertThat(weather.readyWith).containsExactly("ToolDispatcher");
   }
 
-  @Test
-  void aRouteSeesTheRequestsHeadersButNotTheHostsCredentials() throws Exception {
+  /** Starts a host on a free port with the weather extension alone; answers its port. */
+  private int startWithWeather() {
     host =
         Host.builder(HostConfig.parse("http:\n  port: 0\n", "t.yaml"))
             .environment(Map.of())
             .extension(new WeatherExtension())
             .build();
-    int port = host.start().getPort();
+    return host.start().getPort();
+  }
+
+  @Test
+  void aRouteSeesTheRequestsHeadersButNotTheHostsCredentials() throws Exception {
+    int port = startWithWeather();
 
     RequestGuardTest.Answer seen =
         RequestGuardTest.send(
@@ -236,12 +241,7 @@ class HostExtensionTest {
 
   @Test
   void aRouteWithAVariableSegmentMatchesOneSegmentBehindTheSameGuard() throws Exception {
-    host =
-        Host.builder(HostConfig.parse("http:\n  port: 0\n", "t.yaml"))
-            .environment(Map.of())
-            .extension(new WeatherExtension())
-            .build();
-    int port = host.start().getPort();
+    int port = startWithWeather();
     String hostHeader = "127.0.0.1:" + port;
 
     RequestGuardTest.Answer served =

@@ -63,21 +63,8 @@ class HostMcpTest {
     Path file = dir.resolve("toolhost.yaml");
     Files.writeString(
         file,
-        """
-        http:
-          port: 0
-        mcp:
-          allow_register: stdio
-          state_dir: %s
-          servers:
-            everything:
-              command: %s
-              args: [stdio]
-              timeout: 30s
-            ghost:
-              command: /nonexistent/mcp-server
-        """
-            .formatted(dir.resolve("state"), NpmPackages.bin(MARKER)));
+        "http:\n  port: 0\n"
+            + NpmPackages.everythingAndGhostSection("allow_register: stdio", dir.resolve("state")));
     return file;
   }
 

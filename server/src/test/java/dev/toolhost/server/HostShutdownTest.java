@@ -50,13 +50,7 @@ class HostShutdownTest {
       String yaml =
           "http: {port: 0}\n"
               + "memory: {store: redis, key_prefix: 'toolhost-test:shutdown:'}\n"
-              + "mcp:\n"
-              + "  servers:\n"
-              + "    everything:\n"
-              + "      command: "
-              + NpmPackages.bin("mcp-server-everything")
-              + "\n"
-              + "      args: [stdio]\n"
+              + NpmPackages.everythingSection()
               + "web:\n"
               + "  search: {provider: searxng, url: 'http://127.0.0.2:9'}\n"
               + "  outbound: {allow: ['127.0.0.4/32']}\n"

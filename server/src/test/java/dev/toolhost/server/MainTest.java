@@ -23,13 +23,7 @@ class MainTest {
     JsonNode list = JsonMapper.builder().build().readTree(run.out());
     assertThat(list.get("profile").asString()).isEqualTo("main");
     assertThat(list.get("tools").valueStream().map(tool -> tool.at("/function/name").asString()))
-        .containsExactly(
-            "get_from_working_memory",
-            "get_tool_guide",
-            "list_tool_guides",
-            "list_working_memory",
-            "search_known_services",
-            "search_working_memory");
+        .containsExactlyElementsOf(HostTools.NAMES);
     assertThat(list.at("/tools/1/type").asString()).isEqualTo("function");
     assertThat(list.at("/tools/1/source").asString()).isEqualTo("builtin:guides");
     assertThat(list.at("/tools/1/function/parameters/properties/name/type").asString())

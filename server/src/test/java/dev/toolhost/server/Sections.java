@@ -2,8 +2,6 @@ package dev.toolhost.server;
 
 import dev.toolhost.bus.ToolServicesConfig;
 import dev.toolhost.bus.ToolServicesExtension;
-import dev.toolhost.core.spi.ConfigProblems;
-import dev.toolhost.core.spi.SectionReading;
 import dev.toolhost.host.HostConfig;
 import java.nio.file.Path;
 
@@ -16,13 +14,7 @@ final class Sections {
   private Sections() {}
 
   static ToolServicesConfig toolServices(HostConfig config) {
-    SectionReading reading =
-        new SectionReading(
-            ConfigProblems.unplaced(), config.directory(), config.toolProfiles().names());
-    ToolServicesConfig services =
-        ToolServicesConfig.read(config.sections().get(ToolServicesExtension.NAME), reading);
-    reading.problems().throwIfAny();
-    return services;
+    return config.read(new ToolServicesExtension()).orElseGet(ToolServicesConfig::none);
   }
 
   /** The tool services of a config file, checked with the whole file. */

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -53,6 +54,18 @@ final class ToolhostProcess implements AutoCloseable {
         new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile());
     builder.environment().keySet().removeIf(variable -> variable.startsWith("TOOLHOST_"));
     return new ToolhostProcess(builder.start(), out, err);
+  }
+
+  /**
+   * Starts {@code toolhost worker --bus BUS --group GROUP OPTIONS...} as {@link #start(Path,
+   * String, List)} does.
+   */
+  static ToolhostProcess worker(Path dir, String name, URI bus, String group, String... options)
+      throws IOException {
+    List<String> args =
+        new ArrayList<>(List.of("worker", "--bus", bus.toString(), "--group", group));
+    args.addAll(List.of(options));
+    return start(dir, name, args);
   }
 
   /** The class path of this JVM without its test classes: what the launcher puts on it. */

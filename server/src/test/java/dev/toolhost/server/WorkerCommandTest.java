@@ -203,23 +203,19 @@ class WorkerCommandTest {
     closeLater(new RemoteTools(bus, registry, new ToolServices(bus, registry)).start());
 
     try (ToolhostProcess worker =
-        ToolhostProcess.start(
+        ToolhostProcess.worker(
             dir,
             "worker",
-            List.of(
-                "worker",
-                "--bus",
-                BROKER.toString(),
-                "--group",
-                group,
-                "--classpath",
-                classes.toString(),
-                "--classpath",
-                jar.toString(),
-                "--tools",
-                "acme.tools.Greeter",
-                "--tools",
-                "acme.tools.Farewell"))) {
+            BROKER,
+            group,
+            "--classpath",
+            classes.toString(),
+            "--classpath",
+            jar.toString(),
+            "--tools",
+            "acme.tools.Greeter",
+            "--tools",
+            "acme.tools.Farewell")) {
       worker.awaitOut(Pattern.compile("hosting 5 tools"), Duration.ofSeconds(60));
       waitFor(
           Duration.ofSeconds(20),

@@ -103,17 +103,7 @@ class WorkerMcpTest {
 
   private ToolhostProcess startWorker(String name, Path config) throws Exception {
     ToolhostProcess worker =
-        ToolhostProcess.start(
-            dir,
-            name,
-            List.of(
-                "worker",
-                "--bus",
-                BROKER.toString(),
-                "--group",
-                group,
-                "--config",
-                config.toString()));
+        ToolhostProcess.worker(dir, name, BROKER, group, "--config", config.toString());
     workers.add(worker);
     worker.awaitOut(
         Pattern.compile("^Toolhost worker .* of group '" + group + "' .* hosting \\d+ tools"),

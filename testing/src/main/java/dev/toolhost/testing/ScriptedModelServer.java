@@ -89,6 +89,26 @@ public final class ScriptedModelServer implements AutoCloseable {
     return URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/v1");
   }
 
+  /**
+   * The {@code agents:} section of a host config with one agent of that name, which asks the model
+   * server at the base URL for that model with no key (its {@code api_key_env} names no variable
+   * set), followed by the agent's other keys, one a line (such as {@code "profile: readers"}).
+   */
+  public static String agentSection(URI baseUrl, String agent, String model, String... keys) {
+    StringBuilder section =
+        new StringBuilder("agents:\n  ")
+            .append(agent)
+            .append(":\n    base_url: ")
+            .append(baseUrl)
+            .append("\n    model: ")
+            .append(model)
+            .append("\n    api_key_env: NO_SUCH_KEY\n");
+    for (String key : keys) {
+      section.append("    ").append(key).append('\n');
+    }
+    return section.toString();
+  }
+
   /** Queues the reply to the next request that finds the queue non-empty. */
   public ScriptedModelServer enqueue(ScriptedReply reply) {
     replies.add(Objects.requireNonNull(reply, "reply"));

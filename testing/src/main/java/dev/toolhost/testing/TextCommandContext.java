@@ -1,10 +1,8 @@
 package dev.toolhost.testing;
 
 import dev.toolhost.core.spi.CommandContext;
-import dev.toolhost.core.spi.ConfigProblems;
 import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.core.spi.RunningHost;
-import dev.toolhost.core.spi.SectionReading;
 import dev.toolhost.host.HostConfig;
 import dev.toolhost.host.HostRuntime;
 import java.io.PrintWriter;
@@ -68,15 +66,7 @@ public final class TextCommandContext implements CommandContext {
 
   @Override
   public <C> Optional<C> section(HostExtension<C> extension) {
-    if (!config.sections().containsKey(extension.name())) {
-      return Optional.empty();
-    }
-    SectionReading reading =
-        new SectionReading(
-            ConfigProblems.unplaced(), config.directory(), config.toolProfiles().names());
-    C read = extension.read(config.section(extension.name()), reading);
-    reading.problems().throwIfAny();
-    return Optional.ofNullable(read);
+    return config.read(extension);
   }
 
   @Override

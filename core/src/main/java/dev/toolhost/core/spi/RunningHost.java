@@ -3,6 +3,7 @@ package dev.toolhost.core.spi;
 import dev.toolhost.core.ToolDispatcher;
 import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.ToolSet;
+import java.io.PrintWriter;
 import java.util.Optional;
 
 /**
@@ -24,6 +25,19 @@ public interface RunningHost extends AutoCloseable {
    * @throws IllegalArgumentException naming the unknown profile and the known ones
    */
   ToolSet toolSet(String profile);
+
+  /**
+   * The host's tool set for the named profile, as a command answers its {@code --profile}: empty
+   * after printing to the writer why there is none (the unknown profile and the known ones).
+   */
+  default Optional<ToolSet> toolSet(String profile, PrintWriter err) {
+    try {
+      return Optional.of(toolSet(profile));
+    } catch (IllegalArgumentException e) {
+      err.println(e.getMessage());
+      return Optional.empty();
+    }
+  }
 
   /** The service of that type the host or one of its extensions shares, if any. */
   <T> Optional<T> service(Class<T> type);

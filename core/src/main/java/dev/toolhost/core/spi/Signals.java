@@ -4,6 +4,8 @@ import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,6 +24,35 @@ public final class Signals {
   private static final Logger LOG = LoggerFactory.getLogger(Signals.class);
 
   private Signals() {}
+
+  /**
+   * Runs a long-running command until SIGTERM or SIGINT (Ctrl-C), so that it closes and exits 0.
+   * {@code close} runs at most once: after the signal, or in a shutdown hook of the given name on
+   * any other way out (System.exit elsewhere, a signal the JVM handles itself). {@code started}
+   * runs once both are in place (the command's banner), {@code stopping} after the signal, before
+   * {@code close}.
+   *
+   * @throws InterruptedException if the waiting thread is interrupted; {@code close} is then left
+   *     to the shutdown hook
+   */
+  public static void runUntilStopped(
+      String hookName, Runnable close, Runnable started, Runnable stopping)
+      throws InterruptedException {
+    CountDownLatch stopped = new CountDownLatch(1);
+    AtomicBoolean closed = new AtomicBoolean();
+    Runnable closeOnce =
+        () -> {
+          if (closed.compareAndSet(false, true)) {
+            close.run();
+          }
+        };
+    Runtime.getRuntime().addShutdownHook(new Thread(closeOnce, hookName));
+    onStop(stopped::countDown);
+    started.run();
+    stopped.await();
+    stopping.run();
+    closeOnce.run();
+  }
 
   /** Runs {@code stop} (once per signal) on SIGTERM and SIGINT instead of the JVM's default. */
   public static void onStop(Runnable stop) {
