@@ -80,10 +80,8 @@ public interface HostContext {
    * Grants the given tools to each restricted built-in profile named, as {@link #allowTools(String,
    * String...)} does.
    */
-  default void allowTools(
-      List<ExecutableTool> tools, String... profiles) {
-    String[] names =
-        tools.stream().map(ExecutableTool::name).toArray(String[]::new);
+  default void allowTools(List<ExecutableTool> tools, String... profiles) {
+    String[] names = tools.stream().map(ExecutableTool::name).toArray(String[]::new);
     for (String profile : profiles) {
       allowTools(profile, names);
     }
