@@ -157,6 +157,14 @@ public final class SchedulingTools {
     ScheduledTask task;
     if (tool.isPresent()) {
       String toolName = tool.get().strip();
+      if (caller.isPresent() && caller.get().find(toolName).isEmpty()) {
+        // The same answer for a tool the caller may not see as for one that does not exist.
+        throw ToolException.invalidArguments(
+            "tool '"
+                + toolName
+                + "' cannot run in a scheduled task: it is not one of your tools, and a task does"
+                + " only what its owner may.");
+      }
       boolean offered = scheduledTools.map(set -> set.find(toolName).isPresent()).orElse(false);
       if (!offered) {
         throw ToolException.invalidArguments(
@@ -164,14 +172,6 @@ public final class SchedulingTools {
                 + toolName
                 + "' cannot run in a scheduled task: fires run under the 'scheduled' profile,"
                 + " which does not offer it.");
-      }
-      if (caller.isPresent() && caller.get().find(toolName).isEmpty()) {
-        // Said as a tool that does not exist would be: the caller's profile does not show it.
-        throw ToolException.invalidArguments(
-            "tool '"
-                + toolName
-                + "' cannot run in a scheduled task: it is not one of your tools, and a task does"
-                + " only what its owner may.");
       }
       JsonNode args = JSON.valueToTree(arguments.orElse(Map.of()));
       task =

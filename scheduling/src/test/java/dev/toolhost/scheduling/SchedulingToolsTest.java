@@ -113,8 +113,8 @@ class SchedulingToolsTest {
                         + " \"rm_rf\"}")
                 .text())
         .isEqualTo(
-            "tool 'rm_rf' cannot run in a scheduled task: fires run under the 'scheduled'"
-                + " profile, which does not offer it.");
+            "tool 'rm_rf' cannot run in a scheduled task: it is not one of your tools, and a task"
+                + " does only what its owner may.");
     assertThat(
             call(
                     "schedule_task",
