@@ -158,17 +158,22 @@ public record AuthConfig(Map<String, StaticPrincipal> principals, Optional<Jwt> 
       String name, RawPrincipal given, String at, SectionReading reading) {
     ConfigProblems problems = reading.problems();
     String key = "auth.principals." + name;
-    String tokenEnv = given.tokenEnv() == null ? "" : given.tokenEnv().strip();
-    if (!EnvironmentNames.isName(tokenEnv)) {
+    if (given.tokenEnv() == null) {
       problems.atValue(
-          given.tokenEnv() == null ? at : at + "/token_env",
+          at,
           "'"
               + key
-              + ".token_env' is "
-              + (given.tokenEnv() == null ? "missing" : "'" + given.tokenEnv() + "'")
-              + " (expected the name of the environment variable that holds its bearer token,"
-              + " such as ALICE_TOKEN; the token itself never goes in the config)");
+              + ".token_env' is missing (expected the name of the environment variable that holds"
+              + " its bearer token, such as ALICE_TOKEN)");
     }
+    String tokenEnv =
+        EnvironmentNames.read(
+                given.tokenEnv(),
+                at + "/token_env",
+                Optional.of("ALICE_TOKEN"),
+                "bearer token",
+                problems)
+            .orElse("");
     Optional<String> user = Optional.ofNullable(given.user()).map(String::strip);
     if (user.isPresent() && user.get().isEmpty()) {
       problems.atValue(at + "/user", "'" + key + ".user' is empty");

@@ -94,7 +94,7 @@ class AuthConfigTest {
             "line 6, column 5: 'auth.principals.bob.profiles' is missing or empty")
         .hasMessageContaining("line 9, column 3: 'auth.jwt' needs exactly one of jwks_url")
         .hasMessageContaining("line 10, column 13: 'auth.jwt.issuer' is 'id.example.com'")
-        .hasMessageContaining("expected the name of the environment variable");
+        .hasMessageContaining("expected the name of an environment variable, such as ALICE_TOKEN");
   }
 
   @Test
