@@ -85,6 +85,9 @@ public final class AuthExtension implements HostExtension<AuthConfig> {
                         + name
                         + "' have the same bearer token: give each its own.");
               }
+              // The scanner and the sandbox (which start after, as they use the authenticator)
+              // redact it wherever it shows, whatever its variable is called.
+              host.secret("auth.principals." + name + ".token", token.strip());
               tokens.put(
                   new Principal(
                       name,

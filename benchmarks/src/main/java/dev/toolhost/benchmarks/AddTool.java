@@ -80,6 +80,7 @@ final class AddTool {
         Optional.empty(),
         Optional.empty(),
         Optional.empty(),
+        Optional.empty(),
         Instant.now().plus(Duration.ofDays(1)));
   }
 
@@ -99,6 +100,7 @@ final class AddTool {
         call.arguments(),
         call.sessionId(),
         call.user(),
+        call.principal(),
         call.agent(),
         call.model(),
         call.deadline());

@@ -17,7 +17,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * An invoke request is a tool call as it travels on the bus to a worker: {@code {tool_call_id,
- * call_key, tool_name, arguments, session_id, user, agent, deadline}} (see {@code
+ * call_key, tool_name, arguments, session_id, user, principal, agent, deadline}} (see {@code
  * docs/wire-protocol.md}).
  *
  * @param call the call; its id is the caller's label for it, sent back in the reply
@@ -74,6 +74,9 @@ public record InvokeRequest(ToolCall call, String callKey) {
       if (call.user().isPresent()) {
         body.writeStringProperty("user", call.user().get());
       }
+      if (call.principal().isPresent()) {
+        body.writeStringProperty("principal", call.principal().get());
+      }
       if (call.agent().isPresent()) {
         body.writeStringProperty("agent", call.agent().get());
       }
@@ -98,6 +101,7 @@ public record InvokeRequest(ToolCall call, String callKey) {
     String deadlineText = null;
     String sessionId = null;
     String user = null;
+    String principal = null;
     String agent = null;
     String arguments = "{}";
     try (JsonParser parser = JSON.createParser(text)) {
@@ -114,6 +118,7 @@ public record InvokeRequest(ToolCall call, String callKey) {
           case "deadline" -> deadlineText = string(parser, value);
           case "session_id" -> sessionId = string(parser, value);
           case "user" -> user = string(parser, value);
+          case "principal" -> principal = string(parser, value);
           case "agent" -> agent = string(parser, value);
           case "arguments" -> arguments = argumentsText(parser, value, text);
           default -> parser.skipChildren();
@@ -148,6 +153,7 @@ public record InvokeRequest(ToolCall call, String callKey) {
             arguments,
             Optional.ofNullable(sessionId),
             Optional.ofNullable(user),
+            Optional.ofNullable(principal),
             Optional.ofNullable(agent),
             Optional.empty(),
             deadline);

@@ -2,6 +2,8 @@ package dev.toolhost.core;
 
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.context.Context;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumMap;
@@ -50,12 +52,14 @@ public final class ToolDispatcher {
   private final ToolTelemetry telemetry;
   private final ToolDeadline deadline = new ToolDeadline();
   private final List<ToolInterceptor> chain;
+  private final List<CallRecorder> recorders;
 
   private ToolDispatcher(Builder builder) {
     this.mapper = builder.mapper;
     this.openTelemetry = builder.openTelemetry;
     this.telemetry = new ToolTelemetry(builder.openTelemetry, builder.recordContent);
     this.chain = interceptors(builder.added);
+    this.recorders = List.copyOf(builder.recorders);
   }
 
   /** A dispatcher with no telemetry backend and no optional steps. */
@@ -94,9 +98,40 @@ public final class ToolDispatcher {
     return List.copyOf(steps);
   }
 
-  /** Dispatches one call through the given tool set and returns its result. */
+  /**
+   * Dispatches one call through the given tool set and returns its result, then tells the
+   * recorders.
+   */
   public ToolResult dispatch(ToolSet tools, ToolCall call) {
+    if (recorders.isEmpty()) {
+      return answer(tools, call, System.nanoTime());
+    }
+    Instant at = Instant.now();
     long startNanos = System.nanoTime();
+    ToolResult result = answer(tools, call, startNanos);
+    record(tools, call, result, at, startNanos);
+    return result;
+  }
+
+  private void record(ToolSet tools, ToolCall call, ToolResult result, Instant at, long start) {
+    CallRecord record =
+        new CallRecord(
+            call,
+            tools.profile().name(),
+            tools.find(call.toolName()).map(entry -> entry.tool().spec().source()),
+            result,
+            at,
+            Duration.ofNanos(System.nanoTime() - start));
+    for (CallRecorder recorder : recorders) {
+      try {
+        recorder.record(record);
+      } catch (RuntimeException e) {
+        LOG.error("A call recorder failed on tool '{}'", call.toolName(), e);
+      }
+    }
+  }
+
+  private ToolResult answer(ToolSet tools, ToolCall call, long startNanos) {
     Optional<ToolSet.Entry> found = tools.find(call.toolName());
     if (found.isEmpty()) {
       ToolResult.Failure failure = notFound(tools, call.toolName());
@@ -438,6 +473,7 @@ public final class ToolDispatcher {
     private boolean recordContent;
     private final Map<DispatchStage, List<ToolInterceptor>> added =
         new EnumMap<>(DispatchStage.class);
+    private final List<CallRecorder> recorders = new ArrayList<>();
 
     private Builder() {}
 
@@ -462,6 +498,12 @@ public final class ToolDispatcher {
       added
           .computeIfAbsent(Objects.requireNonNull(stage, "stage"), ignored -> new ArrayList<>())
           .add(Objects.requireNonNull(interceptor, "interceptor"));
+      return this;
+    }
+
+    /** Adds a recorder, told of every call the dispatcher answers ({@link CallRecorder}). */
+    public Builder recorder(CallRecorder recorder) {
+      recorders.add(Objects.requireNonNull(recorder, "recorder"));
       return this;
     }
 

@@ -1,5 +1,6 @@
 package dev.toolhost.host;
 
+import dev.toolhost.core.CallRecorder;
 import dev.toolhost.core.DispatchStage;
 import dev.toolhost.core.Redactor;
 import dev.toolhost.core.ToolDispatcher;
@@ -85,6 +86,9 @@ public final class HostRuntime implements RunningHost {
   private final List<Mount> mounts = new java.util.concurrent.CopyOnWriteArrayList<>();
   // Secrets the builder was given, by name, for the extensions that redact by value.
   private final Map<String, String> secretValues;
+  // Secrets the extensions hold (the principals' tokens), by name, added as they start.
+  private final Map<String, String> addedSecrets =
+      java.util.Collections.synchronizedMap(new LinkedHashMap<>());
   // The tools the extensions grant the restricted built-in profiles, by profile name.
   private final Map<String, Set<String>> allowed = new LinkedHashMap<>();
   // The tools the extensions take from built-in profiles, by profile name.
@@ -354,7 +358,19 @@ public final class HostRuntime implements RunningHost {
     public Map<String, String> secrets() {
       Map<String, String> secrets = new LinkedHashMap<>(secretValues);
       token.ifPresent(value -> secrets.put("http.token", value));
+      secrets.putAll(addedSecrets);
       return secrets;
+    }
+
+    @Override
+    public void secret(String name, String value) {
+      addedSecrets.put(
+          Objects.requireNonNull(name, "name"), Objects.requireNonNull(value, "value"));
+    }
+
+    @Override
+    public void recorder(CallRecorder recorder) {
+      dispatch.recorder(recorder);
     }
 
     @Override

@@ -297,6 +297,7 @@ public final class McpGateway implements AutoCloseable {
               // A principal with a user makes every call as that user.
               if (exchange.transportContext().get(PRINCIPAL) instanceof Principal principal) {
                 call = principal.callUser(Optional.empty()).map(call::withUser).orElse(call);
+                call = call.withPrincipal(principal.name());
               }
               // A client's trace, sent in _meta (SEP-414), is the parent of the tool's span.
               Context parent =

@@ -420,6 +420,7 @@ final class McpManagementTools {
             json,
             call.sessionId(),
             call.user(),
+            call.principal(),
             call.agent(),
             call.model(),
             call.deadline());

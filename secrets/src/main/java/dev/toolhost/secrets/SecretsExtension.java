@@ -2,6 +2,7 @@ package dev.toolhost.secrets;
 
 import dev.toolhost.core.DispatchStage;
 import dev.toolhost.core.Redactor;
+import dev.toolhost.core.spi.Authenticator;
 import dev.toolhost.core.spi.CommandContext;
 import dev.toolhost.core.spi.ConfigSections;
 import dev.toolhost.core.spi.EnvironmentNames;
@@ -42,6 +43,15 @@ public final class SecretsExtension implements HostExtension<SecretsConfig> {
   @Override
   public Set<Class<?>> provides() {
     return Set.of(SecretScanner.class, Redactor.class);
+  }
+
+  /**
+   * The authenticator, used only to start after the extension that provides it: the principals'
+   * tokens are then among the host's secrets the scanner redacts by value.
+   */
+  @Override
+  public Set<Class<?>> uses() {
+    return Set.of(Authenticator.class);
   }
 
   @Override

@@ -267,7 +267,8 @@ final class ApiHandler extends Handler.Abstract {
     ToolCall call =
         invocation
             .asUser(principal.callUser(invocation.user()))
-            .toCall(toolName, set.defaultTimeout(toolName));
+            .toCall(toolName, set.defaultTimeout(toolName))
+            .withPrincipal(principal.name());
     // The request's server span (HttpTelemetry), current here, is the parent of the tool's span.
     ToolResult result = host.dispatcher().dispatch(set, call);
     return ok(json.result(call, result));

@@ -1,6 +1,7 @@
 package dev.toolhost.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.nimbusds.jose.JOSEObjectType;
 import com.nimbusds.jose.JWSAlgorithm;
@@ -12,6 +13,7 @@ import com.nimbusds.jose.jwk.gen.RSAKeyGenerator;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
 import dev.toolhost.core.MethodTools;
+import dev.toolhost.core.Param;
 import dev.toolhost.core.Tool;
 import dev.toolhost.core.ToolCall;
 import dev.toolhost.host.HostConfig;
@@ -26,6 +28,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Date;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -80,6 +83,11 @@ class HostPrincipalsTest {
     @Tool(description = "Says the user this call is made as.")
     public String whoami(ToolCall call) {
       return call.user().orElse("(none)");
+    }
+
+    @Tool(description = "Answers the text it is given.")
+    public String echo(@Param(description = "The text to answer.") String text) {
+      return text;
     }
 
     @Tool(description = "Writes a report too large to answer whole.")
@@ -313,6 +321,113 @@ class HostPrincipalsTest {
       // The model was asked once: by alice's own turn.
       assertThat(model.requestCount()).isEqualTo(1);
     }
+  }
+
+  private static final String AUDIT = "audit:\n  state_dir: state/audit\n";
+
+  @Test
+  void theJournalHoldsOneLinePerCallWithItsPrincipalAndNoArgumentValue() throws Exception {
+    start(PRINCIPALS + AUDIT, TOKENS);
+    String arguments = "{\"arguments\": {\"text\": \"tangerine-4417\"}}";
+
+    assertThat(text(invoke("alice-token-1f3e", "", arguments, "echo"))).isEqualTo("tangerine-4417");
+    assertThat(
+            text(
+                invoke(
+                    "gateway-token-9c2d",
+                    "",
+                    "{\"user\": \"bob\", " + arguments.substring(1),
+                    "echo")))
+        .isEqualTo("tangerine-4417");
+    assertThat(invoke("alice-token-1f3e", "", arguments, "ehco").body()).contains("tool_not_found");
+    String session =
+        mcp("/mcp", "alice-token-1f3e", null, INITIALIZE)
+            .headers()
+            .firstValue("mcp-session-id")
+            .orElseThrow();
+    mcp(
+        "/mcp",
+        "alice-token-1f3e",
+        session,
+        "{\"jsonrpc\": \"2.0\", \"method\": \"notifications/initialized\"}");
+    assertThat(
+            mcp(
+                    "/mcp",
+                    "alice-token-1f3e",
+                    session,
+                    "{\"jsonrpc\": \"2.0\", \"id\": 2, \"method\": \"tools/call\", \"params\":"
+                        + " {\"name\": \"echo\", \"arguments\": {\"text\": \"plum-2231\"}}}")
+                .body())
+        .contains("plum-2231");
+
+    // The writer appends behind the calls: wait for its four lines.
+    Path journal = directory.resolve("state/audit/audit.jsonl");
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> Files.exists(journal) && Files.readAllLines(journal).size() == 4);
+    String lines = Files.readString(journal);
+    assertThat(lines).doesNotContain("tangerine").doesNotContain("plum");
+    JsonNode entries = JSON.readTree(get("/v1/audit", "gateway-token-9c2d").body()).get("entries");
+    assertThat(entries.findValuesAsString("principal"))
+        .containsExactly("alice", "gateway", "alice", "alice");
+    assertThat(entries.findValuesAsString("user"))
+        .containsExactly("alice", "bob", "alice", "alice");
+    assertThat(entries.findValuesAsString("tool")).containsExactly("echo", "echo", "ehco", "echo");
+    assertThat(entries.findValuesAsString("outcome"))
+        .containsExactly("ok", "ok", "tool_not_found", "ok");
+    assertThat(entries.findValuesAsString("profile")).containsOnly("main");
+    assertThat(entries.get(0).get("source").asString()).isEqualTo("builtin:test");
+    assertThat(entries.get(2).has("source")).isFalse();
+    assertThat(entries.get(1).get("session")).isNull();
+    // The same arguments, the same digest; others, another; never the value.
+    List<String> digests = entries.findValuesAsString("arguments_digest");
+    assertThat(digests.get(0)).startsWith("hmac-sha256:").isEqualTo(digests.get(1));
+    assertThat(digests.get(3)).isNotEqualTo(digests.get(0));
+    assertThat(entries.get(3).get("session").asString()).isEqualTo(session);
+  }
+
+  @Test
+  void onlyAPrincipalWithAuditReadsTheJournalAndItsQueriesFilter() throws Exception {
+    Files.writeString(directory.resolve("toolhost.yaml"), PRINCIPALS + AUDIT);
+    start(PRINCIPALS + AUDIT, TOKENS);
+    invoke("alice-token-1f3e", "", "{\"arguments\": {\"text\": \"a\"}}", "echo");
+    invoke(
+        "gateway-token-9c2d", "", "{\"user\": \"bob\", \"arguments\": {\"text\": \"b\"}}", "echo");
+    invoke("gateway-token-9c2d", "", "{\"user\": \"bob\"}", "whoami");
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                JSON.readTree(get("/v1/audit", "gateway-token-9c2d").body()).get("entries").size()
+                    == 3);
+
+    HttpResponse<String> refused = get("/v1/audit", "alice-token-1f3e");
+    JsonNode bobs = JSON.readTree(get("/v1/audit?user=bob", "gateway-token-9c2d").body());
+    JsonNode latest = JSON.readTree(get("/v1/audit?user=bob&limit=1", "gateway-token-9c2d").body());
+    JsonNode later =
+        JSON.readTree(
+            get("/v1/audit?since=" + Instant.now().plusSeconds(60), "gateway-token-9c2d").body());
+    HttpResponse<String> badSince = get("/v1/audit?since=yesterday", "gateway-token-9c2d");
+    HttpResponse<String> badLimit = get("/v1/audit?limit=0", "gateway-token-9c2d");
+    CommandRun tail =
+        CommandRun.of(
+            "audit", "tail", "--config", directory.resolve("toolhost.yaml").toString(), "-n", "2");
+
+    assertThat(refused.statusCode()).isEqualTo(403);
+    assertThat(error(refused, "forbidden"))
+        .isEqualTo(
+            "The principal 'alice' may not read the audit journal: only one with 'audit: true' in"
+                + " auth.principals may.");
+    assertThat(bobs.get("entries").findValuesAsString("tool")).containsExactly("echo", "whoami");
+    assertThat(latest.get("entries").findValuesAsString("tool")).containsExactly("whoami");
+    assertThat(later.get("entries").size()).isZero();
+    assertThat(error(badSince, "invalid_request"))
+        .isEqualTo(
+            "'since' is 'yesterday' (expected an ISO-8601 instant such as 2026-11-27T09:00:00Z)");
+    assertThat(error(badLimit, "invalid_request")).isEqualTo("'limit' is 0 (expected 1 to 10000)");
+    assertThat(tail.exitCode()).as(tail.err()).isZero();
+    assertThat(tail.out().lines().map(line -> JSON.readTree(line).get("tool").asString()))
+        .containsExactly("echo", "whoami");
   }
 
   private HttpResponse<String> post(String path, String token, String body) throws Exception {

@@ -1,5 +1,6 @@
 package dev.toolhost.core.spi;
 
+import dev.toolhost.core.CallRecorder;
 import dev.toolhost.core.DispatchStage;
 import dev.toolhost.core.ExecutableTool;
 import dev.toolhost.core.ToolGuide;
@@ -98,6 +99,20 @@ public interface HostContext {
    * a scanner that redacts them by value wherever they appear. Never to be logged or shown.
    */
   Map<String, String> secrets();
+
+  /**
+   * Adds a secret this extension holds (a principal's bearer token, say) to the host's {@link
+   * #secrets()}, for the extensions started after it that redact by value: such an extension
+   * declares the type this one provides among what it {@linkplain HostExtension#uses uses}, so that
+   * it starts after.
+   */
+  void secret(String name, String value);
+
+  /**
+   * Adds a recorder that the host's dispatcher tells of every call it answers, refused ones
+   * included ({@link CallRecorder}): an audit journal, say.
+   */
+  void recorder(CallRecorder recorder);
 
   /** The environment the host reads its secrets from (tokens, keys): not always the process's. */
   Map<String, String> environment();
