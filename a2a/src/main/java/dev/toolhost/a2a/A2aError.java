@@ -13,7 +13,13 @@ public enum A2aError {
   TASK_NOT_FOUND(-32001, "Task not found"),
   TASK_NOT_CANCELABLE(-32002, "Task cannot be canceled"),
   UNSUPPORTED_OPERATION(-32004, "This operation is not supported"),
-  VERSION_NOT_SUPPORTED(-32009, "Protocol version is not supported");
+  VERSION_NOT_SUPPORTED(-32009, "Protocol version is not supported"),
+  /**
+   * The caller may not talk to the agent (its principal may not use the agent's profile): an
+   * implementation-defined server error of JSON-RPC, answered with HTTP 403, as A2A leaves
+   * authorization to the transport.
+   */
+  FORBIDDEN(-32000, "Forbidden");
 
   private final int code;
   private final String title;

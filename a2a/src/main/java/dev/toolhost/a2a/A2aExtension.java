@@ -190,6 +190,7 @@ public final class A2aExtension implements HostExtension<A2aConfig> {
         new A2aServer.Published(
             name,
             definition.description().isBlank() ? "Agent " + name : definition.description(),
+            definition.profile(),
             skills));
   }
 

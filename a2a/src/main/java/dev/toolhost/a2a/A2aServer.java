@@ -1,6 +1,7 @@
 package dev.toolhost.a2a;
 
 import dev.toolhost.core.ApiError;
+import dev.toolhost.core.spi.Principal;
 import dev.toolhost.core.spi.Route;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
@@ -56,16 +57,20 @@ public final class A2aServer implements AutoCloseable {
   }
 
   /**
-   * What a card says of one of the host's agents.
+   * What a card says of one of the host's agents, and the profile it runs under.
    *
    * @param name the agent's name
    * @param description what it does
+   * @param profile the profile the agent runs under: only a principal that may use it may read the
+   *     card or talk to the agent
    * @param skills its skills: its own, and its tools
    */
-  public record Published(String name, String description, List<AgentCard.Skill> skills) {
+  public record Published(
+      String name, String description, String profile, List<AgentCard.Skill> skills) {
     public Published {
       Objects.requireNonNull(name, "name");
       Objects.requireNonNull(description, "description");
+      Objects.requireNonNull(profile, "profile");
       skills = List.copyOf(skills);
     }
   }
@@ -125,6 +130,11 @@ public final class A2aServer implements AutoCloseable {
     Optional<Published> agent = agents.apply(name);
     if (agent.isEmpty()) {
       return Route.Answer.error(ApiError.NOT_FOUND, "No agent '" + name + "' is published here.");
+    }
+    Principal principal = request.principal();
+    if (!principal.mayUse(agent.get().profile())) {
+      return Route.Answer.error(
+          ApiError.FORBIDDEN, principal.profileRefusal(agent.get().profile()));
     }
     return Route.Answer.json(A2aWire.JSON.writeValueAsString(cardOf(agent.get())));
   }
@@ -220,12 +230,25 @@ public final class A2aServer implements AutoCloseable {
                                       .map(version::method)
                                       .toList())
                               + "."));
-      if (agents.apply(agent).isEmpty()) {
-        throw new A2aException(
-            A2aError.INVALID_PARAMS, "No agent '" + agent + "' is published here.");
+      Published published =
+          agents
+              .apply(agent)
+              .orElseThrow(
+                  () ->
+                      new A2aException(
+                          A2aError.INVALID_PARAMS, "No agent '" + agent + "' is published here."));
+      Principal principal = request.principal();
+      if (!principal.mayUse(published.profile())) {
+        // The agent runs under its profile: a principal that may not use it may not talk to it.
+        return new Route.Answer(
+            ApiError.FORBIDDEN.status(),
+            "application/json",
+            A2aWire.JSON.writeValueAsBytes(
+                A2aWire.failure(
+                    id, A2aError.FORBIDDEN.code(), principal.profileRefusal(published.profile()))));
       }
       JsonNode params = body.path("params");
-      String owner = request.principal().name();
+      String owner = principal.name();
       return switch (operation) {
         case SEND ->
             ok(id, A2aWire.event(send(agent, owner, params, A2aWire.blocking(params)), version));

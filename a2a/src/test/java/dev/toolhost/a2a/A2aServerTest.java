@@ -39,6 +39,7 @@ class A2aServerTest {
             new A2aServer.Published(
                 "jester",
                 "Tells jokes.",
+                "main",
                 List.of(
                     new AgentCard.Skill(
                         "joke",
@@ -190,6 +191,64 @@ class A2aServerTest {
     assertThat(aliceReads.get("result").get("id").asString()).isEqualTo(task);
     // Bob's message in alice's contextId starts a conversation of his own.
     assertThat(contexts).containsExactly("alice/ctx-1", "bob/ctx-1");
+  }
+
+  @Test
+  void aPrincipalOutsideTheAgentsProfileIsRefusedNamingItsProfiles() throws Exception {
+    AtomicBoolean ran = new AtomicBoolean();
+    server =
+        new A2aServer(
+            new A2aConfig.Server(
+                URI.create("https://agents.example.com/"), 10, Duration.ofSeconds(5)),
+            name ->
+                Optional.of(
+                    new A2aServer.Published("jester", "Tells jokes.", "reviewer", List.of())),
+            (agent, context, message) -> {
+              ran.set(true);
+              return "A joke.";
+            });
+    String send =
+        "{\"jsonrpc\": \"2.0\", \"id\": 7, \"method\": \"message/send\", \"params\":"
+            + " {\"message\": {\"kind\": \"message\", \"messageId\": \"m1\", \"role\":"
+            + " \"user\", \"parts\": [{\"kind\": \"text\", \"text\": \"Hi\"}]}}}";
+
+    Route.Answer refused = server.rpc(request("/a2a/jester", send, principal("alice")));
+    Route.Answer card =
+        server.card(request("/a2a/jester/.well-known/agent-card.json", "", principal("alice")));
+    Route.Answer allowed =
+        server.rpc(
+            request(
+                "/a2a/jester",
+                send,
+                new Principal(
+                    "carol",
+                    Optional.of("carol"),
+                    Optional.of(List.of("reviewer")),
+                    false,
+                    false)));
+
+    assertThat(refused.status()).isEqualTo(403);
+    JsonNode error = A2aWire.JSON.readTree(refused.body()).get("error");
+    assertThat(error.get("code").asInt()).isEqualTo(-32000);
+    assertThat(error.get("message").asString())
+        .isEqualTo(
+            "The principal 'alice' may not use the profile 'reviewer': its profiles are main.");
+    assertThat(A2aWire.JSON.readTree(refused.body()).get("id").asInt()).isEqualTo(7);
+    assertThat(card.status()).isEqualTo(403);
+    assertThat(new String(card.body(), java.nio.charset.StandardCharsets.UTF_8))
+        .contains("its profiles are main");
+    assertThat(allowed.status()).isEqualTo(200);
+    await().atMost(Duration.ofSeconds(10)).untilTrue(ran);
+  }
+
+  private static Route.Request request(String path, String body, Principal principal) {
+    return new Route.Request(
+        body.isEmpty() ? "GET" : "POST",
+        path,
+        java.util.Map.of(),
+        body.getBytes(java.nio.charset.StandardCharsets.UTF_8),
+        java.util.Map.of(),
+        principal);
   }
 
   @Test

@@ -318,7 +318,7 @@ class A2aToolsTest {
               new A2aConfig.Server(live.base(), 10, Duration.ofSeconds(5)),
               name ->
                   name.equals("echo")
-                      ? Optional.of(new A2aServer.Published("echo", "Echoes.", List.of()))
+                      ? Optional.of(new A2aServer.Published("echo", "Echoes.", "main", List.of()))
                       : Optional.empty(),
               (name, context, message) -> "echo: " + message));
       tools.close();

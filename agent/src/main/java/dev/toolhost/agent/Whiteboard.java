@@ -23,14 +23,16 @@ import java.util.regex.Pattern;
  * whiteboard_write(key, text)}, {@code whiteboard_read(key?)} and {@code whiteboard_clear(key)},
  * source {@code builtin:whiteboard}, kept in working memory.
  *
- * <p>A board belongs to one session. A call from a running subagent reaches the board of the
- * session that spawned it; any other call reaches its own session's board, and never another's (a
- * key of another board does not exist for it). The board's entries live under their own namespace,
- * {@code whiteboard/{session}/}, which the working memory tools do not reach, and expire with the
- * session: every write renews the whole board for {@link #TTL}, so a board is gone once its session
- * has been idle that long. At most {@link #MAX_KEYS} keys of at most {@link #MAX_BYTES} bytes each.
- * Thread-safe: the writes and clears of one board are taken one at a time in this process, so that
- * renewing a board never puts back a value another call has just replaced or cleared.
+ * <p>A board belongs to one session of one user. A call from a running subagent reaches the board
+ * of the session that spawned it; any other call reaches its own session's board, and never
+ * another's (a key of another board does not exist for it), nor another user's board of the same
+ * session id. The board's entries live under their own namespace, {@code whiteboard/{session}/}
+ * ({@code whiteboard/{user}@{session}/} for a call that acts for a user), which the working memory
+ * tools do not reach, and expire with the session: every write renews the whole board for {@link
+ * #TTL}, so a board is gone once its session has been idle that long. At most {@link #MAX_KEYS}
+ * keys of at most {@link #MAX_BYTES} bytes each. Thread-safe: the writes and clears of one board
+ * are taken one at a time in this process, so that renewing a board never puts back a value another
+ * call has just replaced or cleared.
  */
 public final class Whiteboard {
 
@@ -188,8 +190,16 @@ public final class Whiteboard {
                     ToolException.invalidArguments(
                         "the whiteboard is kept per conversation, and this call has none."));
     String owner = parentSession.apply(session).orElse(session);
-    // Encoded, so that no session's prefix is the start of another's.
-    return "whiteboard/" + URLEncoder.encode(owner, StandardCharsets.UTF_8) + "/";
+    // Encoded, so that no session's prefix is the start of another's; a user's board is its
+    // user's and its session's, joined by '@', which no encoded name holds, so that two users who
+    // send one session id never reach one board, and no board of a call without a user is theirs.
+    String board = URLEncoder.encode(owner, StandardCharsets.UTF_8);
+    return "whiteboard/"
+        + call.user()
+            .filter(user -> !user.isBlank())
+            .map(user -> URLEncoder.encode(user, StandardCharsets.UTF_8) + "@" + board)
+            .orElse(board)
+        + "/";
   }
 
   private static String checkedKey(String key) {

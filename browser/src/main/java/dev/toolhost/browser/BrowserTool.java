@@ -35,10 +35,10 @@ import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * The browser tool is {@code browser(action, ...)}: one headless Chromium per session, driven
- * through its accessibility tree. {@code snapshot} numbers the page's interactive elements as refs
- * that {@code click} and {@code type} take; {@code content} reads the page as markdown through the
- * web extension's converter, chunked into working memory when long.
+ * The browser tool is {@code browser(action, ...)}: one headless Chromium per session of a user
+ * ({@link #owner}), driven through its accessibility tree. {@code snapshot} numbers the page's
+ * interactive elements as refs that {@code click} and {@code type} take; {@code content} reads the
+ * page as markdown through the web extension's converter, chunked into working memory when long.
  *
  * <p>Every URL the model gives is checked as {@code web_browse}'s are before the browser sees it,
  * and every request the page then makes is checked again in the browser ({@link Chromium}). A
@@ -187,7 +187,7 @@ final class BrowserTool {
 
   private ToolResult execute(ToolCall call, JsonNode arguments) throws Exception {
     String action = arguments.path("action").asString("");
-    String id = call.sessionId().filter(s -> !s.isBlank()).orElse("");
+    String id = owner(call);
     if (action.equals("close")) {
       return ToolResult.success(
           browsers.close(id)
@@ -233,6 +233,24 @@ final class BrowserTool {
       session.used = Instant.now();
       session.lock.unlock();
     }
+  }
+
+  /**
+   * The key of the browser a call reaches: its user's and its session's. The session id alone for a
+   * call of no user; for a user's, the user and the session each as one segment ({@code /} and
+   * {@code %} escaped) joined by a {@code /}, which no key of a call without a user holds: so two
+   * users who send one session id, or both none, never reach one browser.
+   */
+  static String owner(ToolCall call) {
+    String session = segment(call.sessionId().filter(s -> !s.isBlank()).orElse(""));
+    return call.user()
+        .filter(user -> !user.isBlank())
+        .map(user -> segment(user) + "/" + session)
+        .orElse(session);
+  }
+
+  private static String segment(String text) {
+    return text.replace("%", "%25").replace("/", "%2F");
   }
 
   private ToolResult act(Browsers.Session session, String action, JsonNode arguments, ToolCall call)

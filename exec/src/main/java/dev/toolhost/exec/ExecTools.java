@@ -22,8 +22,8 @@ import java.util.Optional;
  * Exec tools are the four tools of the exec extension, source {@code builtin:exec}: {@code shell},
  * {@code exec}, {@code file} and {@code execute_python_script}. Their names and arguments are fixed
  * so that clients can rely on them. Every command runs in the {@link Sandbox}, in the calling
- * session's workspace; the file tool works in Java beneath a descriptor of the workspace ({@link
- * WorkspaceFiles}).
+ * session's workspace (its user's, {@link Workspaces}); the file tool works in Java beneath a
+ * descriptor of the workspace ({@link WorkspaceFiles}).
  *
  * <p>A command that ran is a success whatever its exit code: the text opens with a summary (exit
  * code, time, whether it ran sandboxed) and the structured content holds the fields of an {@link
@@ -153,7 +153,7 @@ public final class ExecTools {
       Optional<Integer> timeoutSeconds,
       boolean watchPrompt)
       throws InterruptedException {
-    Path workspace = workspaces.session(call.sessionId());
+    Path workspace = workspaces.session(call.user(), call.sessionId());
     Execution execution =
         sandbox.run(
             new Sandbox.Request(
@@ -186,7 +186,7 @@ public final class ExecTools {
           Optional<Integer> offset,
       @Param(description = "How many lines to read (read only; default 2000).")
           Optional<Integer> limit) {
-    Path workspace = workspaces.session(call.sessionId());
+    Path workspace = workspaces.session(call.user(), call.sessionId());
     try {
       return switch (operation) {
         case read -> {
@@ -238,7 +238,7 @@ public final class ExecTools {
                       + " host's wheel directory only.")
           Optional<List<String>> pipPackages)
       throws InterruptedException {
-    Path workspace = workspaces.session(call.sessionId());
+    Path workspace = workspaces.session(call.user(), call.sessionId());
     try {
       return python.run(
           workspace,

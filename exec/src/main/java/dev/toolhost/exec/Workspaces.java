@@ -31,10 +31,13 @@ import org.slf4j.LoggerFactory;
  * hard links, never a protected path (the host's own files, a repository's {@code .git/hooks} and
  * {@code .git/config}).
  *
- * <p>A session's directory is named after the session id when that is a plain name, else after a
- * hash of it; a call with no session uses {@code default}. When sandboxed processes run as another
- * user than the host (a root host), the directories and files made here are given to that user, so
- * that the sandbox can write what the file tool wrote.
+ * <p>A workspace is its user's and its session's: a call that acts for a user reaches the directory
+ * named after a hash of its user and session ({@code _u-} and hex, a name no session id is given),
+ * so that two users who send one session id, or who both send none, share no workspace. A call with
+ * no user (the operator's, an agent's own run) reaches the directory named after its session id
+ * when that is a plain name, else after a hash of it; with no session either, {@code default}. When
+ * sandboxed processes run as another user than the host (a root host), the directories and files
+ * made here are given to that user, so that the sandbox can write what the file tool wrote.
  *
  * <p>Each workspace holds at most {@link ExecConfig.Limits#workspaceBytes}. On a root host with
  * loop devices, the kernel keeps that: a new workspace is a file system of its own (an ext4 image
@@ -221,15 +224,14 @@ final class Workspaces implements AutoCloseable {
     }
   }
 
-  /** The session's workspace (its real path), made when missing. */
+  /** The workspace of a session of no user (its real path), made when missing. */
   Path session(Optional<String> sessionId) {
-    String name = sessionId.filter(id -> PLAIN.matcher(id).matches()).orElse(null);
-    if (name == null) {
-      name = sessionId.map(Workspaces::hashed).orElse("default");
-    }
-    if (name.equals(".") || name.equals("..")) {
-      name = hashed(name);
-    }
+    return session(Optional.empty(), sessionId);
+  }
+
+  /** The workspace of the user's session (its real path), made when missing. */
+  Path session(Optional<String> user, Optional<String> sessionId) {
+    String name = name(user, sessionId);
     Path workspace = root.resolve(name);
     try {
       if (!Files.isDirectory(workspace, LinkOption.NOFOLLOW_LINKS)) {
@@ -583,6 +585,27 @@ final class Workspaces implements AutoCloseable {
     } catch (IOException e) {
       return path;
     }
+  }
+
+  /**
+   * The directory name of a user's session: a hash of both for a user (after {@code _}, which no
+   * plain session id starts with, so no caller names another user's workspace), else the session id
+   * when it is plain, else its hash.
+   */
+  static String name(Optional<String> user, Optional<String> sessionId) {
+    Optional<String> owner = user.filter(named -> !named.isBlank());
+    if (owner.isPresent()) {
+      // The user, a NUL (which neither holds), and the session: one pair, one name.
+      return "_u-" + hashed(owner.get() + "\0" + sessionId.orElse("default")).substring(2);
+    }
+    String name = sessionId.filter(id -> PLAIN.matcher(id).matches()).orElse(null);
+    if (name == null) {
+      name = sessionId.map(Workspaces::hashed).orElse("default");
+    }
+    if (name.equals(".") || name.equals("..")) {
+      name = hashed(name);
+    }
+    return name;
   }
 
   private static String hashed(String sessionId) {

@@ -291,12 +291,18 @@ public final class McpGateway implements AutoCloseable {
               ToolCall call =
                   ToolCall.of(request.name(), arguments)
                       .withTimeout(tools.defaultTimeout(request.name()));
+              // A principal with a user makes every call as that user, and its session is that
+              // user's (user/session, as on the invoke route).
+              Optional<String> user =
+                  exchange.transportContext().get(PRINCIPAL) instanceof Principal principal
+                      ? principal.callUser(Optional.empty())
+                      : Optional.empty();
+              call = user.map(call::withUser).orElse(call);
               if (exchange.sessionId() != null) {
-                call = call.withSessionId(exchange.sessionId());
+                String session = exchange.sessionId();
+                call = call.withSessionId(user.map(owner -> owner + "/" + session).orElse(session));
               }
-              // A principal with a user makes every call as that user.
               if (exchange.transportContext().get(PRINCIPAL) instanceof Principal principal) {
-                call = principal.callUser(Optional.empty()).map(call::withUser).orElse(call);
                 call = call.withPrincipal(principal.name());
               }
               // A client's trace, sent in _meta (SEP-414), is the parent of the tool's span.

@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * The MCP gateway servlet serves a host's tools as MCP servers over Streamable HTTP: the {@code
@@ -36,6 +37,12 @@ import java.util.Map;
  * with its stack, and an echo of the request) are replaced on their way out, and its {@code
  * sendError} calls never reach the container's error page.
  *
+ * <p>An MCP session is the principal's that opened it: a request that names a session another
+ * principal opened, or one this servlet never gave, is answered as an unknown session (404), so
+ * that no principal reaches another's session, its calls or its stream, by its id. The owners of at
+ * most {@link McpGateway.Sessions#DEFAULT_MAX_SESSIONS} sessions per endpoint are kept, the least
+ * recently used forgotten first, as the gateways forget their sessions.
+ *
  * <p>Its gateways open when a front starts serving it ({@link #init}), after the host is ready
  * ({@link #ready}); {@link #close()} stops every gateway and may be repeated. Thread-safe.
  */
@@ -46,6 +53,9 @@ final class McpGatewayServlet extends HttpServlet implements AutoCloseable {
   /** The path of the main profile's gateway; every profile's is {@code /mcp/{profile}}. */
   static final String PATH = "/mcp";
 
+  /** The header that names a request's MCP session. */
+  private static final String SESSION_HEADER = "Mcp-Session-Id";
+
   /** How the gateway is mounted: {@code /mcp} and one profile's segment below it. */
   Mount mount() {
     return new Mount(PATH, "profile", this);
@@ -55,6 +65,18 @@ final class McpGatewayServlet extends HttpServlet implements AutoCloseable {
   private final transient Map<String, HttpServlet> servlets = new LinkedHashMap<>();
   private final transient List<McpGateway> gateways = new ArrayList<>();
   private transient List<String> profiles = List.of();
+  // How many endpoints serve sessions, each holding at most the default number.
+  private volatile int endpoints = 1;
+  // Each session's principal, by session id; guarded by itself.
+  private final transient Map<String, String> owners =
+      new LinkedHashMap<>(16, 0.75f, true) {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, String> eldest) {
+          return size() > McpGateway.Sessions.DEFAULT_MAX_SESSIONS * endpoints;
+        }
+      };
   private transient ReadyHost host;
   private boolean closed;
 
@@ -102,6 +124,7 @@ final class McpGatewayServlet extends HttpServlet implements AutoCloseable {
       }
     }
     profiles = host.profiles();
+    endpoints = Math.max(1, servlets.size());
   }
 
   @Override
@@ -148,8 +171,25 @@ final class McpGatewayServlet extends HttpServlet implements AutoCloseable {
               + " /mcp/{profile}, such as /mcp/subagent.");
       return;
     }
-    ErrorRewriting rewriting = new ErrorRewriting(response);
+    String session = request.getHeader(SESSION_HEADER);
+    if (session != null && !owns(principal, session)) {
+      write(response, ApiError.NOT_FOUND, message(404));
+      return;
+    }
+    ErrorRewriting rewriting =
+        new ErrorRewriting(
+            response,
+            opened -> {
+              synchronized (owners) {
+                owners.put(opened, principal.name());
+              }
+            });
     servlet.service(request, rewriting);
+    if (session != null && request.getMethod().equals("DELETE") && rewriting.status < 400) {
+      synchronized (owners) {
+        owners.remove(session);
+      }
+    }
     if (rewriting.status >= 400 && !request.isAsyncStarted()) {
       write(
           response,
@@ -172,6 +212,13 @@ final class McpGatewayServlet extends HttpServlet implements AutoCloseable {
       profiles = List.of();
     }
     open.forEach(McpGateway::close);
+  }
+
+  /** Whether the principal opened the session: one never opened here is no one's. */
+  private boolean owns(Principal principal, String session) {
+    synchronized (owners) {
+      return principal.name().equals(owners.get(session));
+    }
   }
 
   /** Whether a query string has a {@code profile} parameter (the body, a form or not, unread). */
@@ -229,9 +276,28 @@ final class McpGatewayServlet extends HttpServlet implements AutoCloseable {
    */
   private static final class ErrorRewriting extends HttpServletResponseWrapper {
     private int status = 200;
+    private final Consumer<String> opened;
 
-    ErrorRewriting(HttpServletResponse response) {
+    ErrorRewriting(HttpServletResponse response, Consumer<String> opened) {
       super(response);
+      this.opened = opened;
+    }
+
+    @Override
+    public void setHeader(String name, String value) {
+      // The SDK names a new session in this header of its answer to initialize.
+      if (name.equalsIgnoreCase(SESSION_HEADER) && value != null) {
+        opened.accept(value);
+      }
+      super.setHeader(name, value);
+    }
+
+    @Override
+    public void addHeader(String name, String value) {
+      if (name.equalsIgnoreCase(SESSION_HEADER) && value != null) {
+        opened.accept(value);
+      }
+      super.addHeader(name, value);
     }
 
     private boolean failed() {

@@ -383,7 +383,7 @@ class HostPrincipalsTest {
     List<String> digests = entries.findValuesAsString("arguments_digest");
     assertThat(digests.get(0)).startsWith("hmac-sha256:").isEqualTo(digests.get(1));
     assertThat(digests.get(3)).isNotEqualTo(digests.get(0));
-    assertThat(entries.get(3).get("session").asString()).isEqualTo(session);
+    assertThat(entries.get(3).get("session").asString()).isEqualTo("alice/" + session);
   }
 
   @Test
