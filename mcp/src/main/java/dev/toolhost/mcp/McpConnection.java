@@ -16,6 +16,7 @@ import io.modelcontextprotocol.spec.McpError;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpTransportException;
 import java.net.URI;
+import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.time.Duration;
 import java.time.Instant;
@@ -236,6 +237,10 @@ final class McpConnection implements AutoCloseable {
       case McpServerConfig.StreamableHttp http -> {
         URI url = http.url();
         yield HttpClientStreamableHttpTransport.builder(base(url))
+            // Resumes an answer's event stream that the server closes early (SEP-1699).
+            .clientBuilder(
+                ResumingHttpClient.over(
+                    HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)))
             .endpoint(endpoint(url))
             .requestBuilder(request(http.headers()))
             .jsonMapper(JSON)
