@@ -16,6 +16,7 @@ import io.modelcontextprotocol.spec.McpError;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpTransportException;
 import java.net.URI;
+import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.time.Duration;
 import java.time.Instant;
@@ -46,7 +47,11 @@ import tools.jackson.databind.json.JsonMapper;
  * call timeout. A call to an idempotent or read-only tool that fails because the session was lost
  * is retried once after reconnecting, within the call's own time; any other answers {@code
  * unavailable}, saying the tool may have run. While the server is down, calls answer {@code
- * unavailable}. Blocking: the SDK's Reactor types stay in here.
+ * unavailable}. A call abandoned before its answer (its thread interrupted by a caller's cancel or
+ * the dispatcher's deadline step, or its deadline passed) is cancelled at the server too: the
+ * connection sends {@code notifications/cancelled} with the call's request id, over any transport,
+ * and the call's progress reaches its caller until that notification is out. Blocking: the SDK's
+ * Reactor types stay in here.
  */
 final class McpConnection implements AutoCloseable {
 
@@ -91,6 +96,8 @@ final class McpConnection implements AutoCloseable {
   // Guarded by lock.
   private State state = State.CONNECTING;
   private McpAsyncClient client;
+  // The client's transport: what cancels a call in flight.
+  private SerialClientTransport wire;
   private long generation;
   // Completes with why the session was lost.
   private CompletableFuture<Throwable> lost = new CompletableFuture<>();
@@ -168,8 +175,9 @@ final class McpConnection implements AutoCloseable {
 
   private void connectOnce() throws Exception {
     McpClientTransport transport = transport();
+    SerialClientTransport serial = new SerialClientTransport(transport);
     McpAsyncClient candidate =
-        McpClient.async(new SerialClientTransport(transport))
+        McpClient.async(serial)
             .clientInfo(McpSchema.Implementation.builder("toolhost", VERSION).build())
             .requestTimeout(SDK_REQUEST_TIMEOUT)
             .initializationTimeout(connectTimeout)
@@ -189,6 +197,7 @@ final class McpConnection implements AutoCloseable {
         generation++;
         myGeneration = generation;
         client = candidate;
+        wire = serial;
         state = State.CONNECTED;
         lost = new CompletableFuture<>();
         lastError = "";
@@ -228,6 +237,10 @@ final class McpConnection implements AutoCloseable {
       case McpServerConfig.StreamableHttp http -> {
         URI url = http.url();
         yield HttpClientStreamableHttpTransport.builder(base(url))
+            // Resumes an answer's event stream that the server closes early (SEP-1699).
+            .clientBuilder(
+                ResumingHttpClient.over(
+                    HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)))
             .endpoint(endpoint(url))
             .requestBuilder(request(http.headers()))
             .jsonMapper(JSON)
@@ -324,6 +337,7 @@ final class McpConnection implements AutoCloseable {
       state = State.BROKEN;
       old = client;
       client = null;
+      wire = null;
       lost.complete(cause);
       connected = new CompletableFuture<>();
       reconnector =
@@ -422,6 +436,7 @@ final class McpConnection implements AutoCloseable {
       String tool, Map<String, Object> arguments, Instant deadline, String shownName)
       throws InterruptedException {
     McpAsyncClient current;
+    SerialClientTransport currentWire;
     CompletableFuture<Throwable> lostSignal;
     long myGeneration;
     synchronized (lock) {
@@ -429,6 +444,7 @@ final class McpConnection implements AutoCloseable {
         return new Attempt.Done(unavailable(shownName, lastError));
       }
       current = client;
+      currentWire = wire;
       lostSignal = lost;
       myGeneration = generation;
     }
@@ -445,10 +461,56 @@ final class McpConnection implements AutoCloseable {
     // The caller's listener, carried to this thread by the dispatch path, hears this call's
     // progress notifications until it ends.
     ToolProgress.current().ifPresent(caller -> progressByToken.put(token, caller));
+    Sent sent = new Sent(currentWire, token);
     try {
-      return answer(current, request, lostSignal, myGeneration, wait, shownName);
+      return answer(current, request, sent, lostSignal, myGeneration, wait, shownName);
     } finally {
+      if (!sent.stopping) {
+        sent.forget();
+      }
+    }
+  }
+
+  /**
+   * A sent call: the transport it went out on and its progress token, by which the transport knows
+   * its JSON-RPC id. Only the calling thread uses it.
+   */
+  private final class Sent {
+    private final SerialClientTransport wire;
+    private final String token;
+    // Whether a cancellation is on its way, which forgets the call once sent.
+    private boolean stopping;
+
+    Sent(SerialClientTransport wire, String token) {
+      this.wire = wire;
+      this.token = token;
+    }
+
+    /**
+     * Tells the server to stop the call ({@code notifications/cancelled}, with its request's id),
+     * without waiting; the call's progress still reaches its caller until the notification is out.
+     */
+    void stop(String reason) {
+      Optional<Object> id = wire.requestId(token);
+      if (id.isEmpty()) {
+        return;
+      }
+      stopping = true;
+      wire.cancel(id.get(), reason)
+          .doFinally(ignored -> forget())
+          .subscribe(
+              null,
+              failure ->
+                  LOG.debug(
+                      "MCP server '{}': the cancellation of request {} did not go out: {}",
+                      config.name(),
+                      id.get(),
+                      describe(failure)));
+    }
+
+    void forget() {
       progressByToken.remove(token);
+      wire.forget(token);
     }
   }
 
@@ -456,6 +518,7 @@ final class McpConnection implements AutoCloseable {
   private Attempt answer(
       McpAsyncClient current,
       McpSchema.CallToolRequest request,
+      Sent sent,
       CompletableFuture<Throwable> lostSignal,
       long myGeneration,
       Duration wait,
@@ -466,9 +529,11 @@ final class McpConnection implements AutoCloseable {
       CompletableFuture.anyOf(answer, lostSignal).get(wait.toNanos(), TimeUnit.NANOSECONDS);
     } catch (TimeoutException e) {
       answer.cancel(true);
+      sent.stop("The call's deadline passed.");
       return new Attempt.Done(timeout(shownName, wait));
     } catch (InterruptedException e) {
       answer.cancel(true);
+      sent.stop("The caller cancelled the call.");
       throw e;
     } catch (ExecutionException e) {
       // The answer failed; looked at below.
@@ -644,6 +709,7 @@ final class McpConnection implements AutoCloseable {
       state = State.CLOSED;
       old = client;
       client = null;
+      wire = null;
       lastError = "the server was unregistered or the host is stopping";
       lost.complete(new IllegalStateException(lastError));
       retrying = reconnector;

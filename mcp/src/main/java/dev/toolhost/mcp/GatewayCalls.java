@@ -1,0 +1,224 @@
+package dev.toolhost.mcp;
+
+import jakarta.servlet.ReadListener;
+import jakarta.servlet.ServletConfig;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletInputStream;
+import jakarta.servlet.http.HttpServlet;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletRequestWrapper;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.SequenceInputStream;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The gateway's calls are the tool calls an MCP gateway runs now, by session and JSON-RPC request
+ * id, so that a client's {@code notifications/cancelled} stops the one it names: the thread that
+ * dispatches it is interrupted, which the dispatcher passes on to the tool, and the call answers
+ * {@code cancelled}.
+ *
+ * <p>MCP Java SDK 2.1.0 has no cancellation, and its server gives a tool's handler neither the
+ * request's id nor a hook for a notification it does not know. Over Streamable HTTP, {@link #front}
+ * is a servlet in front of the SDK's that reads each POSTed message before the SDK does: a tool
+ * call's id goes to the SDK as a request attribute ({@link #REQUEST_ID}), which the gateway's
+ * context extractor hands to its handler, and a {@code notifications/cancelled} that names a call
+ * running in the sender's session interrupts it and is answered 202 there (any other goes on to the
+ * SDK, which answers it as before). A client can only cancel calls of a session whose id it holds.
+ * Thread-safe.
+ */
+final class GatewayCalls {
+
+  /** The request attribute that carries a tool call's JSON-RPC id to the SDK's context. */
+  static final String REQUEST_ID = "toolhost/mcp-request-id";
+
+  private static final Logger LOG = LoggerFactory.getLogger(GatewayCalls.class);
+  private static final JsonMapper JSON = JsonMapper.shared();
+  private static final String SESSION_HEADER = "Mcp-Session-Id";
+  // The SDK's own bound on a request body (16 MiB): a longer one is the SDK's to refuse.
+  private static final int MAX_READ = 16 * 1024 * 1024;
+
+  private final Map<Key, Running> running = new ConcurrentHashMap<>();
+
+  private record Key(String session, String requestId) {}
+
+  /** A call noted as running until it is closed. */
+  interface Call extends AutoCloseable {
+    @Override
+    void close();
+  }
+
+  /** One call running on a thread, which a cancel interrupts only while the call runs. */
+  private static final class Running implements Call {
+    private final Thread thread = Thread.currentThread();
+    private final Runnable remove;
+    private boolean over;
+
+    Running(Runnable remove) {
+      this.remove = remove;
+    }
+
+    synchronized void cancel() {
+      if (!over) {
+        thread.interrupt();
+      }
+    }
+
+    @Override
+    public void close() {
+      synchronized (this) {
+        over = true;
+      }
+      remove.run();
+      // A cancel that came as the call ended must not reach what the thread does next.
+      Thread.interrupted();
+    }
+  }
+
+  /**
+   * Notes that the calling thread runs the call with this request id in this session until the
+   * returned scope closes; with no id (a stdio client, or one the front did not read) nothing is
+   * noted.
+   */
+  Call running(String session, Object requestId) {
+    if (session == null || requestId == null) {
+      return () -> {};
+    }
+    Key key = new Key(session, String.valueOf(requestId));
+    Running call = new Running(() -> running.remove(key));
+    running.put(key, call);
+    return call;
+  }
+
+  /** Interrupts the call with this request id in this session; whether one was running. */
+  boolean cancel(String session, String requestId) {
+    Running call = running.get(new Key(session, requestId));
+    if (call == null) {
+      return false;
+    }
+    call.cancel();
+    return true;
+  }
+
+  /** A servlet in front of the SDK's transport that reads tool call ids and cancellations. */
+  HttpServlet front(HttpServlet transport) {
+    return new Front(Objects.requireNonNull(transport, "transport"));
+  }
+
+  private final class Front extends HttpServlet {
+    private static final long serialVersionUID = 1L;
+    private final transient HttpServlet transport;
+
+    Front(HttpServlet transport) {
+      this.transport = transport;
+    }
+
+    @Override
+    public void init(ServletConfig config) throws ServletException {
+      super.init(config);
+      transport.init(config);
+    }
+
+    @Override
+    public void destroy() {
+      transport.destroy();
+    }
+
+    @Override
+    protected void service(HttpServletRequest request, HttpServletResponse response)
+        throws ServletException, IOException {
+      if (!"POST".equalsIgnoreCase(request.getMethod())) {
+        transport.service(request, response);
+        return;
+      }
+      InputStream in = request.getInputStream();
+      byte[] head = in.readNBytes(MAX_READ + 1);
+      HttpServletRequest replayed = new Replayed(request, head, in);
+      if (head.length <= MAX_READ) {
+        JsonNode message = read(head);
+        String method = message.path("method").asString("");
+        String session = request.getHeader(SESSION_HEADER);
+        if (method.equals("tools/call") && message.has("id")) {
+          replayed.setAttribute(REQUEST_ID, message.get("id").asString());
+        } else if (method.equals("notifications/cancelled")
+            && !message.has("id")
+            && session != null
+            && cancel(session, message.at("/params/requestId").asString(""))) {
+          LOG.debug(
+              "MCP gateway: session {} cancelled request {}",
+              session,
+              message.at("/params/requestId").asString(""));
+          response.setStatus(HttpServletResponse.SC_ACCEPTED);
+          return;
+        }
+      }
+      transport.service(replayed, response);
+    }
+
+    private static JsonNode read(byte[] body) {
+      try {
+        return JSON.readTree(body);
+      } catch (JacksonException e) {
+        // Not JSON: the SDK answers it.
+        return JSON.missingNode();
+      }
+    }
+  }
+
+  /** The request, its body read again from the bytes already read and then the rest. */
+  private static final class Replayed extends HttpServletRequestWrapper {
+    private final ServletInputStream body;
+
+    Replayed(HttpServletRequest request, byte[] head, InputStream rest) {
+      super(request);
+      InputStream all = new SequenceInputStream(new ByteArrayInputStream(head), rest);
+      this.body =
+          new ServletInputStream() {
+            private boolean finished;
+
+            @Override
+            public int read() throws IOException {
+              int b = all.read();
+              finished = b < 0;
+              return b;
+            }
+
+            @Override
+            public int read(byte[] buffer, int offset, int length) throws IOException {
+              int n = all.read(buffer, offset, length);
+              finished = n < 0;
+              return n;
+            }
+
+            @Override
+            public boolean isFinished() {
+              return finished;
+            }
+
+            @Override
+            public boolean isReady() {
+              return true;
+            }
+
+            @Override
+            public void setReadListener(ReadListener listener) {
+              throw new IllegalStateException("The MCP gateway reads request bodies blocking.");
+            }
+          };
+    }
+
+    @Override
+    public ServletInputStream getInputStream() {
+      return body;
+    }
+  }
+}

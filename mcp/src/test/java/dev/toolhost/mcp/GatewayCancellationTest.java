@@ -1,0 +1,97 @@
+package dev.toolhost.mcp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.toolhost.core.ExecutableTool;
+import dev.toolhost.core.ToolAnnotations;
+import dev.toolhost.core.ToolDispatcher;
+import dev.toolhost.core.ToolProfiles;
+import dev.toolhost.core.ToolRegistry;
+import dev.toolhost.core.ToolResult;
+import dev.toolhost.core.ToolSet;
+import dev.toolhost.core.ToolSpec;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * A client of the gateway that sends {@code notifications/cancelled} stops the host's tool: our
+ * cancel client on the TypeScript SDK calls a tool that sleeps 60 s and aborts the call, and the
+ * tool's thread is interrupted within a second.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class GatewayCancellationTest {
+
+  private static final JsonMapper JSON = JsonMapper.shared();
+
+  @TempDir Path temp;
+  private final ToolRegistry registry = new ToolRegistry();
+  private McpGateway gateway;
+  private ServedGateway http;
+
+  @AfterEach
+  void stop() throws Exception {
+    if (http != null) {
+      http.close();
+    }
+    if (gateway != null) {
+      gateway.close();
+    }
+  }
+
+  @Test
+  void aClientsCancellationInterruptsTheHostsToolWithinASecond() throws Exception {
+    CompletableFuture<Long> started = new CompletableFuture<>();
+    CompletableFuture<Long> interrupted = new CompletableFuture<>();
+    registry.register(
+        ExecutableTool.of(
+            new ToolSpec(
+                "sleep",
+                "Sleeps 60 s.",
+                JSON.createObjectNode().put("type", "object"),
+                "test",
+                ToolAnnotations.UNSPECIFIED),
+            (call, arguments) -> {
+              started.complete(System.currentTimeMillis());
+              try {
+                Thread.sleep(60_000);
+              } catch (InterruptedException e) {
+                interrupted.complete(System.currentTimeMillis());
+                throw e;
+              }
+              return ToolResult.success("slept 60 s");
+            }));
+    gateway =
+        McpGateway.http(
+            registry,
+            ToolSet.of(registry, ToolProfiles.MAIN),
+            ToolDispatcher.create(),
+            "/mcp",
+            List.of("127.0.0.1:*", "localhost:*"),
+            List.of("http://127.0.0.1:*"));
+    http = ServedGateway.serve(gateway);
+
+    Process client =
+        new ProcessBuilder(NpmPackages.cancelClient(http.endpoint().toString(), "sleep", 2000))
+            .redirectError(temp.resolve("client.err").toFile())
+            .start();
+    assertThat(client.waitFor(30, TimeUnit.SECONDS)).as("the client ended").isTrue();
+    JsonNode ended =
+        JSON.readTree(new String(client.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+
+    assertThat(started).as("the tool ran").isCompleted();
+    assertThat(ended.path("ended").asString()).contains("The user stopped the call.");
+    long seen = interrupted.get(1, TimeUnit.SECONDS);
+    assertThat(seen - ended.path("abortedAt").asLong())
+        .as("milliseconds from the client's cancel to the tool seeing it")
+        .isLessThan(1000);
+  }
+}
