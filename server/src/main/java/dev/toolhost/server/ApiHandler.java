@@ -21,6 +21,7 @@ import java.util.regex.Pattern;
 import org.eclipse.jetty.http.HttpException;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.io.SocketChannelEndPoint;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -63,6 +64,8 @@ final class ApiHandler extends Handler.Abstract {
 
   private final Host host;
   private final ApiJson json;
+  // Made when the handler starts: tells when a running call's HTTP/1 client goes away.
+  private volatile ClientWatch clients;
 
   ApiHandler(Host host, ApiJson json) {
     this.host = host;
@@ -270,8 +273,67 @@ final class ApiHandler extends Handler.Abstract {
             .toCall(toolName, set.defaultTimeout(toolName))
             .withPrincipal(principal.name());
     // The request's server span (HttpTelemetry), current here, is the parent of the tool's span.
-    ToolResult result = host.dispatcher().dispatch(set, call);
+    ToolResult result = dispatchUntilGone(request, set, call);
     return ok(json.result(call, result));
+  }
+
+  /**
+   * Dispatches the call on this thread, cancelling it when the client goes away first: the end of
+   * the client's connection (seen by the {@link ClientWatch} on HTTP/1, by Jetty on HTTP/2)
+   * interrupts this thread, which the dispatcher carries to wherever the call runs (the tool's
+   * thread, a sandboxed process, a remote worker, a bridged MCP server). An idle timeout does not
+   * end a call: a client may wait as long as the call's deadline.
+   */
+  private ToolResult dispatchUntilGone(Request request, ToolSet set, ToolCall call) {
+    Thread caller = Thread.currentThread();
+    Object lock = new Object();
+    boolean[] running = {true};
+    Runnable cancel =
+        () -> {
+          synchronized (lock) {
+            if (running[0]) {
+              LOG.debug("The client of call {} went away; cancelling it", call.callId());
+              caller.interrupt();
+            }
+          }
+        };
+    request.addIdleTimeoutListener(timeout -> false);
+    request.addFailureListener(failure -> cancel.run());
+    ClientWatch.Watch watch = null;
+    if (clients != null
+        && request.getConnectionMetaData().getConnection().getEndPoint()
+            instanceof SocketChannelEndPoint endPoint) {
+      watch = clients.watch(endPoint.getChannel(), cancel);
+    }
+    try {
+      return host.dispatcher().dispatch(set, call);
+    } finally {
+      synchronized (lock) {
+        running[0] = false;
+      }
+      // An interruption the client's leaving made ends here: the answer goes nowhere anyway.
+      Thread.interrupted();
+      if (watch != null) {
+        watch.close();
+        if (watch.pipelined()) {
+          request.getConnectionMetaData().getConnection().getEndPoint().shutdownOutput();
+        }
+      }
+    }
+  }
+
+  @Override
+  protected void doStart() throws Exception {
+    clients = new ClientWatch();
+    super.doStart();
+  }
+
+  @Override
+  protected void doStop() throws Exception {
+    super.doStop();
+    if (clients != null) {
+      clients.close();
+    }
   }
 
   private Optional<ToolSet> toolSet(String profile) {
