@@ -168,6 +168,8 @@ final class TurnsRoute implements ConversationInbox, AutoCloseable {
     void end() {
       ended = true;
       frames.clear();
+      // Wakes the stream's thread, which finds the follower ended.
+      frames.offer("");
     }
 
     /**
@@ -252,10 +254,15 @@ final class TurnsRoute implements ConversationInbox, AutoCloseable {
         request.header("accept").map(accept -> accept.contains(EVENT_STREAM)).orElse(false);
     if (!events) {
       try {
+        // The turn's own client reads the JSON answer; its followers hear the events.
         Turn turn = new Turn(all, name, running.conversation, input.message(), running::broadcast);
-        return turn.run()
-            .map(document -> Route.Answer.json(document.toString()))
-            .orElseGet(() -> Route.Answer.error(ApiError.MODEL_ERROR, turn.failure));
+        Optional<ObjectNode> done = turn.run();
+        if (done.isEmpty()) {
+          running.broadcast("error", ApiError.MODEL_ERROR.fields(turn.failure));
+          return Route.Answer.error(ApiError.MODEL_ERROR, turn.failure);
+        }
+        running.broadcast("turn", done.get());
+        return Route.Answer.json(done.get().toString());
       } finally {
         release(running);
       }
