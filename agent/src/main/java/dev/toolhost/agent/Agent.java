@@ -424,6 +424,7 @@ public final class Agent {
               .withSessionId(conversation.sessionId())
               .withAgent(definition.name())
               .withModel(definition.endpoint().model());
+      call = conversation.user().map(call::withUser).orElse(call);
       Instant toolDeadline =
           Instant.now().plus(conversation.tools().defaultTimeout(call.toolName()));
       call = call.withDeadline(toolDeadline.isBefore(deadline) ? toolDeadline : deadline);

@@ -6,6 +6,7 @@ import dev.toolhost.core.ToolProfiles;
 import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.spi.AgentCatalog;
 import dev.toolhost.core.spi.ConfigException;
+import dev.toolhost.core.spi.ConversationInbox;
 import dev.toolhost.core.spi.HostCommand;
 import dev.toolhost.core.spi.HostContext;
 import dev.toolhost.core.spi.HostExtension;
@@ -27,8 +28,10 @@ import tools.jackson.databind.JsonNode;
  * ({@link Wisps}) and the agents' guide; each turn's system prompt names the services most relevant
  * to the request (from the {@link ServiceIndex} service, when the host has one). The models' keys
  * are read from the host's environment. It shares the agents as an {@link Agents} service, and
- * serves the conversation API, {@code POST /v1/agents/{name}/turns} ({@link TurnsRoute}), whose
- * turns have the channel tools.
+ * serves the conversation API, {@code POST /v1/agents/{name}/turns} and {@code GET
+ * /v1/agents/{name}/sessions/{id}/events} ({@link TurnsRoute}), whose turns have the channel tools,
+ * and is the host's {@link ConversationInbox}, where a scheduled task's result reaches the
+ * conversation that scheduled it.
  *
  * <p>Found by {@link java.util.ServiceLoader}; a host made in code gives it an {@link AgentsConfig}
  * of definitions through its builder.
@@ -51,10 +54,13 @@ public final class AgentsExtension implements HostExtension<AgentsConfig> {
     return NAME;
   }
 
-  /** Shared once the host is ready, when the agents' dispatcher exists. */
+  /**
+   * The agents and their catalogue, shared once the host is ready, when the agents' dispatcher
+   * exists; the conversation API's inbox, shared as it starts.
+   */
   @Override
   public Set<Class<?>> provides() {
-    return Set.of(Agents.class, AgentCatalog.class);
+    return Set.of(Agents.class, AgentCatalog.class, ConversationInbox.class);
   }
 
   /**
@@ -94,7 +100,10 @@ public final class AgentsExtension implements HostExtension<AgentsConfig> {
     environment = host.environment();
     if (!definitions.isEmpty()) {
       host.guide(Agents.GUIDE);
-      host.route(new TurnsRoute(() -> Optional.ofNullable(agents)).route());
+      TurnsRoute turns = host.own(new TurnsRoute(() -> Optional.ofNullable(agents)));
+      turns.routes().forEach(host::route);
+      // A scheduled task's result goes to the conversation of the API that scheduled it.
+      host.provide(ConversationInbox.class, turns);
       // Helpers and tasks may ask the other agents; synthesising an outside agent's answer asks
       // none. The board: synthesis reads it and writes nothing; a subagent shares its parent's
       // board but runs no batches of its own; a task may run batches. The subagent tools are

@@ -4,14 +4,16 @@ import dev.toolhost.core.ToolSet;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
- * A conversation is one session with an agent: its id, its history in the wire format, the tool set
- * its process sees, and the notices (a subagent's result) and status updates waiting for it.
+ * A conversation is one session with an agent: its id, the user its tool calls are made as, its
+ * history in the wire format, the tool set its process sees, and the notices (a subagent's result,
+ * a scheduled task's) and status updates waiting for it.
  *
  * <p>The history holds what was said after the instructions: user messages, assistant messages with
  * their tool calls, and one tool message per call. Notices are added to the history as user
@@ -31,6 +33,7 @@ public final class Conversation {
   private final BlockingQueue<String> status = new ArrayBlockingQueue<>(STATUS_BUFFER);
   private volatile Consumer<String> noticeListener = notice -> {};
   private volatile Supplier<Runnable> runScope = () -> () -> {};
+  private volatile Optional<String> user = Optional.empty();
 
   private Conversation(String sessionId, ToolSet tools) {
     this.sessionId = Objects.requireNonNull(sessionId, "sessionId");
@@ -45,6 +48,26 @@ public final class Conversation {
   /** The session id every tool call of this conversation carries. */
   public String sessionId() {
     return sessionId;
+  }
+
+  /** The user every tool call of this conversation is made as; empty for the host's default. */
+  public Optional<String> user() {
+    return user;
+  }
+
+  /**
+   * Makes every tool call of this conversation as the user (the conversation API's principal's), so
+   * that what its tools keep or schedule is that user's. Set once, before the first run.
+   *
+   * @throws IllegalStateException when the conversation is made as another user already
+   */
+  public synchronized void actAs(String asUser) {
+    Objects.requireNonNull(asUser, "asUser");
+    if (user.isPresent() && !user.get().equals(asUser)) {
+      throw new IllegalStateException(
+          "Conversation '" + sessionId + "' is made as user '" + user.get() + "' already.");
+    }
+    user = Optional.of(asUser);
   }
 
   /** The tools this conversation's process sees. */

@@ -79,7 +79,7 @@ class AgentsExtensionContractTest extends HostExtensionContract<AgentsConfig> {
 
   @Override
   protected List<String> routes() {
-    return List.of("POST " + TurnsRoute.PATH);
+    return List.of("POST " + TurnsRoute.PATH, "GET " + TurnsRoute.EVENTS_PATH);
   }
 
   /**

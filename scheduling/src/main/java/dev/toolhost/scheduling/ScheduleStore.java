@@ -197,6 +197,35 @@ public final class ScheduleStore implements AutoCloseable {
               + ") not null, constraint "
               + RUNS
               + "_one_per_fire unique (task_name, due))");
+      // Stores made before results were delivered have no delivery column yet.
+      statement.execute(
+          "alter table "
+              + RUNS
+              + " add column if not exists delivery varchar("
+              + DELIVERY_LIMIT
+              + ")");
+    }
+  }
+
+  /** The longest note of a run's delivery kept. */
+  static final int DELIVERY_LIMIT = 2_000;
+
+  /**
+   * Records what became of an ended run's delivery.
+   *
+   * @return whether the run was found
+   */
+  boolean delivered(String task, Instant due, String delivery) throws SQLException {
+    try (Connection connection = dataSource.getConnection();
+        PreparedStatement update =
+            connection.prepareStatement(
+                "update " + RUNS + " set delivery = ? where task_name = ? and due = ?")) {
+      update.setString(
+          1,
+          delivery.length() <= DELIVERY_LIMIT ? delivery : delivery.substring(0, DELIVERY_LIMIT));
+      update.setString(2, task);
+      update.setTimestamp(3, Timestamp.from(due));
+      return update.executeUpdate() > 0;
     }
   }
 
@@ -309,7 +338,7 @@ public final class ScheduleStore implements AutoCloseable {
     try (Connection connection = dataSource.getConnection();
         PreparedStatement query =
             connection.prepareStatement(
-                "select task_name, due, started, ended, status, host, output from "
+                "select task_name, due, started, ended, status, host, output, delivery from "
                     + RUNS
                     + " where task_name = ? order by due desc, id desc limit ?")) {
       query.setString(1, task);
@@ -329,7 +358,8 @@ public final class ScheduleStore implements AutoCloseable {
     try (Connection connection = dataSource.getConnection();
         PreparedStatement query =
             connection.prepareStatement(
-                "select r.task_name, r.due, r.started, r.ended, r.status, r.host, r.output from "
+                "select r.task_name, r.due, r.started, r.ended, r.status, r.host, r.output,"
+                    + " r.delivery from "
                     + RUNS
                     + " r join (select task_name, max(due) as due from "
                     + RUNS
@@ -351,7 +381,7 @@ public final class ScheduleStore implements AutoCloseable {
     try (Connection connection = dataSource.getConnection();
         PreparedStatement query =
             connection.prepareStatement(
-                "select task_name, due, started, ended, status, host, output from "
+                "select task_name, due, started, ended, status, host, output, delivery from "
                     + RUNS
                     + " order by due, task_name")) {
       List<TaskRun> runs = new ArrayList<>();
@@ -372,7 +402,8 @@ public final class ScheduleStore implements AutoCloseable {
         Optional.ofNullable(rows.getTimestamp(4)).map(Timestamp::toInstant),
         TaskRun.Status.of(rows.getString(5)),
         rows.getString(6),
-        rows.getString(7));
+        rows.getString(7),
+        Optional.ofNullable(rows.getString(8)));
   }
 
   private static boolean duplicate(SQLException e) {

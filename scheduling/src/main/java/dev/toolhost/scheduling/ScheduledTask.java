@@ -1,5 +1,6 @@
 package dev.toolhost.scheduling;
 
+import java.net.URI;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.util.Objects;
@@ -26,6 +27,8 @@ import tools.jackson.databind.JsonNode;
  * @param arguments the tool's arguments (an object); empty for an agent turn
  * @param created when it was scheduled
  * @param owner who scheduled it, and under which profile
+ * @param webhook where each run's result is posted as well, when the task says so ({@code delivery:
+ *     {webhook: URL}}); only to a host the config's {@code scheduling.webhooks} allows
  */
 public record ScheduledTask(
     String name,
@@ -36,7 +39,8 @@ public record ScheduledTask(
     Optional<String> tool,
     Optional<JsonNode> arguments,
     Instant created,
-    Owner owner) {
+    Owner owner,
+    Optional<URI> webhook) {
 
   /** What a task's name may be. */
   public static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
@@ -50,6 +54,7 @@ public record ScheduledTask(
     Objects.requireNonNull(arguments, "arguments");
     Objects.requireNonNull(created, "created");
     Objects.requireNonNull(owner, "owner");
+    Objects.requireNonNull(webhook, "webhook");
     if (!NAME.matcher(name).matches()) {
       throw new IllegalArgumentException(
           "A task's name is 1 to 64 characters of A-Z, a-z, 0-9, '_', '.' and '-': '" + name + "'");
@@ -73,7 +78,8 @@ public record ScheduledTask(
         Optional.empty(),
         Optional.empty(),
         created,
-        Owner.NONE);
+        Owner.NONE,
+        Optional.empty());
   }
 
   /** A task that calls a tool with the given arguments. */
@@ -95,13 +101,20 @@ public record ScheduledTask(
         Optional.of(tool),
         Optional.of(arguments),
         created,
-        Owner.NONE);
+        Owner.NONE,
+        Optional.empty());
   }
 
   /** This task, owned as given. */
   public ScheduledTask withOwner(Owner given) {
     return new ScheduledTask(
-        name, cron, zone, description, runOnce, tool, arguments, created, given);
+        name, cron, zone, description, runOnce, tool, arguments, created, given, webhook);
+  }
+
+  /** This task, with each run's result posted to the URL as well. */
+  public ScheduledTask withWebhook(URI url) {
+    return new ScheduledTask(
+        name, cron, zone, description, runOnce, tool, arguments, created, owner, Optional.of(url));
   }
 
   /**

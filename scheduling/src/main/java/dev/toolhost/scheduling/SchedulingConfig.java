@@ -8,13 +8,19 @@ import dev.toolhost.core.spi.Counts;
 import dev.toolhost.core.spi.Durations;
 import dev.toolhost.core.spi.EnvironmentNames;
 import dev.toolhost.core.spi.SectionReading;
+import dev.toolhost.web.OutboundException;
+import dev.toolhost.web.OutboundHttp;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.ZoneId;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.regex.Pattern;
 import tools.jackson.databind.JsonNode;
 
@@ -36,6 +42,9 @@ import tools.jackson.databind.JsonNode;
  *   poll_interval: 1s              # how often the store is asked for due tasks
  *   heartbeat: 30s                 # a host silent for 4 heartbeats has its runs marked failed
  *   fires_may_schedule: false      # fired tasks may not schedule tasks
+ *   webhooks:                      # off unless present: where a task's delivery may post
+ *     allow: [hooks.example.com, "*.example.org"]   # host names, *.domain, IP addresses
+ *     timeout: 10s                 # one post, connection included
  * }</pre>
  *
  * @param store where tasks are stored
@@ -49,6 +58,8 @@ import tools.jackson.databind.JsonNode;
  * @param heartbeat how often a host running a fire says so
  * @param firesMaySchedule whether fired tasks may schedule tasks ({@code schedule_task} stays in
  *     the {@code scheduled} profile); no by default, so that tasks cannot multiply unattended
+ * @param webhooks where a task's {@code delivery: {webhook: URL}} may post its results; empty:
+ *     tasks take no webhook
  */
 public record SchedulingConfig(
     Store store,
@@ -59,9 +70,11 @@ public record SchedulingConfig(
     Duration maxRunTime,
     Duration pollInterval,
     Duration heartbeat,
-    boolean firesMaySchedule) {
+    boolean firesMaySchedule,
+    Optional<Webhooks> webhooks) {
 
   public SchedulingConfig {
+    Objects.requireNonNull(webhooks, "webhooks");
     Objects.requireNonNull(store, "store");
     Objects.requireNonNull(zone, "zone");
     Objects.requireNonNull(agent, "agent");
@@ -73,6 +86,25 @@ public record SchedulingConfig(
 
   /** The most tasks a config may allow. */
   public static final int MAX_TASKS = 100_000;
+
+  /** How long one webhook post may take by default. */
+  public static final Duration WEBHOOK_TIMEOUT = Duration.ofSeconds(10);
+
+  /**
+   * Webhooks are where a task's results may be posted: only to the hosts the operator lists, each a
+   * host name, {@code *.} and a domain, or an IP address. A listed host is reached wherever it
+   * resolves, internal addresses included, as the web section's allow-list opens a host; a cloud
+   * metadata address never.
+   *
+   * @param allow the hosts, lower case, IPv6 addresses without brackets
+   * @param timeout how long one post may take
+   */
+  public record Webhooks(Set<String> allow, Duration timeout) {
+    public Webhooks {
+      allow = Set.copyOf(allow);
+      Objects.requireNonNull(timeout, "timeout");
+    }
+  }
 
   /** Where tasks are stored: an embedded database file, or a database by JDBC URL. */
   public sealed interface Store {}
@@ -125,6 +157,7 @@ public record SchedulingConfig(
     builder.pollInterval = pollInterval;
     builder.heartbeat = heartbeat;
     builder.firesMaySchedule = firesMaySchedule;
+    builder.webhooks = webhooks;
     return builder;
   }
 
@@ -139,6 +172,7 @@ public record SchedulingConfig(
     private Duration pollInterval = Duration.ofSeconds(1);
     private Duration heartbeat = Duration.ofSeconds(30);
     private boolean firesMaySchedule;
+    private Optional<Webhooks> webhooks = Optional.empty();
 
     private Builder(Store store) {
       this.store = Objects.requireNonNull(store, "store");
@@ -198,6 +232,12 @@ public record SchedulingConfig(
       return this;
     }
 
+    /** Where tasks' results may be posted (nowhere by default). */
+    public Builder webhooks(Webhooks allowed) {
+      this.webhooks = Optional.of(allowed);
+      return this;
+    }
+
     /** The config. */
     public SchedulingConfig build() {
       return new SchedulingConfig(
@@ -209,7 +249,8 @@ public record SchedulingConfig(
           maxRunTime,
           pollInterval,
           heartbeat,
-          firesMaySchedule);
+          firesMaySchedule,
+          webhooks);
     }
   }
 
@@ -330,7 +371,52 @@ public record SchedulingConfig(
             .heartbeat(heartbeat)
             .firesMaySchedule(raw.firesMaySchedule() != null && raw.firesMaySchedule());
     agent.ifPresent(builder::agent);
+    if (raw.webhooks() != null) {
+      builder.webhooks(webhooks(raw.webhooks(), problems));
+    }
     return builder.build();
+  }
+
+  private static Webhooks webhooks(RawWebhooks raw, ConfigProblems problems) {
+    Set<String> allow = new LinkedHashSet<>();
+    List<String> entries = raw.allow() == null ? List.of() : raw.allow();
+    for (int i = 0; i < entries.size(); i++) {
+      String entry = entries.get(i).strip().toLowerCase(Locale.ROOT);
+      String bare =
+          entry.startsWith("[") && entry.endsWith("]")
+              ? entry.substring(1, entry.length() - 1)
+              : entry;
+      String name = bare.startsWith("*.") ? bare.substring(2) : bare;
+      boolean valid = !name.isEmpty() && !name.contains("/") && !name.contains("*");
+      if (valid) {
+        try {
+          // The web module's check of a URL's host: the name or address a post would reach.
+          OutboundHttp.checkedUrl("http://" + (name.contains(":") ? "[" + name + "]" : name) + "/");
+        } catch (OutboundException e) {
+          valid = false;
+        }
+      }
+      if (valid) {
+        allow.add(bare);
+      } else {
+        problems.atValue(
+            "/scheduling/webhooks/allow/" + i,
+            "'scheduling.webhooks.allow["
+                + i
+                + "]' is '"
+                + entries.get(i)
+                + "' (expected a host name such as hooks.example.com or *.example.org, or an IP"
+                + " address)");
+      }
+    }
+    if (entries.isEmpty()) {
+      problems.atValue(
+          "/scheduling/webhooks",
+          "'scheduling.webhooks' allows no host: list the hosts results may be posted to in"
+              + " 'scheduling.webhooks.allow', or leave 'webhooks' out to take no webhooks");
+    }
+    Duration timeout = duration(raw.timeout(), WEBHOOK_TIMEOUT, "webhooks/timeout", problems);
+    return new Webhooks(allow, timeout);
   }
 
   /** A duration as the config would say it: 500ms, 30s, 10m, 1h. */
@@ -369,5 +455,12 @@ public record SchedulingConfig(
       @DurationText String pollInterval,
       @DurationText String heartbeat,
       @JsonPropertyDescription("whether fired tasks may schedule tasks (false by default)")
-          Boolean firesMaySchedule) {}
+          Boolean firesMaySchedule,
+      @JsonPropertyDescription("where a task's delivery may post its results (off when absent)")
+          RawWebhooks webhooks) {}
+
+  record RawWebhooks(
+      @JsonPropertyDescription("host names (or *.domain) and IP addresses results may be posted to")
+          List<String> allow,
+      @DurationText String timeout) {}
 }

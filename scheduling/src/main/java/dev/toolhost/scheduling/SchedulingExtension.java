@@ -10,6 +10,7 @@ import dev.toolhost.core.ToolSet;
 import dev.toolhost.core.spi.AgentCatalog;
 import dev.toolhost.core.spi.ConfigException;
 import dev.toolhost.core.spi.ConfigSections;
+import dev.toolhost.core.spi.ConversationInbox;
 import dev.toolhost.core.spi.HostContext;
 import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.core.spi.Principal;
@@ -21,6 +22,7 @@ import java.nio.file.Files;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -41,7 +43,12 @@ import tools.jackson.databind.node.ObjectNode;
  * <p>A fire runs under the {@code scheduled} profile, through the host's one dispatcher: a turn of
  * the agent the section names ({@code scheduling.agent}, called as its tool with the description as
  * its message, so that the agent works with at most what {@code scheduled} allows), or the tool
- * call the task names. Its outcome is stored as the task's run.
+ * call the task names. Its outcome is stored as the task's run, then delivered to its owner: to the
+ * conversation that scheduled it, through the {@link ConversationInbox} (the agents' conversation
+ * API), where its next turn reads it and its followers see it at once; and, for a task whose {@code
+ * delivery} names a webhook, posted there ({@link WebhookDelivery}; off unless {@code
+ * scheduling.webhooks} lists the hosts). What became of each delivery is noted on the run; a failed
+ * one never loses the run's outcome.
  *
  * <p>It grants its tools to the restricted profiles ({@link #GRANTS}): a subagent may schedule and
  * list but not cancel (RockBot's rule: a helper must not undo its principal's plans). A fired task,
@@ -91,6 +98,8 @@ public final class SchedulingExtension implements HostExtension<SchedulingConfig
   private SchedulingConfig config;
   private TaskScheduler scheduler;
   private SchedulingTools tools;
+  private Optional<ConversationInbox> inbox = Optional.empty();
+  private Optional<WebhookDelivery> webhooks = Optional.empty();
 
   /** The extension on the system clock. */
   public SchedulingExtension() {
@@ -112,10 +121,13 @@ public final class SchedulingExtension implements HostExtension<SchedulingConfig
     return Set.of(TaskScheduler.class);
   }
 
-  /** The agents, whose turns fires run: told ready after them, it checks the agent it names. */
+  /**
+   * The agents, whose turns fires run: told ready after them, it checks the agent it names; and
+   * their conversations' inbox, where a fire's result goes back to the conversation that asked.
+   */
   @Override
   public Set<Class<?>> uses() {
-    return Set.of(AgentCatalog.class);
+    return Set.of(AgentCatalog.class, ConversationInbox.class);
   }
 
   @Override
@@ -151,6 +163,12 @@ public final class SchedulingExtension implements HostExtension<SchedulingConfig
                 .heartbeat(config.heartbeat(), 4)
                 .build());
     tools = new SchedulingTools(scheduler, config, clock);
+    inbox = host.service(ConversationInbox.class);
+    if (config.webhooks().isPresent()) {
+      WebhookDelivery delivery = host.own(new WebhookDelivery(config.webhooks().get()));
+      webhooks = Optional.of(delivery);
+      tools.webhooks(delivery);
+    }
     host.registry().registerAll(tools.tools());
     host.guide(SchedulingTools.GUIDE);
     host.route(new Route("GET", SCHEDULES_PATH, this::list));
@@ -219,7 +237,43 @@ public final class SchedulingExtension implements HostExtension<SchedulingConfig
     ToolDispatcher dispatcher = host.dispatcher();
     scheduler.start(
         (task, due, deadline) ->
-            fire(dispatcher, within(host, scheduled, task.owner()), task, due, deadline));
+            fire(dispatcher, within(host, scheduled, task.owner()), task, due, deadline),
+        this::deliver);
+  }
+
+  /**
+   * Delivers a recorded run's result to its owner: to the conversation of the session that
+   * scheduled the task, and to the task's webhook; what became of each, to note on the run.
+   */
+  private Optional<String> deliver(ScheduledTask task, TaskRun run) throws InterruptedException {
+    List<String> notes = new ArrayList<>();
+    Optional<String> session = task.owner().session();
+    if (session.isPresent() && inbox.isPresent()) {
+      boolean taken =
+          inbox
+              .get()
+              .deliver(
+                  new ConversationInbox.Delivery(
+                      task.owner().user(),
+                      session.get(),
+                      task.name(),
+                      run.due(),
+                      run.status() == TaskRun.Status.SUCCEEDED,
+                      run.output()));
+      notes.add(
+          taken
+              ? "conversation: delivered to session '" + session.get() + "'"
+              : "conversation: not delivered, no conversation of session '"
+                  + session.get()
+                  + "' is kept (it was forgotten, or is not one of the conversation API)");
+    }
+    if (task.webhook().isPresent()) {
+      notes.add(
+          webhooks.isPresent()
+              ? webhooks.get().post(task.webhook().get(), task, run)
+              : "webhook: not posted: this host takes no webhooks (scheduling.webhooks)");
+    }
+    return notes.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", notes));
   }
 
   /**

@@ -11,6 +11,7 @@ import dev.toolhost.core.ToolException;
 import dev.toolhost.core.ToolGuide;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSet;
+import java.net.URI;
 import java.sql.SQLException;
 import java.time.DateTimeException;
 import java.time.Instant;
@@ -70,6 +71,7 @@ public final class SchedulingTools {
   private final SchedulingConfig config;
   private final InstantSource clock;
   private volatile Optional<ToolSet> scheduledTools = Optional.empty();
+  private volatile Optional<WebhookDelivery> webhooks = Optional.empty();
 
   /**
    * The tools over the scheduler.
@@ -87,6 +89,11 @@ public final class SchedulingTools {
     return MethodTools.of(this, SOURCE);
   }
 
+  /** Where a task's {@code delivery: {webhook: URL}} may post: the config allows webhooks. */
+  void webhooks(WebhookDelivery delivery) {
+    this.webhooks = Optional.of(delivery);
+  }
+
   /** The tools fires run with: a tool task must name one of them. */
   void scheduledTools(ToolSet tools) {
     this.scheduledTools = Optional.of(tools);
@@ -100,8 +107,10 @@ public final class SchedulingTools {
               + " when day-of-month and day-of-week are both set, either matches. For a one-time"
               + " task set run_once and pin the fields to the moment (e.g. '30 14 3 12 *'); it is"
               + " removed after it fires. When it fires, the description is the prompt of an agent"
-              + " turn; or give tool and arguments to call a tool instead. The answer gives the"
-              + " next fire and the current time.",
+              + " turn; or give tool and arguments to call a tool instead. Each run's result comes"
+              + " back to the conversation that scheduled it; delivery {\"webhook\": URL} posts it"
+              + " as well, where the host allows. The answer gives the next fire and the current"
+              + " time.",
       destructive = false,
       idempotent = true,
       openWorld = false)
@@ -122,7 +131,12 @@ public final class SchedulingTools {
           Optional<String> zone,
       @Param(description = "A tool to call instead of an agent turn") Optional<String> tool,
       @Param(description = "The tool's arguments, an object")
-          Optional<Map<String, Object>> arguments)
+          Optional<Map<String, Object>> arguments,
+      @Param(
+              description =
+                  "Where each run's result is posted as well: {\"webhook\": \"https://...\"}, a host"
+                      + " this host allows")
+          Optional<Map<String, Object>> delivery)
       throws SQLException {
     if (!ScheduledTask.NAME.matcher(name).matches()) {
       throw ToolException.invalidArguments(
@@ -193,6 +207,9 @@ public final class SchedulingTools {
         task.withOwner(
             new ScheduledTask.Owner(
                 call.user(), caller.map(set -> set.profile().name()), call.sessionId()));
+    if (delivery.isPresent()) {
+      task = task.withWebhook(webhook(delivery.get()));
+    }
     boolean replacing = scheduler.exists(task.id());
     if (!replacing && scheduler.count() >= config.maxTasks()) {
       throw new ToolException(
@@ -227,8 +244,31 @@ public final class SchedulingTools {
             + (taskZone.equals(config.zone()) ? "" : ", which is " + time(next, taskZone))
             + ". Current time: "
             + time(now, config.zone())
-            + ".",
+            + "."
+            + task.webhook()
+                .map(url -> " Each run's result is posted to " + WebhookDelivery.origin(url) + ".")
+                .orElse(""),
         structured);
+  }
+
+  /** The webhook a task's {@code delivery} names, checked against what the config allows. */
+  private URI webhook(Map<String, Object> delivery) {
+    if (!delivery.keySet().equals(java.util.Set.of("webhook"))
+        || !(delivery.get("webhook") instanceof String url)) {
+      throw ToolException.invalidArguments(
+          "delivery takes one key, webhook, a URL: {\"webhook\": \"https://...\"}.");
+    }
+    if (webhooks.isEmpty()) {
+      throw ToolException.invalidArguments(
+          "delivery by webhook is off on this host (scheduling.webhooks is not configured): leave"
+              + " delivery out; each run's result stays in the task's runs and reaches the"
+              + " conversation that scheduled it.");
+    }
+    try {
+      return webhooks.get().checked(url);
+    } catch (IllegalArgumentException e) {
+      throw ToolException.invalidArguments("delivery: " + e.getMessage());
+    }
   }
 
   @Tool(
@@ -330,6 +370,9 @@ public final class SchedulingTools {
       entry.put("run_once", task.runOnce());
       task.tool().ifPresent(t -> entry.put("tool", t));
       task.arguments().ifPresent(a -> entry.set("arguments", a));
+      task.webhook()
+          .ifPresent(
+              url -> entry.putObject("delivery").put("webhook", WebhookDelivery.origin(url)));
       entry.put("next_fire", state.nextFire().toString());
       entry.put("running", state.running());
       entry.put("overdue", !state.running() && state.nextFire().isBefore(now));
@@ -348,6 +391,7 @@ public final class SchedulingTools {
     entry.put("status", run.status().wireName());
     entry.put("host", run.host());
     entry.put("output", run.output());
+    run.delivery().ifPresent(note -> entry.put("delivery", note));
     return entry;
   }
 

@@ -7,8 +7,8 @@ import java.util.Optional;
 
 /**
  * A task run is one fire of a scheduled task and how it ended: the instant it was due, when it
- * started and ended, its status, the host that ran it, and the final text or the error, cut to
- * {@link TaskScheduler#OUTPUT_LIMIT} characters.
+ * started and ended, its status, the host that ran it, the final text or the error, cut to {@link
+ * TaskScheduler#OUTPUT_LIMIT} characters, and what became of its delivery to the task's owner.
  *
  * <p>A fire has at most one run: the store refuses a second run of the same task and due instant,
  * so that a fire picked twice (by two hosts, or again after a host died) never runs twice.
@@ -21,6 +21,8 @@ import java.util.Optional;
  * @param status how it ended
  * @param host the host that ran it (or recorded it)
  * @param output the final text, the error, or why it was missed
+ * @param delivery what became of the result's delivery to its owner (the conversation that
+ *     scheduled the task, a webhook), once tried; empty when there was none to make
  */
 public record TaskRun(
     String task,
@@ -29,7 +31,8 @@ public record TaskRun(
     Optional<Instant> ended,
     Status status,
     String host,
-    String output) {
+    String output,
+    Optional<String> delivery) {
 
   public TaskRun {
     Objects.requireNonNull(task, "task");
@@ -39,6 +42,7 @@ public record TaskRun(
     Objects.requireNonNull(status, "status");
     Objects.requireNonNull(host, "host");
     Objects.requireNonNull(output, "output");
+    Objects.requireNonNull(delivery, "delivery");
   }
 
   /** How a run ended. Wire names are the lower-case constants. */

@@ -23,6 +23,7 @@ import com.github.kagkarlsson.scheduler.task.helper.Tasks;
 import com.github.kagkarlsson.scheduler.task.schedule.Schedule;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
+import java.net.URI;
 import java.net.UnknownHostException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -105,6 +106,24 @@ public final class TaskScheduler implements AutoCloseable {
   }
 
   /**
+   * What becomes of a run's result once it is recorded: its delivery to the task's owner (the
+   * conversation that scheduled it, a webhook).
+   */
+  @FunctionalInterface
+  public interface Delivery {
+    /** No delivery: a run's result stays in its runs. */
+    Delivery NONE = (task, run) -> Optional.empty();
+
+    /**
+     * Delivers a recorded run's result. An exception is recorded as the delivery's failure; the
+     * run's outcome stands either way.
+     *
+     * @return what became of it, to record on the run; empty when there was nothing to deliver
+     */
+    Optional<String> deliver(ScheduledTask task, TaskRun run) throws Exception;
+  }
+
+  /**
    * How a run ended.
    *
    * @param succeeded whether it succeeded
@@ -131,6 +150,7 @@ public final class TaskScheduler implements AutoCloseable {
   private final CustomTask<TaskData> task;
   private final Scheduler scheduler;
   private volatile Runner runner;
+  private volatile Delivery delivery = Delivery.NONE;
   private boolean started;
 
   /** The fires this host runs now, by {@link #key}. */
@@ -204,10 +224,22 @@ public final class TaskScheduler implements AutoCloseable {
    * @throws IllegalStateException when already started
    */
   public synchronized void start(Runner runner) {
+    start(runner, Delivery.NONE);
+  }
+
+  /**
+   * Starts firing tasks with the runner, and delivering each recorded run's result with the
+   * delivery: after the run's outcome is stored, so that a delivery that fails or hangs never loses
+   * it.
+   *
+   * @throws IllegalStateException when already started
+   */
+  public synchronized void start(Runner runner, Delivery delivery) {
     if (started) {
       throw new IllegalStateException("The scheduler is already started.");
     }
     this.runner = Objects.requireNonNull(runner, "runner");
+    this.delivery = Objects.requireNonNull(delivery, "delivery");
     started = true;
     scheduler.start();
   }
@@ -470,20 +502,48 @@ public final class TaskScheduler implements AutoCloseable {
           new Outcome(false, "The run failed: " + Objects.requireNonNullElse(e.getMessage(), ""));
       LOG.warn("Scheduled task '{}' (due {}) failed", scheduled.id(), due, e);
     }
-    boolean recorded =
-        store.end(
-            scheduled.id(),
-            due,
-            clock.instant(),
-            outcome.succeeded() ? TaskRun.Status.SUCCEEDED : TaskRun.Status.FAILED,
-            cut(outcome.text()));
-    if (!recorded) {
+    Instant ended = clock.instant();
+    TaskRun.Status status = outcome.succeeded() ? TaskRun.Status.SUCCEEDED : TaskRun.Status.FAILED;
+    String output = cut(outcome.text());
+    boolean recorded = store.end(scheduled.id(), due, ended, status, output);
+    if (recorded) {
+      deliver(
+          scheduled,
+          new TaskRun(
+              scheduled.id(),
+              due,
+              Optional.of(started),
+              Optional.of(ended),
+              status,
+              hostName,
+              output,
+              Optional.empty()));
+    } else {
       LOG.warn(
           "Scheduled task '{}' (due {}) already has an outcome: this host was judged dead while"
               + " running it; its own ({}) is not recorded",
           scheduled.id(),
           due,
           outcome.succeeded() ? "succeeded" : "failed");
+    }
+  }
+
+  /** Delivers a recorded run's result and records what became of it on the run. */
+  private void deliver(ScheduledTask scheduled, TaskRun run) throws SQLException {
+    Optional<String> note;
+    try {
+      note = delivery.deliver(scheduled, run);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      note = Optional.of("delivery interrupted: the host is stopping");
+    } catch (Exception e) {
+      LOG.warn("Scheduled task '{}' (due {}): its delivery failed", scheduled.id(), run.due(), e);
+      note =
+          Optional.of(
+              "delivery failed: " + Objects.requireNonNullElse(e.getMessage(), e.toString()));
+    }
+    if (note.isPresent()) {
+      store.delivered(scheduled.id(), run.due(), note.get());
     }
   }
 
@@ -582,6 +642,8 @@ public final class TaskScheduler implements AutoCloseable {
    * A task's data as stored: JSON, never Java serialization.
    *
    * @param arguments the tool's arguments as JSON text; null for an agent turn
+   * @param webhook the URL results are posted to; null for none (and in data stored before tasks
+   *     had webhooks)
    */
   record TaskData(
       String cron,
@@ -593,7 +655,8 @@ public final class TaskScheduler implements AutoCloseable {
       long createdMillis,
       String user,
       String profile,
-      String session) {
+      String session,
+      String webhook) {
 
     static TaskData of(ScheduledTask task) {
       return new TaskData(
@@ -606,7 +669,8 @@ public final class TaskScheduler implements AutoCloseable {
           task.created().toEpochMilli(),
           task.owner().user().orElse(null),
           task.owner().profile().orElse(null),
-          task.owner().session().orElse(null));
+          task.owner().session().orElse(null),
+          task.webhook().map(URI::toString).orElse(null));
     }
 
     /** The task stored under that key; one stored before tasks had owners has none. */
@@ -623,7 +687,8 @@ public final class TaskScheduler implements AutoCloseable {
           new ScheduledTask.Owner(
               Optional.ofNullable(user),
               Optional.ofNullable(profile),
-              Optional.ofNullable(session)));
+              Optional.ofNullable(session)),
+          Optional.ofNullable(webhook).map(URI::create));
     }
   }
 

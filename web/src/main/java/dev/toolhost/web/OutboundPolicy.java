@@ -90,8 +90,11 @@ public record OutboundPolicy(
         allowedRanges, allowedHosts, redirects, bodyBytes, fetchTimeout, userAgent);
   }
 
-  /** Whether the host name is opened by name. */
-  boolean hostAllowed(String host) {
+  /**
+   * Whether the host name is opened by name: listed, or under a listed {@code *.} domain. For a
+   * capability that posts only to hosts an operator listed (scheduled tasks' webhooks).
+   */
+  public boolean hostAllowed(String host) {
     String name = host.toLowerCase(Locale.ROOT);
     if (name.endsWith(".")) {
       name = name.substring(0, name.length() - 1);

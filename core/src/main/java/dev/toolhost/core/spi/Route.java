@@ -13,16 +13,17 @@ import java.util.regex.Pattern;
  * that answers it. The host serves it behind its request guard, on a virtual thread, so a handler
  * may block.
  *
- * <p>A path is exact ({@code /v1/schedules}), or a template with one variable segment in braces
- * ({@code /v1/schedules/{name}/runs}), which matches any one non-empty segment there; the handler
- * reads it with {@link #variable}. An exact route wins over a template that matches the same path.
+ * <p>A path is exact ({@code /v1/schedules}), or a template with variable segments in braces
+ * ({@code /v1/schedules/{name}/runs}), each of which matches any one non-empty segment there; the
+ * handler reads them with {@link #variable} (the first) or {@link #variables} (each by name). An
+ * exact route wins over a template that matches the same path.
  *
  * <p>Requests and answers are plain records rather than a web server's types, so that an extension
  * depends on core alone.
  *
  * @param method the HTTP method, such as {@code GET}
- * @param path the exact path, such as {@code /v1/weather}, or a template with one variable segment,
- *     such as {@code /v1/weather/{city}}
+ * @param path the exact path, such as {@code /v1/weather}, or a template with variable segments,
+ *     such as {@code /v1/weather/{city}} or {@code /v1/agents/{name}/sessions/{id}}
  * @param handler what answers it
  */
 public record Route(String method, String path, Handler handler) {
@@ -34,16 +35,23 @@ public record Route(String method, String path, Handler handler) {
     if (!path.startsWith("/")) {
       throw new IllegalArgumentException("A route's path must start with '/': " + path);
     }
-    long variables = path.chars().filter(c -> c == '{').count();
-    if (variables > 1
-        || variables != path.chars().filter(c -> c == '}').count()
-        || variables == 1 && !VARIABLE.matcher(path).matches()) {
-      throw new IllegalArgumentException(
-          "A route's path may hold one variable, a whole segment such as {name}: " + path);
+    List<String> names = new java.util.ArrayList<>();
+    for (String segment : path.split("/", -1)) {
+      boolean braces = segment.indexOf('{') >= 0 || segment.indexOf('}') >= 0;
+      if (braces && !VARIABLE.matcher(segment).matches()) {
+        throw new IllegalArgumentException(
+            "A route's variable is a whole segment such as {name}: " + path);
+      }
+      if (braces && names.contains(segment)) {
+        throw new IllegalArgumentException("A route's variables have distinct names: " + path);
+      }
+      if (braces) {
+        names.add(segment);
+      }
     }
   }
 
-  private static final Pattern VARIABLE = Pattern.compile("(/[^{}]*)*/\\{[a-z_]+\\}(/[^{}]*)*");
+  private static final Pattern VARIABLE = Pattern.compile("\\{[a-z_]+\\}");
 
   /** Whether the path is a template with a variable segment. */
   public boolean templated() {
@@ -52,28 +60,45 @@ public record Route(String method, String path, Handler handler) {
 
   /** Whether a request's path is this route's: equal to it, or matching its template. */
   public boolean matches(String requestPath) {
-    return templated() ? variable(requestPath).isPresent() : path.equals(requestPath);
+    return templated() ? variables(requestPath).isPresent() : path.equals(requestPath);
   }
 
   /**
-   * The value of the template's variable segment in a request's path ({@code paris} for {@code
-   * /v1/weather/paris} on {@code /v1/weather/{city}}); empty when the path does not match, or the
-   * route is exact.
+   * The value of the template's first variable segment in a request's path ({@code paris} for
+   * {@code /v1/weather/paris} on {@code /v1/weather/{city}}); empty when the path does not match,
+   * or the route is exact.
    */
   public Optional<String> variable(String requestPath) {
-    int open = path.indexOf('{');
-    if (open < 0) {
+    return variables(requestPath).map(values -> values.values().iterator().next());
+  }
+
+  /**
+   * The values of the template's variable segments in a request's path, by name without braces, in
+   * the path's order ({@code name=helper, id=s-1} for {@code /v1/agents/helper/sessions/s-1} on
+   * {@code /v1/agents/{name}/sessions/{id}}); empty when the path does not match, or the route is
+   * exact.
+   */
+  public Optional<Map<String, String>> variables(String requestPath) {
+    if (!templated()) {
       return Optional.empty();
     }
-    String prefix = path.substring(0, open);
-    String suffix = path.substring(path.indexOf('}') + 1);
-    if (requestPath.length() <= prefix.length() + suffix.length()
-        || !requestPath.startsWith(prefix)
-        || !requestPath.endsWith(suffix)) {
+    String[] template = path.split("/", -1);
+    String[] actual = requestPath.split("/", -1);
+    if (template.length != actual.length) {
       return Optional.empty();
     }
-    String value = requestPath.substring(prefix.length(), requestPath.length() - suffix.length());
-    return value.contains("/") ? Optional.empty() : Optional.of(value);
+    Map<String, String> values = new java.util.LinkedHashMap<>();
+    for (int i = 0; i < template.length; i++) {
+      if (template[i].startsWith("{")) {
+        if (actual[i].isEmpty()) {
+          return Optional.empty();
+        }
+        values.put(template[i].substring(1, template[i].length() - 1), actual[i]);
+      } else if (!template[i].equals(actual[i])) {
+        return Optional.empty();
+      }
+    }
+    return Optional.of(java.util.Collections.unmodifiableMap(values));
   }
 
   /** A handler answers the requests of one route. */

@@ -2,11 +2,12 @@ package dev.toolhost.core.spi;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.entry;
 
 import dev.toolhost.core.ApiError;
 import org.junit.jupiter.api.Test;
 
-/** Exact paths and templates with one variable segment. */
+/** Exact paths and templates with variable segments. */
 class RouteTest {
 
   private static final Route.Handler OK = request -> Route.Answer.json("{}");
@@ -43,15 +44,28 @@ class RouteTest {
   }
 
   @Test
-  void aPathWithTwoVariablesOrAPartialSegmentIsRefused() {
-    assertThatThrownBy(() -> new Route("GET", "/v1/{a}/{b}", OK))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage(
-            "A route's path may hold one variable, a whole segment such as {name}: /v1/{a}/{b}");
+  void aTemplateWithTwoVariablesGivesEachByName() {
+    Route route = new Route("GET", "/v1/agents/{name}/sessions/{id}/events", OK);
+
+    assertThat(route.variables("/v1/agents/helper/sessions/s-1/events"))
+        .hasValueSatisfying(
+            values ->
+                assertThat(values).containsExactly(entry("name", "helper"), entry("id", "s-1")));
+    assertThat(route.variable("/v1/agents/helper/sessions/s-1/events")).contains("helper");
+    assertThat(route.matches("/v1/agents/helper/sessions//events")).isFalse();
+    assertThat(route.matches("/v1/agents/helper/sessions/s-1")).isFalse();
+  }
+
+  @Test
+  void aPartialSegmentOrARepeatedVariableIsRefused() {
     assertThatThrownBy(() -> new Route("GET", "/v1/x{a}", OK))
-        .isInstanceOf(IllegalArgumentException.class);
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("A route's variable is a whole segment such as {name}: /v1/x{a}");
     assertThatThrownBy(() -> new Route("GET", "/v1/{a", OK))
         .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new Route("GET", "/v1/{a}/{a}", OK))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("A route's variables have distinct names: /v1/{a}/{a}");
   }
 
   @Test
