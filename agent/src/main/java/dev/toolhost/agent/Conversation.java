@@ -31,6 +31,8 @@ public final class Conversation {
   private final BlockingQueue<String> status = new ArrayBlockingQueue<>(STATUS_BUFFER);
   private volatile Consumer<String> noticeListener = notice -> {};
   private volatile Supplier<Runnable> runScope = () -> () -> {};
+  // What the loop sends in place of the history's oldest turns; the history stays whole.
+  private final ContextState context = new ContextState();
 
   private Conversation(String sessionId, ToolSet tools) {
     this.sessionId = Objects.requireNonNull(sessionId, "sessionId");
@@ -120,6 +122,10 @@ public final class Conversation {
 
   Runnable enterRun() {
     return runScope.get();
+  }
+
+  ContextState context() {
+    return context;
   }
 
   synchronized void append(List<ChatMessage> messages) {
