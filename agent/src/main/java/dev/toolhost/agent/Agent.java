@@ -51,6 +51,14 @@ import tools.jackson.databind.node.ObjectNode;
  * it returns (the services that match the request, say) is added to the system prompt of every
  * request of that turn, and never to the history. A provider that throws fails the turn.
  *
+ * <p>Every request is fitted to the model's context window before it is sent (see {@link
+ * ContextBudget} and the compactor): old tool results are sent as their working-memory key and a
+ * digest, the oldest turns as a summary the model writes, each shrinking told to the listener as a
+ * {@link Compaction}; a refusal of the request as too long is recovered once by trimming and
+ * compaction. The conversation's history keeps every message whole. With {@link
+ * AgentDefinition#textToolCalls()}, tool calls the model writes as text ({@link TextToolCalls}) run
+ * as native ones do.
+ *
  * <p>A run is bounded by its {@link RunLimits}: steps, tool calls and a deadline. When the deadline
  * passes or the calling thread is interrupted, the stream and the running tools are stopped, every
  * call left without a result gets a {@code cancelled} one (so the history stays valid), and the run

@@ -31,10 +31,6 @@ final class TextCounts {
   }
 
   int count(String text) {
-    // Short texts (ids, names) cost less to count than to keep.
-    if (text.length() < 64) {
-      return counter.count(text);
-    }
     Integer known = counts.get(text);
     if (known != null) {
       return known;
