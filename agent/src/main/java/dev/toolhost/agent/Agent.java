@@ -8,6 +8,7 @@ import dev.toolhost.core.ToolDispatcher;
 import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSet;
 import dev.toolhost.core.ToolSpec;
+import dev.toolhost.memory.WorkingMemory;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.Scope;
@@ -19,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -30,6 +32,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import java.util.stream.Collectors;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * An agent is one model with instructions running the agent loop over a conversation's tool set:
@@ -46,6 +50,14 @@ import java.util.function.Predicate;
  * <p>A context hint provider, when given, is asked once per turn with the user's message; the hint
  * it returns (the services that match the request, say) is added to the system prompt of every
  * request of that turn, and never to the history. A provider that throws fails the turn.
+ *
+ * <p>Every request is fitted to the model's context window before it is sent (see {@link
+ * ContextBudget} and the compactor): old tool results are sent as their working-memory key and a
+ * digest, the oldest turns as a summary the model writes, each shrinking told to the listener as a
+ * {@link Compaction}; a refusal of the request as too long is recovered once by trimming and
+ * compaction. The conversation's history keeps every message whole. With {@link
+ * AgentDefinition#textToolCalls()}, tool calls the model writes as text ({@link TextToolCalls}) run
+ * as native ones do.
  *
  * <p>A run is bounded by its {@link RunLimits}: steps, tool calls and a deadline. When the deadline
  * passes or the calling thread is interrupted, the stream and the running tools are stopped, every
@@ -67,6 +79,8 @@ public final class Agent {
   private final Predicate<ToolSpec> offered;
   private final Function<String, Optional<String>> hints;
   private final AgentTelemetry telemetry;
+  private final Optional<WorkingMemory> memory;
+  private final Compactor compactor;
 
   /** An agent that offers every tool of the conversation's tool set. */
   public Agent(AgentDefinition definition, ModelClient client, ToolDispatcher dispatcher) {
@@ -91,12 +105,26 @@ public final class Agent {
       ToolDispatcher dispatcher,
       Predicate<ToolSpec> offered,
       Function<String, Optional<String>> hints) {
+    this(definition, client, dispatcher, offered, hints, Optional.empty());
+  }
+
+  private Agent(
+      AgentDefinition definition,
+      ModelClient client,
+      ToolDispatcher dispatcher,
+      Predicate<ToolSpec> offered,
+      Function<String, Optional<String>> hints,
+      Optional<WorkingMemory> memory) {
     this.definition = Objects.requireNonNull(definition, "definition");
     this.client = Objects.requireNonNull(client, "client");
     this.dispatcher = Objects.requireNonNull(dispatcher, "dispatcher");
     this.offered = Objects.requireNonNull(offered, "offered");
     this.hints = Objects.requireNonNull(hints, "hints");
+    this.memory = Objects.requireNonNull(memory, "memory");
     this.telemetry = new AgentTelemetry(dispatcher.openTelemetry());
+    this.compactor =
+        new Compactor(
+            definition, client, TokenCounter.forModel(definition.endpoint().model()), memory);
   }
 
   /**
@@ -104,7 +132,21 @@ public final class Agent {
    * system prompt of that turn, or nothing.
    */
   public Agent withContextHints(Function<String, Optional<String>> hints) {
-    return new Agent(definition, client, dispatcher, offered, hints);
+    return new Agent(definition, client, dispatcher, offered, hints, memory);
+  }
+
+  /**
+   * This agent keeping in the given working memory the tool results it moves out of its requests to
+   * fit its model's window, so that the model can read them again by key; without one, only a
+   * digest of such a result stays in the request.
+   */
+  public Agent withWorkingMemory(WorkingMemory memory) {
+    return new Agent(definition, client, dispatcher, offered, hints, Optional.of(memory));
+  }
+
+  /** The counter this agent's requests are counted with, before they are sent. */
+  public TokenCounter tokenCounter() {
+    return compactor.counter();
   }
 
   /** What this agent is. */
@@ -374,18 +416,48 @@ public final class Agent {
     private ModelReply step(boolean mustAnswer) throws InterruptedException {
       List<ToolSpec> specs = conversation.tools().specs().stream().filter(offered).toList();
       ToolAliases aliases = ToolAliases.of(specs);
-      List<ChatMessage> messages = new ArrayList<>();
-      if (!system.isBlank()) {
-        messages.add(new ChatMessage.SystemMessage(system));
+      List<ObjectNode> tools = aliases.wireTools();
+      ModelRequest.ToolChoice choice =
+          mustAnswer ? ModelRequest.ToolChoice.NONE : ModelRequest.ToolChoice.AUTO;
+      Compactor.Prepared prepared = compactor.prepare(conversation, system, added, tools, listener);
+      ModelReply reply;
+      try {
+        reply = send(prepared, tools, choice, aliases);
+      } catch (ModelException refused) {
+        if (!refused.contextOverflow()) {
+          throw refused;
+        }
+        // Too long for the model after all: trim, compact, and try once more.
+        Compactor.Prepared retried =
+            compactor.recover(conversation, system, added, tools, listener, prepared, refused);
+        try {
+          reply = send(retried, tools, choice, aliases);
+        } catch (ModelException again) {
+          throw again.contextOverflow() ? compactor.exhausted(refused, again, retried) : again;
+        }
       }
-      messages.addAll(conversation.history());
-      messages.addAll(added);
-      ModelRequest request =
-          new ModelRequest(
-              messages,
-              aliases.wireTools(),
-              mustAnswer ? ModelRequest.ToolChoice.NONE : ModelRequest.ToolChoice.AUTO,
-              true);
+      if (reply.usage().isPresent()) {
+        TokenUsage used = reply.usage().get();
+        usage = Optional.of(usage.map(used::plus).orElse(used));
+        AgentTelemetry.setUsage(Span.fromContext(context), usage.get());
+      }
+      if (definition.textToolCalls()
+          && !mustAnswer
+          && reply.toolCalls().isEmpty()
+          && reply.content().isPresent()) {
+        reply = textToolCalls(reply, tools, aliases);
+      }
+      added.add(reply.toMessage());
+      return reply;
+    }
+
+    private ModelReply send(
+        Compactor.Prepared prepared,
+        List<ObjectNode> tools,
+        ModelRequest.ToolChoice choice,
+        ToolAliases aliases)
+        throws InterruptedException {
+      ModelRequest request = new ModelRequest(prepared.messages(), tools, choice, true);
       AgentTelemetry.Chat chat = telemetry.startChat(definition.endpoint());
       ModelReply reply;
       try {
@@ -408,13 +480,42 @@ public final class Agent {
         throw e;
       }
       chat.end(reply);
-      if (reply.usage().isPresent()) {
-        TokenUsage used = reply.usage().get();
-        usage = Optional.of(usage.map(used::plus).orElse(used));
-        AgentTelemetry.setUsage(Span.fromContext(context), usage.get());
-      }
-      added.add(reply.toMessage());
       return reply;
+    }
+
+    // The calls the model wrote in its text run as its native calls do; one that cannot be read
+    // is answered with an error, as a native call's bad arguments are.
+    private ModelReply textToolCalls(
+        ModelReply reply, List<ObjectNode> tools, ToolAliases aliases) {
+      Set<String> names =
+          tools.stream()
+              .map(tool -> tool.path("function").path("name").asString())
+              .collect(Collectors.toSet());
+      Optional<TextToolCalls.Parsed> parsed = TextToolCalls.parse(reply.content().get(), names);
+      if (parsed.isEmpty()) {
+        return reply;
+      }
+      List<ModelToolCall> calls = new ArrayList<>();
+      for (TextToolCalls.Found found : parsed.get().calls()) {
+        ModelToolCall call = found.call();
+        calls.add(call);
+        if (found.problem().isPresent()) {
+          ToolResult unreadable =
+              ToolResult.failure(ErrorCode.INVALID_ARGUMENTS, found.problem().get());
+          FutureTask<ToolResult> task = new FutureTask<>(() -> unreadable);
+          task.run();
+          running.put(call, task);
+        } else {
+          start(call, aliases);
+        }
+      }
+      return new ModelReply(
+          parsed.get().text(),
+          calls,
+          "tool_calls",
+          reply.usage(),
+          reply.responseId(),
+          reply.responseModel());
     }
 
     private void start(ModelToolCall modelCall, ToolAliases aliases) {

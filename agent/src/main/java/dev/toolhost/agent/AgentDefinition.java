@@ -9,7 +9,8 @@ import tools.jackson.databind.node.ObjectNode;
 /**
  * An agent definition is everything that makes one agent: its name, what it is for, its
  * instructions, its model, the tool profile that scopes its tools, whether it is enabled, the
- * parameters it takes when called as a tool, and its run limits.
+ * parameters it takes when called as a tool, its run limits, its context budget, and whether it
+ * reads tool calls its model writes as text.
  *
  * <p>The name is also the name of the tool other agents call it by, so it follows the tool-name
  * rule. Immutable.
@@ -25,6 +26,11 @@ import tools.jackson.databind.node.ObjectNode;
  * @param toolSearch when present, the agent starts with the host's own tools and {@code
  *     search_tools}, which adds up to this many of the other tools its profile allows per call;
  *     when empty, it sees every tool its profile allows from the start
+ * @param context how much of its model's context window its requests may fill (see {@link
+ *     ContextBudget})
+ * @param textToolCalls whether tool calls its model writes in its text ({@code <tool_call>} blocks,
+ *     a bare {@code {"name", "arguments"}} object, Llama's {@code <|python_tag|>}, Mistral's {@code
+ *     [TOOL_CALLS]}) are run as tool calls (see {@link TextToolCalls})
  */
 public record AgentDefinition(
     String name,
@@ -35,7 +41,9 @@ public record AgentDefinition(
     boolean enabled,
     Optional<ObjectNode> parameters,
     RunLimits limits,
-    Optional<Integer> toolSearch) {
+    Optional<Integer> toolSearch,
+    ContextBudget context,
+    boolean textToolCalls) {
 
   /** The most tools one {@code search_tools} call may add. */
   public static final int MAX_TOOL_SEARCH_PICKS = 20;
@@ -49,6 +57,7 @@ public record AgentDefinition(
     Objects.requireNonNull(parameters, "parameters");
     Objects.requireNonNull(limits, "limits");
     Objects.requireNonNull(toolSearch, "toolSearch");
+    Objects.requireNonNull(context, "context");
     if (toolSearch.filter(picks -> picks < 1 || picks > MAX_TOOL_SEARCH_PICKS).isPresent()) {
       throw new IllegalArgumentException(
           "Agent '"
@@ -80,7 +89,9 @@ public record AgentDefinition(
         true,
         Optional.empty(),
         RunLimits.DEFAULT,
-        Optional.empty());
+        Optional.empty(),
+        ContextBudget.DEFAULT,
+        false);
   }
 
   /** This agent with another description. */
@@ -123,6 +134,16 @@ public record AgentDefinition(
     return changed(copy -> copy.toolSearch = Optional.of(picks));
   }
 
+  /** This agent with another context budget. */
+  public AgentDefinition withContext(ContextBudget context) {
+    return changed(copy -> copy.context = context);
+  }
+
+  /** This agent reading, or not, the tool calls its model writes as text. */
+  public AgentDefinition withTextToolCalls(boolean on) {
+    return changed(copy -> copy.textToolCalls = on);
+  }
+
   /** This agent with the change made to a copy of its components, checked as any new one. */
   private AgentDefinition changed(Consumer<Copy> change) {
     Copy copy = new Copy(this);
@@ -136,7 +157,9 @@ public record AgentDefinition(
         copy.enabled,
         copy.parameters,
         copy.limits,
-        copy.toolSearch);
+        copy.toolSearch,
+        copy.context,
+        copy.textToolCalls);
   }
 
   /** The components a wither may change, as the agent has them. */
@@ -148,6 +171,8 @@ public record AgentDefinition(
     Optional<ObjectNode> parameters;
     RunLimits limits;
     Optional<Integer> toolSearch;
+    ContextBudget context;
+    boolean textToolCalls;
 
     Copy(AgentDefinition agent) {
       description = agent.description;
@@ -157,6 +182,8 @@ public record AgentDefinition(
       parameters = agent.parameters;
       limits = agent.limits;
       toolSearch = agent.toolSearch;
+      context = agent.context;
+      textToolCalls = agent.textToolCalls;
     }
   }
 }

@@ -16,6 +16,7 @@ import dev.toolhost.core.ToolResult;
 import dev.toolhost.core.ToolSet;
 import dev.toolhost.core.ToolSpec;
 import dev.toolhost.core.spi.AgentCatalog;
+import dev.toolhost.memory.WorkingMemory;
 import dev.toolhost.search.ServiceIndex;
 import dev.toolhost.search.ToolSearch;
 import java.time.Duration;
@@ -278,6 +279,15 @@ public final class Agents implements AgentCatalog, AutoCloseable {
    */
   public void setContextHints(Function<String, Optional<String>> hints) {
     this.hints = Objects.requireNonNull(hints, "hints");
+  }
+
+  /**
+   * Keeps in the given working memory the tool results the agents move out of their requests to fit
+   * their models' windows (see {@link Agent#withWorkingMemory}). Called once, before the agents
+   * serve.
+   */
+  public void setWorkingMemory(WorkingMemory memory) {
+    agents.replaceAll((name, agent) -> agent.withWorkingMemory(memory));
   }
 
   private Optional<String> hint(String message) {

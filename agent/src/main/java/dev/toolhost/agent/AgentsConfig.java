@@ -26,7 +26,9 @@ import tools.jackson.databind.node.ObjectNode;
 /**
  * The agents config is the {@code agents:} section of a config file: each agent's name (the key),
  * model, base URL, key variable, instructions, description, profile, whether it is enabled, its
- * parameters schema as a tool, and its limits.
+ * parameters schema as a tool, its limits, its context budget ({@code context_window}, {@code
+ * compact_at}, {@code tool_result_turns}) and whether it reads tool calls written as text ({@code
+ * text_tool_calls}).
  *
  * <p>Read by {@link AgentsExtension} in the host's one reading of the file, its problems added to
  * those of the other sections, so that every problem of the file is reported at once, each naming
@@ -202,6 +204,31 @@ public record AgentsConfig(List<AgentDefinition> agents, Optional<String> summar
                     + AgentDefinition.MAX_TOOL_SEARCH_PICKS
                     + ")"));
       }
+      ContextBudget context = ContextBudget.DEFAULT;
+      Optional<Integer> window =
+          count("context_window", raw.contextWindow(), ContextBudget.MIN_WINDOW, found);
+      if (window.isPresent()) {
+        context = context.withWindow(window.get());
+      }
+      if (raw.compactAt() != null) {
+        double share = raw.compactAt();
+        if (share >= 0.1 && share <= 0.95) {
+          context = context.withCompactAt(share);
+        } else {
+          found.add(
+              problem(
+                  "compact_at",
+                  "wrong value for 'agents."
+                      + name
+                      + ".compact_at': expected the share of the context window past which the"
+                      + " history is compacted, 0.1 to 0.95, got the number "
+                      + raw.compactAt()));
+        }
+      }
+      Optional<Integer> resultTurns = count("tool_result_turns", raw.toolResultTurns(), 0, found);
+      if (resultTurns.isPresent()) {
+        context = context.withToolResultTurns(resultTurns.get());
+      }
       if (Boolean.TRUE.equals(raw.writesSummaries())) {
         writers.add(name);
       }
@@ -224,7 +251,9 @@ public record AgentsConfig(List<AgentDefinition> agents, Optional<String> summar
                 !Boolean.FALSE.equals(raw.enabled()),
                 Optional.ofNullable((ObjectNode) raw.parameters()),
                 new RunLimits(maxSteps, maxToolCalls, timeout),
-                toolSearch));
+                toolSearch,
+                context,
+                Boolean.TRUE.equals(raw.textToolCalls())));
       } catch (IllegalArgumentException e) {
         problems.atKey(at.toString(), e.getMessage());
         return Optional.empty();
@@ -306,5 +335,16 @@ public record AgentsConfig(List<AgentDefinition> agents, Optional<String> summar
       @JsonPropertyDescription("how many tools one tool search adds to a turn") Long toolSearch,
       @JsonPropertyDescription(
               "whether this agent's model writes the service search summaries (one agent at most)")
-          Boolean writesSummaries) {}
+          Boolean writesSummaries,
+      @JsonPropertyDescription(
+              "the model's context window in tokens (looked up by model name when left out)")
+          Long contextWindow,
+      @JsonPropertyDescription(
+              "the share of the context window past which old turns are summarised (0.75)")
+          Double compactAt,
+      @JsonPropertyDescription("how many latest turns keep their tool results whole (3)")
+          Long toolResultTurns,
+      @JsonPropertyDescription(
+              "whether tool calls the model writes as text (<tool_call> blocks and the like) run")
+          Boolean textToolCalls) {}
 }

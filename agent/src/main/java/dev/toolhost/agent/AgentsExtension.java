@@ -65,7 +65,8 @@ public final class AgentsExtension implements HostExtension<AgentsConfig> {
 
   /**
    * The secret scanner on what goes to and comes from models, the service index for context hints
-   * and summaries, working memory for the whiteboard.
+   * and summaries, working memory for the whiteboard and for the tool results moved out of a
+   * request to fit a model's window.
    */
   @Override
   public Set<Class<?>> uses() {
@@ -138,6 +139,8 @@ public final class AgentsExtension implements HostExtension<AgentsConfig> {
       // An agent named like a built-in tool, say.
       throw new ConfigException("agents: " + e.getMessage());
     }
+    // A result moved out of a request to fit the model's window is kept there, by key.
+    host.service(WorkingMemory.class).ifPresent(agents::setWorkingMemory);
     // Each turn, the agents' system prompts name the services most relevant to the request.
     host.service(ServiceIndex.class).ifPresent(index -> agents.setContextHints(index::contextHint));
     // One agent's model may write the services' summaries, once per set of tools.

@@ -34,6 +34,8 @@ public final class Conversation {
   private volatile Consumer<String> noticeListener = notice -> {};
   private volatile Supplier<Runnable> runScope = () -> () -> {};
   private volatile Optional<String> user = Optional.empty();
+  // What the loop sends in place of the history's oldest turns; the history stays whole.
+  private final ContextState context = new ContextState();
 
   private Conversation(String sessionId, ToolSet tools) {
     this.sessionId = Objects.requireNonNull(sessionId, "sessionId");
@@ -143,6 +145,10 @@ public final class Conversation {
 
   Runnable enterRun() {
     return runScope.get();
+  }
+
+  ContextState context() {
+    return context;
   }
 
   synchronized void append(List<ChatMessage> messages) {

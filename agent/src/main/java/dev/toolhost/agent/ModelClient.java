@@ -16,9 +16,14 @@ import java.time.Instant;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.core.JacksonException;
@@ -47,8 +52,15 @@ import tools.jackson.databind.node.ObjectNode;
  * <p>Failures are {@link ModelException}s with a clear message: a 401 names the key's environment
  * variable, a 404 names the model, a 429 is retried after {@code Retry-After} (or a backoff), a 5xx
  * is retried a bounded number of times, a malformed chunk is quoted, a stream that ends before it
- * finished says so. Blocking; interrupting the calling thread cancels the request and the stream.
- * Thread-safe; {@link #close()} releases the HTTP client's threads.
+ * finished says so. A refusal of the request as longer than the model's context window is never
+ * retried and is marked {@link ModelException#contextOverflow()}: OpenAI's (and Azure's, Groq's)
+ * {@code context_length_exceeded} code, and the words of the other servers that speak this API
+ * (vLLM, DeepSeek and OpenRouter's "maximum context length", llama.cpp's {@code
+ * exceed_context_size_error}, Ollama's and LM Studio's context length messages, Anthropic's "prompt
+ * is too long", Mistral's "too large for model", Gemini's "exceeds the maximum number of tokens"),
+ * whatever the status, and in an error chunk of a stream. Blocking; interrupting the calling thread
+ * cancels the request and the stream. Thread-safe; {@link #close()} releases the HTTP client's
+ * threads.
  */
 // Built on the JDK HTTP client and Jackson 3 rather than the official openai-java SDK: that SDK
 // weighs about 80 MB with its dependencies, brings Kotlin and Jackson 2, and breaks beside the
@@ -175,6 +187,18 @@ public final class ModelClient implements AutoCloseable {
         }
       }
       String body = drain(response);
+      if (status >= 400 && contextOverflow(body)) {
+        // Sending it again cannot help: the caller must shorten it (Agent trims and compacts).
+        throw new ModelException(
+            "The model at "
+                + endpoint.baseUrl()
+                + " refused the request as longer than its context window ("
+                + status
+                + ")."
+                + said(body),
+            status,
+            true);
+      }
       boolean retryable = status == 429 || status >= 500;
       if (!retryable || attempt >= maxRetries) {
         throw failure(status, body, attempt);
@@ -258,7 +282,9 @@ public final class ModelClient implements AutoCloseable {
       }
       if (chunk.has("error")) {
         throw new ModelException(
-            "The model failed while streaming: " + errorMessage(chunk.get("error"), data), 0);
+            "The model failed while streaming: " + errorMessage(chunk.get("error"), data),
+            0,
+            contextOverflow(data));
       }
       Optional<TokenUsage> reported = usage(chunk);
       if (reported.isPresent()) {
@@ -383,6 +409,60 @@ public final class ModelClient implements AutoCloseable {
         endpoint.baseUrl(),
         quote(usage.toString()));
     return Optional.empty();
+  }
+
+  // Lower-case marks of a context-length refusal, as each server words it.
+  private static final List<String> OVERFLOW_MARKS =
+      List.of(
+          "context_length_exceeded",
+          "maximum context length",
+          "exceed_context_size_error",
+          "exceeds the available context size",
+          "context size has been exceeded",
+          "exceeds the context length",
+          "exceeded max context length",
+          "input length exceeds",
+          "context length of only",
+          "context window exceeded",
+          "exceeds the context window",
+          "prompt is too long",
+          "too large for model with",
+          "exceeds the maximum number of tokens",
+          "reduce the length of the messages");
+
+  /** Whether an error body (or an error chunk) says the request was too long for the context. */
+  static boolean contextOverflow(String body) {
+    String text = body.toLowerCase(Locale.ROOT);
+    return OVERFLOW_MARKS.stream().anyMatch(text::contains);
+  }
+
+  // The window a refusal names: OpenAI, vLLM, DeepSeek, OpenRouter ("maximum context length is N
+  // tokens"), LM Studio ("context length of only N tokens"), llama.cpp ("context size (N tokens)"),
+  // Anthropic ("N tokens > M maximum"), Mistral ("M maximum context length"), Gemini ("allowed
+  // (M)").
+  private static final List<Pattern> WINDOW_PATTERNS =
+      List.of(
+          Pattern.compile("maximum context length is (\\d+)"),
+          Pattern.compile("context length of only (\\d+)"),
+          Pattern.compile("available context size \\((\\d+) tokens"),
+          Pattern.compile("tokens > (\\d+) maximum"),
+          Pattern.compile("(\\d+) maximum context length"),
+          Pattern.compile("maximum number of tokens allowed \\((\\d+)\\)"));
+
+  /** The context window a refusal's message names, when it names one. */
+  static OptionalInt windowNamedIn(String message) {
+    String text = message.toLowerCase(Locale.ROOT);
+    for (Pattern pattern : WINDOW_PATTERNS) {
+      Matcher matcher = pattern.matcher(text);
+      if (matcher.find()) {
+        try {
+          return OptionalInt.of(Integer.parseInt(matcher.group(1)));
+        } catch (NumberFormatException e) {
+          return OptionalInt.empty();
+        }
+      }
+    }
+    return OptionalInt.empty();
   }
 
   private static boolean isCount(JsonNode node) {

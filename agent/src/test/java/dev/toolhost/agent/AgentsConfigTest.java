@@ -25,8 +25,9 @@ import org.junit.jupiter.api.Test;
 class AgentsConfigTest {
 
   private static final String KEYS =
-      "api_key_env, base_url, description, enabled, instructions, max_steps, max_tool_calls,"
-          + " model, parameters, profile, timeout, tool_search, writes_summaries";
+      "api_key_env, base_url, compact_at, context_window, description, enabled, instructions,"
+          + " max_steps, max_tool_calls, model, parameters, profile, text_tool_calls, timeout,"
+          + " tool_result_turns, tool_search, writes_summaries";
 
   private static final List<HostExtension<?>> EXTENSIONS =
       List.of(new WorkingMemoryExtension(), new McpExtension(), new AgentsExtension());
@@ -274,6 +275,51 @@ class AgentsConfigTest {
     assertThat(research.limits().maxSteps()).isEqualTo(3);
     assertThat(research.limits().timeout()).hasSeconds(30);
     assertThat(research.parameters().orElseThrow().get("properties").has("query")).isTrue();
+  }
+
+  @Test
+  void anAgentsContextBudgetAndTextToolCallsAreRead() {
+    AgentDefinition local =
+        agents(
+                """
+                agents:
+                  local:
+                    model: qwen2.5:7b
+                    context_window: 16384
+                    compact_at: 0.6
+                    tool_result_turns: 1
+                    text_tool_calls: true
+                  plain:
+                    model: gpt-4o-mini
+                """)
+            .getFirst();
+
+    assertThat(local.context().window()).hasValue(16_384);
+    assertThat(local.context().compactAt()).isEqualTo(0.6);
+    assertThat(local.context().toolResultTurns()).isEqualTo(1);
+    assertThat(local.textToolCalls()).isTrue();
+  }
+
+  @Test
+  void aContextBudgetOutOfBoundsIsAConfigErrorAtItsLine() {
+    assertThatThrownBy(
+            () ->
+                parse(
+                    """
+                    agents:
+                      local:
+                        model: qwen2.5:7b
+                        context_window: 500
+                        compact_at: 2
+                    """))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining(
+            "line 4, column 21: wrong value for 'agents.local.context_window': expected an integer"
+                + " of 1024 or more, got the number 500")
+        .hasMessageContaining(
+            "line 5, column 17: wrong value for 'agents.local.compact_at': expected the share of"
+                + " the context window past which the history is compacted, 0.1 to 0.95, got the"
+                + " number 2.0");
   }
 
   @Test

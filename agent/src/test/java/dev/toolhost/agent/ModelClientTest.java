@@ -287,6 +287,58 @@ class ModelClientTest {
   }
 
   @Test
+  void openAisContextLengthRefusalIsAnOverflowNamingTheWindow() {
+    server.enqueue(ScriptedReply.contextLengthExceeded(16_385, 17_243));
+
+    assertThatThrownBy(() -> client.complete(request(true), ModelListener.NONE))
+        .isInstanceOfSatisfying(
+            ModelException.class,
+            e -> {
+              assertThat(e.contextOverflow()).isTrue();
+              assertThat(e.status()).isEqualTo(400);
+              assertThat(ModelClient.windowNamedIn(e.getMessage())).hasValue(16_385);
+            })
+        .hasMessageContaining("refused the request as longer than its context window (400)")
+        .hasMessageContaining("maximum context length is 16385 tokens");
+  }
+
+  @Test
+  void llamaCppsContextRefusalIsAnOverflowAndNeverRetriedAsA5xx() {
+    server.enqueue(
+        ScriptedReply.status(
+            500,
+            "{\"error\":{\"code\":500,\"message\":\"the request exceeds the available context"
+                + " size, try increasing it\",\"type\":\"exceed_context_size_error\","
+                + "\"n_prompt_tokens\":9000,\"n_ctx\":8192}}"));
+
+    assertThatThrownBy(() -> client.complete(request(true), ModelListener.NONE))
+        .isInstanceOfSatisfying(
+            ModelException.class, e -> assertThat(e.contextOverflow()).isTrue());
+    assertThat(server.requestCount()).isEqualTo(1);
+  }
+
+  @Test
+  void otherServersRefusalsAreRecognisedAndTheirWindowsRead() {
+    assertThat(ModelClient.contextOverflow("prompt is too long: 210000 tokens > 200000 maximum"))
+        .isTrue();
+    assertThat(ModelClient.windowNamedIn("prompt is too long: 210000 tokens > 200000 maximum"))
+        .hasValue(200_000);
+    assertThat(
+            ModelClient.windowNamedIn(
+                "This endpoint's maximum context length is 131072 tokens. However, you requested"
+                    + " about 140000 tokens"))
+        .hasValue(131_072);
+    assertThat(
+            ModelClient.contextOverflow(
+                "Prompt contains 40000 tokens and 0 draft tokens, too large for model with 32768"
+                    + " maximum context length"))
+        .isTrue();
+    assertThat(ModelClient.contextOverflow("{\"error\":{\"message\":\"upstream broke\"}}"))
+        .isFalse();
+    assertThat(new ModelException("upstream broke", 500).contextOverflow()).isFalse();
+  }
+
+  @Test
   void serverErrorFollowedBySuccessSucceeds() throws Exception {
     server.enqueue(ScriptedReply.status(503, ""));
     server.enqueue(ScriptedReply.answer("back"));

@@ -62,6 +62,7 @@ public final class ScriptedModelServer implements AutoCloseable {
   private final AtomicInteger served = new AtomicInteger();
   private volatile Optional<Function<RecordedRequest, ScriptedReply>> fallback = Optional.empty();
   private volatile Optional<String> answeringModel = Optional.empty();
+  private volatile int contextWindow = Integer.MAX_VALUE;
 
   private ScriptedModelServer(InetSocketAddress address) {
     try {
@@ -124,6 +125,17 @@ public final class ScriptedModelServer implements AutoCloseable {
     return this;
   }
 
+  /**
+   * Gives the model a context window: every request whose messages hold more than this many tokens,
+   * counted at four characters a token, is answered as OpenAI answers one too long for its model
+   * (400, {@code context_length_exceeded}, "This model's maximum context length is N tokens..."),
+   * before the queue or the fallback is asked.
+   */
+  public ScriptedModelServer contextWindow(int tokens) {
+    this.contextWindow = tokens;
+    return this;
+  }
+
   /** Answers requests with this function whenever the queue is empty. */
   public ScriptedModelServer respondWith(Function<RecordedRequest, ScriptedReply> script) {
     fallback = Optional.of(script);
@@ -182,7 +194,10 @@ public final class ScriptedModelServer implements AutoCloseable {
       RecordedRequest request =
           new RecordedRequest(
               exchange.getRequestMethod(), exchange.getRequestURI().getPath(), headers, body);
-      ScriptedReply reply = replies.poll();
+      int window = contextWindow;
+      int tokens = window == Integer.MAX_VALUE ? 0 : messageTokens(request);
+      ScriptedReply reply =
+          tokens > window ? ScriptedReply.contextLengthExceeded(window, tokens) : replies.poll();
       if (reply == null) {
         reply =
             fallback
@@ -215,6 +230,22 @@ public final class ScriptedModelServer implements AutoCloseable {
     } catch (IOException e) {
       // The client went away (a cancelled turn): nothing to answer.
     }
+  }
+
+  // The request's message text at four characters a token, as the context window counts it.
+  private static int messageTokens(RecordedRequest request) {
+    long characters = 0;
+    try {
+      for (JsonNode message : request.json().path("messages")) {
+        characters += message.path("content").asString("").length();
+        for (JsonNode call : message.path("tool_calls")) {
+          characters += call.path("function").path("arguments").asString("").length();
+        }
+      }
+    } catch (RuntimeException e) {
+      return 0;
+    }
+    return (int) Math.min(Integer.MAX_VALUE, (characters + 3) / 4);
   }
 
   private static void sendStatus(HttpExchange exchange, ScriptedReply.Status status)

@@ -57,6 +57,25 @@ public sealed interface ScriptedReply {
     return new Status(code, body, Map.of());
   }
 
+  /**
+   * OpenAI's answer to a request longer than the model's context window: 400 with {@code
+   * context_length_exceeded}, worded as OpenAI words it.
+   *
+   * @param window the model's window, in tokens
+   * @param requested the request's tokens
+   */
+  static Status contextLengthExceeded(int window, int requested) {
+    return status(
+        400,
+        "{\"error\":{\"message\":\"This model's maximum context length is "
+            + window
+            + " tokens. However, your messages resulted in "
+            + requested
+            + " tokens. Please reduce the length of the messages.\",\"type\":"
+            + "\"invalid_request_error\",\"param\":\"messages\",\"code\":"
+            + "\"context_length_exceeded\"}}");
+  }
+
   /** A builder of a stream of events, for scripts the shortcuts do not cover. */
   static StreamBuilder stream() {
     return new StreamBuilder();
