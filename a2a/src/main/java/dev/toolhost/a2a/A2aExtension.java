@@ -11,6 +11,7 @@ import dev.toolhost.core.ToolSpec;
 import dev.toolhost.core.spi.ConfigSections;
 import dev.toolhost.core.spi.HostContext;
 import dev.toolhost.core.spi.HostExtension;
+import dev.toolhost.core.spi.Principal;
 import dev.toolhost.core.spi.ReadyHost;
 import dev.toolhost.core.spi.Route;
 import dev.toolhost.core.spi.SectionReading;
@@ -194,14 +195,20 @@ public final class A2aExtension implements HostExtension<A2aConfig> {
             skills));
   }
 
-  private String run(String agentName, String context, String message) throws InterruptedException {
+  private String run(String agentName, String context, Principal principal, String message)
+      throws InterruptedException {
     Agents all = agents.get();
     if (all == null) {
       throw new IllegalStateException("The host's agents are not ready.");
     }
     Conversation conversation =
         contexts.computeIfAbsent(
-            agentName + "/" + context, key -> all.conversation(agentName, "a2a-" + context));
+            agentName + "/" + context,
+            key -> {
+              Conversation made = all.conversation(agentName, "a2a-" + context);
+              made.actAs(principal);
+              return made;
+            });
     RunResult result = all.agent(agentName).run(conversation, message, RunListener.NONE);
     if (result.stop() == RunResult.Stop.CANCELLED || Thread.interrupted()) {
       throw new InterruptedException("the task was cancelled");

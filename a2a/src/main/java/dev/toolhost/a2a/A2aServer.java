@@ -51,9 +51,11 @@ public final class A2aServer implements AutoCloseable {
      * @param context the conversation's key on this host: the calling principal's name and the
      *     message's {@code contextId} ({@code alice/ctx-1}), so that two callers' contexts of one
      *     id are two conversations
+     * @param principal the calling principal: the agent's calls are made as its user
      * @throws InterruptedException when the task is cancelled
      */
-    String run(String agent, String context, String message) throws InterruptedException;
+    String run(String agent, String context, Principal principal, String message)
+        throws InterruptedException;
   }
 
   /**
@@ -86,15 +88,18 @@ public final class A2aServer implements AutoCloseable {
   private static final class Entry {
     volatile A2aTask task;
     final String agent;
-    // The principal that started the task: no other may read, continue or cancel it.
+    // The principal that started the task: no other may read, continue or cancel it, and the
+    // agent's calls are made as its user.
+    final Principal principal;
     final String owner;
     volatile Thread thread;
     volatile CompletableFuture<A2aTask> done = new CompletableFuture<>();
 
-    Entry(A2aTask task, String agent, String owner) {
+    Entry(A2aTask task, String agent, Principal principal) {
       this.task = task;
       this.agent = agent;
-      this.owner = owner;
+      this.principal = principal;
+      this.owner = principal.name();
     }
   }
 
@@ -251,8 +256,10 @@ public final class A2aServer implements AutoCloseable {
       String owner = principal.name();
       return switch (operation) {
         case SEND ->
-            ok(id, A2aWire.event(send(agent, owner, params, A2aWire.blocking(params)), version));
-        case STREAM -> stream(agent, owner, id, params, version);
+            ok(
+                id,
+                A2aWire.event(send(agent, principal, params, A2aWire.blocking(params)), version));
+        case STREAM -> stream(agent, principal, id, params, version);
         case GET -> ok(id, A2aWire.task(find(agent, owner, A2aWire.taskId(params)).task, version));
         case CANCEL -> ok(id, A2aWire.task(cancel(agent, owner, A2aWire.taskId(params)), version));
       };
@@ -266,7 +273,7 @@ public final class A2aServer implements AutoCloseable {
     return Route.Answer.json(A2aWire.JSON.writeValueAsString(A2aWire.success(id, result)));
   }
 
-  private A2aEvent send(String agent, String owner, JsonNode params, boolean blocking)
+  private A2aEvent send(String agent, Principal owner, JsonNode params, boolean blocking)
       throws InterruptedException {
     Entry entry = start(agent, owner, params);
     if (blocking) {
@@ -279,11 +286,11 @@ public final class A2aServer implements AutoCloseable {
     return new A2aEvent.TaskSnapshot(entry.task);
   }
 
-  private Entry start(String agent, String owner, JsonNode params) {
+  private Entry start(String agent, Principal owner, JsonNode params) {
     A2aMessage message = A2aWire.readMessage(params.path("message"));
     Entry entry;
     if (message.taskId().isPresent()) {
-      entry = find(agent, owner, message.taskId().get());
+      entry = find(agent, owner.name(), message.taskId().get());
       synchronized (entry) {
         if (entry.task.state().terminal()) {
           throw new A2aException(
@@ -335,7 +342,9 @@ public final class A2aServer implements AutoCloseable {
     }
     A2aTask finished;
     try {
-      String answer = runner.run(entry.agent, entry.owner + "/" + entry.task.contextId(), text);
+      String answer =
+          runner.run(
+              entry.agent, entry.owner + "/" + entry.task.contextId(), entry.principal, text);
       A2aTask base = entry.task;
       finished =
           base.withArtifact(new A2aTask.Artifact(UUID.randomUUID().toString(), "answer", answer))
@@ -432,7 +441,7 @@ public final class A2aServer implements AutoCloseable {
   }
 
   private Route.Answer stream(
-      String agent, String owner, JsonNode id, JsonNode params, A2aVersion version) {
+      String agent, Principal owner, JsonNode id, JsonNode params, A2aVersion version) {
     Entry entry = start(agent, owner, params);
     return Route.Answer.eventStream(
         out -> {

@@ -56,7 +56,7 @@ class A2aServerTest {
             new A2aConfig.Server(
                 URI.create("https://agents.example.com/"), maxTasks, Duration.ofSeconds(5)),
             A2aServerTest::jester,
-            (agent, context, message) -> {
+            (agent, context, principal, message) -> {
               if (message.contains("slow")) {
                 try {
                   release.await();
@@ -151,7 +151,7 @@ class A2aServerTest {
             new A2aConfig.Server(
                 URI.create("https://agents.example.com/"), 10, Duration.ofSeconds(5)),
             A2aServerTest::jester,
-            (agent, context, message) -> {
+            (agent, context, principal, message) -> {
               contexts.add(context);
               return "Noted: " + message;
             });
@@ -203,7 +203,7 @@ class A2aServerTest {
             name ->
                 Optional.of(
                     new A2aServer.Published("jester", "Tells jokes.", "reviewer", List.of())),
-            (agent, context, message) -> {
+            (agent, context, principal, message) -> {
               ran.set(true);
               return "A joke.";
             });

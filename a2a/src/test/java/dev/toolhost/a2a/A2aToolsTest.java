@@ -320,7 +320,7 @@ class A2aToolsTest {
                   name.equals("echo")
                       ? Optional.of(new A2aServer.Published("echo", "Echoes.", "main", List.of()))
                       : Optional.empty(),
-              (name, context, message) -> "echo: " + message));
+              (name, context, principal, message) -> "echo: " + message));
       tools.close();
       tools =
           tools(

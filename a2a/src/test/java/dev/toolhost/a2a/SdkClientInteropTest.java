@@ -46,7 +46,7 @@ class SdkClientInteropTest {
         new A2aServer(
             new A2aConfig.Server(URI.create("http://placeholder"), 100, Duration.ofSeconds(5)),
             A2aServerTest::jester,
-            (agent, context, message) -> "Knock knock: " + message);
+            (agent, context, principal, message) -> "Knock knock: " + message);
     http = new RouteServer(server.routes());
   }
 

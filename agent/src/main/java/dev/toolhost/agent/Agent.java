@@ -526,6 +526,7 @@ public final class Agent {
               .withAgent(definition.name())
               .withModel(definition.endpoint().model());
       call = conversation.user().map(call::withUser).orElse(call);
+      call = conversation.principal().map(call::withPrincipal).orElse(call);
       Instant toolDeadline =
           Instant.now().plus(conversation.tools().defaultTimeout(call.toolName()));
       call = call.withDeadline(toolDeadline.isBefore(deadline) ? toolDeadline : deadline);

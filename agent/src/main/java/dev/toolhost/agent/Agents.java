@@ -438,12 +438,13 @@ public final class Agents implements AgentCatalog, AutoCloseable {
             .withContextHints(this::hint);
     Conversation conversation =
         Conversation.of(
-            // A session of its own per call: the caller's call id (call_0 in every turn, for
-            // every user) would give two calls one session, and so one working memory and one
-            // workspace.
-            call.sessionId().orElse("agent") + "/" + name + "/" + UUID.randomUUID(),
-            // Never more than the caller may use: its own tool set bounds the agent's.
-            toolSet(definition, definition.profile(), ToolCaller.toolSet()));
+                // A session of its own per call: the caller's call id (call_0 in every turn, for
+                // every user) would give two calls one session, and so one working memory and one
+                // workspace.
+                call.sessionId().orElse("agent") + "/" + name + "/" + UUID.randomUUID(),
+                // Never more than the caller may use: its own tool set bounds the agent's.
+                toolSet(definition, definition.profile(), ToolCaller.toolSet()))
+            .madeFor(call.user(), call.principal());
     RunResult result = agent.run(conversation, message, RunListener.NONE);
     return switch (result.stop()) {
       case COMPLETED -> ToolResult.success(result.text());

@@ -1,6 +1,7 @@
 package dev.toolhost.agent;
 
 import dev.toolhost.core.ToolSet;
+import dev.toolhost.core.spi.Principal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -34,6 +35,7 @@ public final class Conversation {
   private volatile Consumer<String> noticeListener = notice -> {};
   private volatile Supplier<Runnable> runScope = () -> () -> {};
   private volatile Optional<String> user = Optional.empty();
+  private volatile Optional<String> principal = Optional.empty();
   // What the loop sends in place of the history's oldest turns; the history stays whole.
   private final ContextState context = new ContextState();
 
@@ -57,19 +59,37 @@ public final class Conversation {
     return user;
   }
 
+  /** The name of the principal whose credential started this conversation, when one did. */
+  public Optional<String> principal() {
+    return principal;
+  }
+
   /**
-   * Makes every tool call of this conversation as the user (the conversation API's principal's), so
-   * that what its tools keep or schedule is that user's. Set once, before the first run.
+   * Makes every tool call of this conversation as the principal's (the conversation API's or an A2A
+   * caller's): as its user, so that what its tools keep or schedule is that user's, and in its
+   * name, for the audit journal. Set once, before the first run.
    *
-   * @throws IllegalStateException when the conversation is made as another user already
+   * @throws IllegalStateException when the conversation is another principal's already
    */
-  public synchronized void actAs(String asUser) {
-    Objects.requireNonNull(asUser, "asUser");
-    if (user.isPresent() && !user.get().equals(asUser)) {
+  public synchronized void actAs(Principal caller) {
+    Objects.requireNonNull(caller, "caller");
+    if (principal.isPresent() && !principal.get().equals(caller.name())) {
       throw new IllegalStateException(
-          "Conversation '" + sessionId + "' is made as user '" + user.get() + "' already.");
+          "Conversation '" + sessionId + "' is principal '" + principal.get() + "''s already.");
     }
-    user = Optional.of(asUser);
+    principal = Optional.of(caller.name());
+    user = caller.callUser(Optional.empty());
+  }
+
+  /**
+   * This conversation, its calls made as the given user and principal: for an agent run on behalf
+   * of a call or another conversation (a subagent, a wisp, an agent called as a tool), whose tools
+   * must keep and reach what that caller's would.
+   */
+  synchronized Conversation madeFor(Optional<String> asUser, Optional<String> asPrincipal) {
+    user = Objects.requireNonNull(asUser, "asUser");
+    principal = Objects.requireNonNull(asPrincipal, "asPrincipal");
+    return this;
   }
 
   /** The tools this conversation's process sees. */

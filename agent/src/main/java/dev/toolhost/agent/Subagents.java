@@ -159,7 +159,9 @@ public final class Subagents implements AutoCloseable {
                       + " progress with set_status; your final answer is your result.");
       Conversation conversation =
           Conversation.of(
-              parent.conversation.sessionId() + "/" + id, agents.toolSet(definition, "subagent"));
+                  parent.conversation.sessionId() + "/" + id,
+                  agents.toolSet(definition, "subagent"))
+              .madeFor(parent.conversation.user(), parent.conversation.principal());
       Agent agent =
           new Agent(
                   definition, parentAgent.client(), parentAgent.dispatcher(), parentAgent.offered())

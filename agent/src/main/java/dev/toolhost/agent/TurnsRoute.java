@@ -237,7 +237,7 @@ final class TurnsRoute implements ConversationInbox, AutoCloseable {
       }
       if (session == null) {
         Conversation conversation = all.conversation(name, sessionId);
-        principal.user().ifPresent(conversation::actAs);
+        conversation.actAs(principal);
         session = new Session(conversation, principal.user());
         evictIdle();
         sessions.put(key, session);

@@ -183,7 +183,7 @@ public final class Wisps {
     // which a counter would hand to a later batch of the same session after a restart, or on
     // another host sharing the Redis working memory.
     String session = call.sessionId().orElse("wisps") + "/wisps-" + UUID.randomUUID();
-    List<Outcome> outcomes = run(parent, system, wispTools, session, tasks, call.deadline());
+    List<Outcome> outcomes = run(parent, system, wispTools, session, tasks, call);
     return answer(tasks, outcomes);
   }
 
@@ -221,7 +221,8 @@ public final class Wisps {
       ToolSet tools,
       String session,
       List<String> tasks,
-      Instant callDeadline) {
+      ToolCall call) {
+    Instant callDeadline = call.deadline();
     Semaphore slots = new Semaphore(limits.concurrency());
     List<Future<Outcome>> futures = new ArrayList<>();
     ExecutorService threads =
@@ -247,7 +248,7 @@ public final class Wisps {
                                       + ") until the call's deadline; this wisp never started.");
                             }
                             try {
-                              return runOne(parent, system, tools, wispSession, task, callDeadline);
+                              return runOne(parent, system, tools, wispSession, task, call);
                             } finally {
                               hostSlots.release();
                             }
@@ -277,12 +278,8 @@ public final class Wisps {
   }
 
   private Outcome runOne(
-      Agent parent,
-      String system,
-      ToolSet tools,
-      String session,
-      String task,
-      Instant callDeadline) {
+      Agent parent, String system, ToolSet tools, String session, String task, ToolCall call) {
+    Instant callDeadline = call.deadline();
     Duration left = Duration.between(Instant.now(), callDeadline);
     Duration timeout = left.compareTo(limits.timeout()) < 0 ? left : limits.timeout();
     if (timeout.isNegative() || timeout.isZero()) {
@@ -295,7 +292,11 @@ public final class Wisps {
             .withLimits(new RunLimits(limits.maxSteps(), limits.maxSteps() * 4, timeout));
     Agent wisp = new Agent(definition, parent.client(), parent.dispatcher(), parent.offered());
     try {
-      RunResult result = wisp.run(Conversation.of(session, tools), task, RunListener.NONE);
+      RunResult result =
+          wisp.run(
+              Conversation.of(session, tools).madeFor(call.user(), call.principal()),
+              task,
+              RunListener.NONE);
       return switch (result.stop()) {
         case COMPLETED -> new Outcome(Status.DONE, result.text());
         case TIMEOUT ->

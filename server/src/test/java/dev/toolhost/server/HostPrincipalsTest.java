@@ -326,6 +326,50 @@ class HostPrincipalsTest {
   private static final String AUDIT = "audit:\n  state_dir: state/audit\n";
 
   @Test
+  void aConversationsToolCallsAreMadeAsItsPrincipalsUserAndJournalledInItsName() throws Exception {
+    try (ScriptedModelServer model = ScriptedModelServer.start()) {
+      model.enqueue(ScriptedReply.toolCalls(ScriptedReply.call("call_1", "whoami", "{}")));
+      model.enqueue(ScriptedReply.answer("You are alice."));
+      start(
+          PRINCIPALS
+              + AUDIT
+              + """
+                agents:
+                  helper:
+                    base_url: %s
+                    model: helper-model
+                    api_key_env: NO_SUCH_KEY
+                """
+                  .formatted(model.baseUrl()),
+          TOKENS);
+
+      HttpResponse<String> turn =
+          post("/v1/agents/helper/turns", "alice-token-1f3e", "{\"message\": \"Who am I?\"}");
+      model.takeRequest();
+      String second = model.takeRequest().body();
+
+      assertThat(turn.statusCode()).as(turn.body()).isEqualTo(200);
+      // The tool's answer, the call's user, reached the model.
+      assertThat(second).contains("\"content\":\"alice\"");
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () ->
+                  JSON.readTree(get("/v1/audit?tool=whoami", "gateway-token-9c2d").body())
+                          .get("entries")
+                          .size()
+                      == 1);
+      JsonNode entry =
+          JSON.readTree(get("/v1/audit?tool=whoami", "gateway-token-9c2d").body())
+              .get("entries")
+              .get(0);
+      assertThat(entry.get("principal").asString()).isEqualTo("alice");
+      assertThat(entry.get("user").asString()).isEqualTo("alice");
+      assertThat(entry.get("agent").asString()).isEqualTo("helper");
+    }
+  }
+
+  @Test
   void theJournalHoldsOneLinePerCallWithItsPrincipalAndNoArgumentValue() throws Exception {
     start(PRINCIPALS + AUDIT, TOKENS);
     String arguments = "{\"arguments\": {\"text\": \"tangerine-4417\"}}";
