@@ -2,6 +2,7 @@ package dev.toolhost.audit;
 
 import dev.toolhost.core.spi.CommandContext;
 import dev.toolhost.core.spi.ConfigException;
+import dev.toolhost.core.spi.Storage;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -151,8 +152,8 @@ final class AuditCommand implements Callable<Integer> {
     static Reader open(AuditConfig config, java.util.Map<String, String> environment)
         throws IOException {
       return switch (config.store()) {
-        case AuditConfig.Files files -> new FileReader(files.directory());
-        case AuditConfig.Jdbc jdbc -> {
+        case Storage.Embedded files -> new FileReader(files.directory());
+        case Storage.Jdbc jdbc -> {
           Journal journal = AuditExtension.open(config, environment);
           yield new JournalReader(journal);
         }

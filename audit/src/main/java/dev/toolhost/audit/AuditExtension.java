@@ -10,6 +10,7 @@ import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.core.spi.Principal;
 import dev.toolhost.core.spi.Route;
 import dev.toolhost.core.spi.SectionReading;
+import dev.toolhost.core.spi.Storage;
 import java.io.IOException;
 import java.time.DateTimeException;
 import java.time.Instant;
@@ -91,18 +92,10 @@ public final class AuditExtension implements HostExtension<AuditConfig> {
   static Journal open(AuditConfig config, Map<String, String> environment) {
     try {
       return switch (config.store()) {
-        case AuditConfig.Files files ->
+        case Storage.Embedded files ->
             FileJournal.open(files.directory(), config.maxFileBytes(), config.keepFiles());
-        case AuditConfig.Jdbc jdbc -> {
-          Optional<String> password = jdbc.passwordEnv().map(environment::get);
-          if (jdbc.passwordEnv().isPresent() && password.isEmpty()) {
-            throw new ConfigException(
-                "audit.password_env names "
-                    + jdbc.passwordEnv().get()
-                    + ", which is not set in the host's environment");
-          }
-          yield PostgresJournal.open(jdbc.url(), jdbc.user(), password);
-        }
+        case Storage.Jdbc jdbc ->
+            PostgresJournal.open(jdbc.url(), jdbc.user(), jdbc.password(NAME, environment));
       };
     } catch (IOException e) {
       throw new ConfigException("audit: " + e.getMessage());

@@ -6,11 +6,10 @@ import dev.toolhost.core.spi.ConfigSections;
 import dev.toolhost.core.spi.ConfigSections.DurationText;
 import dev.toolhost.core.spi.Counts;
 import dev.toolhost.core.spi.Durations;
-import dev.toolhost.core.spi.EnvironmentNames;
 import dev.toolhost.core.spi.SectionReading;
+import dev.toolhost.core.spi.Storage;
 import dev.toolhost.web.OutboundException;
 import dev.toolhost.web.OutboundHttp;
-import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.DateTimeException;
 import java.time.Duration;
@@ -62,7 +61,7 @@ import tools.jackson.databind.JsonNode;
  *     tasks take no webhook
  */
 public record SchedulingConfig(
-    Store store,
+    Storage store,
     ZoneId zone,
     Optional<String> agent,
     Duration grace,
@@ -106,36 +105,6 @@ public record SchedulingConfig(
     }
   }
 
-  /** Where tasks are stored: an embedded database file, or a database by JDBC URL. */
-  public sealed interface Store {}
-
-  /**
-   * The embedded H2 database file, {@code schedules.mv.db} in the directory: one host.
-   *
-   * @param directory its directory
-   */
-  public record Embedded(Path directory) implements Store {
-    public Embedded {
-      Objects.requireNonNull(directory, "directory");
-    }
-  }
-
-  /**
-   * A database by JDBC URL (PostgreSQL, shared by several hosts).
-   *
-   * @param url the JDBC URL
-   * @param user the user, if not in the URL
-   * @param passwordEnv the environment variable that holds the password, if one is needed
-   */
-  public record Jdbc(String url, Optional<String> user, Optional<String> passwordEnv)
-      implements Store {
-    public Jdbc {
-      Objects.requireNonNull(url, "url");
-      Objects.requireNonNull(user, "user");
-      Objects.requireNonNull(passwordEnv, "passwordEnv");
-    }
-  }
-
   /** The defaults, with tasks stored under the directory: the system zone, no agent. */
   public static SchedulingConfig defaults(Path directory) {
     return builder(directory).build();
@@ -143,7 +112,7 @@ public record SchedulingConfig(
 
   /** A builder of a config with tasks stored under the directory, starting from the defaults. */
   public static Builder builder(Path directory) {
-    return new Builder(new Embedded(directory));
+    return new Builder(new Storage.Embedded(directory));
   }
 
   /** A builder starting from this config. */
@@ -163,7 +132,7 @@ public record SchedulingConfig(
 
   /** A builder of a {@link SchedulingConfig}; each value starts at its default. */
   public static final class Builder {
-    private Store store;
+    private Storage store;
     private ZoneId zone = ZoneId.systemDefault();
     private Optional<String> agent = Optional.empty();
     private Duration grace = Duration.ofMinutes(10);
@@ -174,12 +143,12 @@ public record SchedulingConfig(
     private boolean firesMaySchedule;
     private Optional<Webhooks> webhooks = Optional.empty();
 
-    private Builder(Store store) {
+    private Builder(Storage store) {
       this.store = Objects.requireNonNull(store, "store");
     }
 
     /** Where tasks are stored (an H2 file under the builder's directory by default). */
-    public Builder store(Store store) {
+    public Builder store(Storage store) {
       this.store = Objects.requireNonNull(store, "store");
       return this;
     }
@@ -265,59 +234,15 @@ public record SchedulingConfig(
     ConfigProblems problems = reading.problems();
     Raw raw = ConfigSections.bind(SchedulingExtension.NAME, section, Raw.class);
     SchedulingConfig defaults = defaults(reading.directory().resolve("state"));
-    Store store = defaults.store();
-    String storeText = raw.store() == null ? "embedded" : raw.store().strip();
-    if (storeText.equals("embedded")) {
-      if (raw.stateDir() != null) {
-        try {
-          if (raw.stateDir().isBlank()) {
-            throw new InvalidPathException(raw.stateDir(), "it is empty");
-          }
-          store = new Embedded(reading.directory().resolve(raw.stateDir().strip()));
-        } catch (InvalidPathException e) {
-          problems.atValue(
-              "/scheduling/state_dir",
-              "'scheduling.state_dir' is '"
-                  + raw.stateDir()
-                  + "' (expected a directory for the schedules' database file)");
-        }
-      }
-      if (raw.user() != null || raw.passwordEnv() != null) {
-        problems.atValue(
-            "/scheduling/" + (raw.user() != null ? "user" : "password_env"),
-            "'scheduling."
-                + (raw.user() != null ? "user" : "password_env")
-                + "' is for a JDBC store, and 'scheduling.store' is embedded");
-      }
-    } else if (storeText.startsWith("jdbc:postgresql://") || storeText.startsWith("jdbc:h2:")) {
-      if (storeText.contains("password=")) {
-        problems.atValue(
-            "/scheduling/store",
-            "'scheduling.store' holds a password; name the variable that holds it in"
-                + " 'scheduling.password_env' instead");
-      }
-      if (raw.stateDir() != null) {
-        problems.atValue(
-            "/scheduling/state_dir",
-            "'scheduling.state_dir' is for the embedded store, and 'scheduling.store' is a JDBC"
-                + " URL");
-      }
-      Optional<String> passwordEnv =
-          EnvironmentNames.read(
-              raw.passwordEnv(),
-              "/scheduling/password_env",
-              Optional.of("SCHEDULES_DB_PASSWORD"),
-              "password",
-              problems);
-      store = new Jdbc(storeText, Optional.ofNullable(raw.user()), passwordEnv);
-    } else {
-      problems.atValue(
-          "/scheduling/store",
-          "'scheduling.store' is '"
-              + raw.store()
-              + "' (expected embedded, or a JDBC URL such as"
-              + " jdbc:postgresql://127.0.0.1:5432/toolhost)");
-    }
+    Storage store =
+        Storage.read(
+            SchedulingExtension.NAME,
+            new Storage.Keys(raw.store(), raw.stateDir(), raw.user(), raw.passwordEnv()),
+            "the schedules' database file",
+            reading.directory().resolve("state"),
+            List.of("jdbc:postgresql://", "jdbc:h2:"),
+            "SCHEDULES_DB_PASSWORD",
+            reading);
     ZoneId zone = defaults.zone();
     if (raw.zone() != null) {
       try {

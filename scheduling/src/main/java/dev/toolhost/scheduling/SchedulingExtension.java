@@ -17,6 +17,7 @@ import dev.toolhost.core.spi.Principal;
 import dev.toolhost.core.spi.ReadyHost;
 import dev.toolhost.core.spi.Route;
 import dev.toolhost.core.spi.SectionReading;
+import dev.toolhost.core.spi.Storage;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.sql.SQLException;
@@ -176,10 +177,10 @@ public final class SchedulingExtension implements HostExtension<SchedulingConfig
     host.provide(TaskScheduler.class, scheduler);
   }
 
-  private static ScheduleStore open(SchedulingConfig.Store store, Map<String, String> environment)
+  private static ScheduleStore open(Storage store, Map<String, String> environment)
       throws SQLException, IOException {
     return switch (store) {
-      case SchedulingConfig.Embedded embedded -> {
+      case Storage.Embedded embedded -> {
         Files.createDirectories(embedded.directory());
         try {
           yield ScheduleStore.embedded(embedded.directory());
@@ -193,14 +194,8 @@ public final class SchedulingExtension implements HostExtension<SchedulingConfig
                   + " (scheduling.store)");
         }
       }
-      case SchedulingConfig.Jdbc jdbc -> {
-        Optional<String> password = jdbc.passwordEnv().map(environment::get);
-        if (jdbc.passwordEnv().isPresent() && password.isEmpty()) {
-          throw new ConfigException(
-              "scheduling: the store's password variable "
-                  + jdbc.passwordEnv().get()
-                  + " (scheduling.password_env) is not set");
-        }
+      case Storage.Jdbc jdbc -> {
+        Optional<String> password = jdbc.password(NAME, environment);
         try {
           yield ScheduleStore.jdbc(jdbc.url(), jdbc.user(), password);
         } catch (SQLException e) {
