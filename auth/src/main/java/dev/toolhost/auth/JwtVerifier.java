@@ -22,13 +22,17 @@ import dev.toolhost.core.spi.Authenticator.Refused;
 import dev.toolhost.core.spi.Principal;
 import java.io.IOException;
 import java.net.MalformedURLException;
+import java.nio.ByteBuffer;
 import java.text.ParseException;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Date;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.slf4j.Logger;
@@ -68,8 +72,29 @@ final class JwtVerifier {
   // How far the host's clock and the issuer's may disagree, as most resource servers allow.
   private static final Duration CLOCK_SKEW = Duration.ofSeconds(60);
 
+  /** How long a verified token is taken on trust before its signature is checked again. */
+  static final Duration TRUSTED_FOR = Duration.ofSeconds(60);
+
+  /** How many verified tokens are remembered at most. */
+  static final int REMEMBERED = 4_096;
+
   private final AuthConfig.Jwt config;
   private final DefaultJWTProcessor<SecurityContext> processor;
+  private final Clock clock;
+
+  // A client sends one token with many requests: each verified token's principal, by the token's
+  // SHA-256 digest, until it expires or TRUSTED_FOR passes (so that a key the issuer withdraws
+  // stops its tokens within that time), whichever comes first. The least recently used goes
+  // first. Checking an RS256 signature costs a request more than the rest of its path.
+  private final Map<ByteBuffer, Verified> verified =
+      new LinkedHashMap<>(64, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<ByteBuffer, Verified> eldest) {
+          return size() > REMEMBERED;
+        }
+      };
+
+  private record Verified(Principal principal, Instant until) {}
 
   /**
    * A verifier of the config's tokens.
@@ -77,7 +102,13 @@ final class JwtVerifier {
    * @throws IOException when a JWKS file cannot be read or parsed
    */
   JwtVerifier(AuthConfig.Jwt config) throws IOException {
+    this(config, Clock.systemUTC());
+  }
+
+  /** A verifier of the config's tokens that reads the given clock. */
+  JwtVerifier(AuthConfig.Jwt config, Clock clock) throws IOException {
     this.config = config;
+    this.clock = clock;
     this.processor = new DefaultJWTProcessor<>();
     // Access tokens are typed "at+jwt" (RFC 9068); many issuers send "JWT" or no type.
     processor.setJWSTypeVerifier(
@@ -92,7 +123,7 @@ final class JwtVerifier {
    * says which rule the token broke, in words a caller can act on.
    */
   private void checkClaims(JWTClaimsSet claims) throws BadJWTException {
-    Instant now = Instant.now();
+    Instant now = clock.instant();
     if (!config.issuer().toString().equals(claims.getIssuer())) {
       throw new BadJWTException("The token was issued by another issuer.");
     }
@@ -134,6 +165,14 @@ final class JwtVerifier {
 
   /** The principal of a JWT, or why it is refused. */
   Authentication verify(String token) {
+    ByteBuffer digest = ByteBuffer.wrap(Credentials.digest(token));
+    Instant now = clock.instant();
+    synchronized (verified) {
+      Verified known = verified.get(digest);
+      if (known != null && now.isBefore(known.until())) {
+        return new Accepted(known.principal());
+      }
+    }
     JWTClaimsSet claims;
     try {
       claims = processor.process(token, null);
@@ -164,7 +203,15 @@ final class JwtVerifier {
           "The token's '" + config.profilesClaim() + "' claim lists no profile of this host.");
     }
     String subject = Optional.ofNullable(claims.getSubject()).orElse(user.get());
-    return new Accepted(new Principal(subject, user, Optional.of(profiles), false, false));
+    Principal principal = new Principal(subject, user, Optional.of(profiles), false, false);
+    Instant until = now.plus(TRUSTED_FOR);
+    if (claims.getExpirationTime().toInstant().isBefore(until)) {
+      until = claims.getExpirationTime().toInstant();
+    }
+    synchronized (verified) {
+      verified.put(digest, new Verified(principal, until));
+    }
+    return new Accepted(principal);
   }
 
   private static Optional<String> text(JWTClaimsSet claims, String name) {

@@ -20,9 +20,13 @@ import dev.toolhost.core.spi.Principal;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.Date;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -136,6 +140,51 @@ class JwtVerifierTest {
   @Test
   void whatIsNotAJwtIsRefusedWithoutEchoingIt() {
     assertThat(reason("not.a-jwt.at-all")).isEqualTo("The token is not a JWT.");
+  }
+
+  @Test
+  void aRememberedTokenIsNeverTrustedPastItsExpiry() throws Exception {
+    Instant start = Instant.now();
+    AtomicReference<Instant> now = new AtomicReference<>(start);
+    Clock clock =
+        new Clock() {
+          @Override
+          public ZoneId getZone() {
+            return ZoneOffset.UTC;
+          }
+
+          @Override
+          public Clock withZone(ZoneId zone) {
+            return this;
+          }
+
+          @Override
+          public Instant instant() {
+            return now.get();
+          }
+        };
+    Path jwks = directory.resolve("jwks.json");
+    JwtVerifier timed =
+        new JwtVerifier(
+            new AuthConfig.Jwt(
+                URI.create(ISSUER),
+                AUDIENCE,
+                new AuthConfig.Keys.File(jwks),
+                "sub",
+                "toolhost_profiles",
+                List.of("main")),
+            clock);
+    String token = token(issuerKey, c -> c.expirationTime(Date.from(start.plusSeconds(30))));
+
+    Authentication first = timed.verify(token);
+    Authentication again = timed.verify(token);
+    // Past its expiry and the minute of clock skew every check allows: refused, remembered or not.
+    now.set(start.plusSeconds(100));
+    Authentication late = timed.verify(token);
+
+    assertThat(first).isInstanceOf(Accepted.class);
+    assertThat(again).isEqualTo(first);
+    assertThat(late).isEqualTo(new Refused("The token has expired."));
   }
 
   private Principal accepted(String token) {
