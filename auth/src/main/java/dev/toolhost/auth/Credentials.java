@@ -2,9 +2,7 @@ package dev.toolhost.auth;
 
 import dev.toolhost.core.spi.Authenticator;
 import dev.toolhost.core.spi.Principal;
-import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -35,7 +33,7 @@ final class Credentials implements Authenticator {
    */
   Credentials(Map<Principal, String> tokens, Optional<JwtVerifier> jwt, Optional<String> issuer) {
     Map<Principal, byte[]> digests = new LinkedHashMap<>();
-    tokens.forEach((principal, token) -> digests.put(principal, digest(token)));
+    tokens.forEach((principal, token) -> digests.put(principal, Authenticator.digest(token)));
     this.tokens = Map.copyOf(digests);
     this.jwt = jwt;
     this.issuer = issuer;
@@ -43,7 +41,7 @@ final class Credentials implements Authenticator {
 
   @Override
   public Authentication authenticate(String token) {
-    byte[] given = digest(token);
+    byte[] given = Authenticator.digest(token);
     Principal found = null;
     for (Map.Entry<Principal, byte[]> entry : tokens.entrySet()) {
       // Every digest compared, whichever matches.
@@ -68,13 +66,5 @@ final class Credentials implements Authenticator {
   @Override
   public Set<String> openPaths() {
     return jwt.isPresent() ? Set.of(METADATA_PATH) : Set.of();
-  }
-
-  static byte[] digest(String token) {
-    try {
-      return MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("Every Java platform has SHA-256", e);
-    }
   }
 }

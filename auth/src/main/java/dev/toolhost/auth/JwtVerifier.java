@@ -16,6 +16,7 @@ import com.nimbusds.jose.proc.SecurityContext;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.proc.BadJWTException;
 import com.nimbusds.jwt.proc.DefaultJWTProcessor;
+import dev.toolhost.core.spi.Authenticator;
 import dev.toolhost.core.spi.Authenticator.Accepted;
 import dev.toolhost.core.spi.Authenticator.Authentication;
 import dev.toolhost.core.spi.Authenticator.Refused;
@@ -165,7 +166,7 @@ final class JwtVerifier {
 
   /** The principal of a JWT, or why it is refused. */
   Authentication verify(String token) {
-    ByteBuffer digest = ByteBuffer.wrap(Credentials.digest(token));
+    ByteBuffer digest = ByteBuffer.wrap(Authenticator.digest(token));
     Instant now = clock.instant();
     synchronized (verified) {
       Verified known = verified.get(digest);

@@ -9,9 +9,7 @@ import java.net.NetworkInterface;
 import java.net.SocketException;
 import java.net.URI;
 import java.net.URISyntaxException;
-import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -87,7 +85,7 @@ final class RequestGuard extends Handler.Wrapper {
     super(bodyLimit(handler));
     this.hosts = allowedHosts(http);
     this.origins = Set.copyOf(http.allowedOrigins());
-    this.tokenDigest = token.map(RequestGuard::digest);
+    this.tokenDigest = token.map(Authenticator::digest);
     this.authenticator = authenticator;
   }
 
@@ -188,7 +186,8 @@ final class RequestGuard extends Handler.Wrapper {
     }
     String token = header.substring(7).strip();
     // Compares digests, so that neither the token's content nor its length shows in the timing.
-    if (tokenDigest.isPresent() && MessageDigest.isEqual(digest(token), tokenDigest.get())) {
+    if (tokenDigest.isPresent()
+        && MessageDigest.isEqual(Authenticator.digest(token), tokenDigest.get())) {
       return Principal.operator("token");
     }
     if (authenticator.isEmpty()) {
@@ -320,14 +319,6 @@ final class RequestGuard extends Handler.Wrapper {
 
   private static Optional<Refusal> refuse(ApiError error, String message) {
     return Optional.of(new Refusal(error, message, Map.of()));
-  }
-
-  private static byte[] digest(String token) {
-    try {
-      return MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("Every Java platform has SHA-256", e);
-    }
   }
 
   /** Why a request is refused: status, error code, message and extra headers. */

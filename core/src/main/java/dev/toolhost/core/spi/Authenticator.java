@@ -29,6 +29,20 @@ public interface Authenticator {
     return Set.of();
   }
 
+  /**
+   * The SHA-256 digest of a token, as every credential is held and compared: in constant time
+   * ({@link java.security.MessageDigest#isEqual}) with a digest of the same length whatever the
+   * token's, so that neither a token nor its length shows in the timing.
+   */
+  static byte[] digest(String token) {
+    try {
+      return java.security.MessageDigest.getInstance("SHA-256")
+          .digest(token.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException("Every Java platform has SHA-256", e);
+    }
+  }
+
   /** What became of a token: a principal, or a refusal. */
   sealed interface Authentication {}
 
