@@ -271,6 +271,40 @@ class OwnedResourcesTest {
     }
   }
 
+  @Test
+  void aTaskAliceSchedulesOverMcpIsNotBobsToListReplaceOrCancelOverHttpOrMcp() throws Exception {
+    start("scheduling:\n  state_dir: " + directory.resolve("schedules") + "\n");
+    String remind =
+        "{\"name\": \"remind\", \"cron\": \"0 9 * * *\", \"description\": \"%s\","
+            + " \"tool\": \"list_tool_guides\", \"arguments\": {}}";
+    String alices = open(ALICE);
+    String bobs = open(BOB);
+
+    assertThat(mcpCall(ALICE, alices, "schedule_task", remind.formatted("alice's secret plan")))
+        .contains("Scheduled task 'remind'");
+    String bobListsOverMcp = mcpCall(BOB, bobs, "list_scheduled_tasks", "{}");
+    String bobListsOverHttp = invoke(BOB, "list_scheduled_tasks", "{}").body();
+    String bobCancels =
+        invoke(BOB, "cancel_scheduled_task", "{\"arguments\": {\"name\": \"remind\"}}").body();
+    String bobSchedules = mcpCall(BOB, bobs, "schedule_task", remind.formatted("bob's own plan"));
+    HttpResponse<String> bobsRoute =
+        CLIENT.send(
+            HttpRequest.newBuilder(base.resolve("/v1/schedules"))
+                .header("Authorization", "Bearer " + BOB)
+                .GET()
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    String aliceLists = mcpCall(ALICE, alices, "list_scheduled_tasks", "{}");
+
+    assertThat(bobListsOverMcp).contains("No scheduled tasks.").doesNotContain("secret plan");
+    assertThat(bobListsOverHttp).contains("No scheduled tasks.").doesNotContain("secret plan");
+    assertThat(bobCancels).contains("No scheduled task named 'remind'");
+    // Bob's task of the same name is his own, not a replacement of alice's.
+    assertThat(bobSchedules).contains("Scheduled task 'remind'");
+    assertThat(bobsRoute.body()).contains("bob's own plan").doesNotContain("secret plan");
+    assertThat(aliceLists).contains("alice's secret plan").doesNotContain("bob's own plan");
+  }
+
   private HttpResponse<String> invoke(String token, String tool, String body) throws Exception {
     return CLIENT.send(
         HttpRequest.newBuilder(base.resolve("/v1/tools/" + tool + "/invoke"))
