@@ -59,6 +59,7 @@ public final class ToolWorker implements AutoCloseable {
   private volatile Supplier<List<McpServerState>> mcpServers;
   private volatile String mcpRegister = "none";
   private Subscription subscription;
+  private Subscription cancels;
   private Thread heartbeats;
   private boolean closed;
 
@@ -181,6 +182,8 @@ public final class ToolWorker implements AutoCloseable {
       throw new IllegalStateException("The worker is already started, or closed.");
     }
     bus.declareQueue(queue(group));
+    // Cancels first: one published once the worker consumes is heard.
+    cancels = bus.subscribe(CallCancel.topic(group), handler::cancel);
     subscription = bus.consume(queue(group), concurrency, handler);
     announce();
     heartbeats =
@@ -281,12 +284,14 @@ public final class ToolWorker implements AutoCloseable {
   @Override
   public void close() {
     Subscription consuming;
+    Subscription hearing;
     synchronized (this) {
       if (closed) {
         return;
       }
       closed = true;
       consuming = subscription;
+      hearing = cancels;
     }
     if (heartbeats != null) {
       heartbeats.interrupt();
@@ -302,6 +307,9 @@ public final class ToolWorker implements AutoCloseable {
         LOG.warn("Worker {} could not say goodbye: {}", workerId, e.getMessage());
       }
       consuming.close();
+    }
+    if (hearing != null) {
+      hearing.close();
     }
     handler.close();
   }
