@@ -34,6 +34,10 @@ import org.slf4j.LoggerFactory;
  * handler answers its caller {@code invalid_arguments}, naming the size and the limit. A result too
  * large to send back is stored and answered as {@code execution_failed}, naming its size.
  *
+ * <p>A {@linkplain #cancel cancel} of a call that runs here interrupts its thread, and the call is
+ * answered {@code cancelled}, saying its work may have been done; that reply is its stored result.
+ * A request whose cancel came first is claimed and answered {@code cancelled} without running.
+ *
  * <p>A call's claim in the store is a lease, renewed every third of it while the call runs (one
  * thread renews every claim this handler holds). A request delivered again after the worker that
  * claimed it died waits at most one lease for the claim to lapse, then runs; while the holder lives

@@ -38,6 +38,10 @@ import tools.jackson.databind.JsonNode;
  * once. A request over the bus's maximum message size is not sent: {@code invalid_arguments}. It
  * never throws.
  *
+ * <p>A call whose waiting thread is interrupted after its request went out is cancelled on the
+ * workers too: the executor publishes a {@link CallCancel} on {@code toolhost.cancel.{group}} and
+ * answers {@code cancelled}.
+ *
  * <p>The executor of a tool of an MCP server that the group's workers bridge names the server in
  * the request's {@value #MCP_SERVER_HEADER} header, and a worker that does not host that tool for
  * that server answers {@code tool_not_found}.
@@ -110,10 +114,11 @@ public final class RemoteToolExecutor implements ToolExecutor {
    * caller's cancel, an HTTP client gone, an agent's Ctrl-C) after the request may have reached a
    * worker, it publishes a {@link CallCancel} for the call's key to the group's workers before it
    * answers {@code cancelled}, saying that the tool may have done some of its work; the thread's
-   * interruption is kept.
+   * interruption is kept. It declares {@link InterruptedException} for its callers' sake but never
+   * throws it: an interruption is answered.
    */
   @Override
-  public ToolResult execute(ToolCall call, JsonNode arguments) {
+  public ToolResult execute(ToolCall call, JsonNode arguments) throws InterruptedException {
     InvokeRequest invoke = new InvokeRequest(call);
     // The arguments the dispatch path parsed and validated go out as they are, not re-read. The
     // caller's trace goes in headers, only when there is one: an untraced call carries none. The

@@ -26,7 +26,8 @@ import tools.jackson.databind.node.ObjectNode;
  * <p>When the waiting thread is interrupted (the caller cancelled), it publishes a {@linkplain
  * #cancel cancel} of the request on the service's {@linkplain #cancelTopic cancel topic} and
  * answers {@code cancelled}; a service that stops a request for a cancel answers an error of type
- * {@value #CANCELLED_TYPE}, which answers {@code cancelled} too.
+ * {@value #CANCELLED_TYPE}, which answers {@code cancelled} too. {@link #execute} declares {@link
+ * InterruptedException} but never throws it: an interruption is answered.
  */
 public final class ToolServiceExecutor implements ToolExecutor {
 
@@ -73,7 +74,7 @@ public final class ToolServiceExecutor implements ToolExecutor {
   }
 
   @Override
-  public ToolResult execute(ToolCall call, JsonNode arguments) {
+  public ToolResult execute(ToolCall call, JsonNode arguments) throws InterruptedException {
     ObjectNode envelope = JSON.createObjectNode();
     envelope.put("user", call.user().orElse(""));
     tool.config().forEach(envelope::set);

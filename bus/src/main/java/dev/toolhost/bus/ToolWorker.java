@@ -36,9 +36,11 @@ import tools.jackson.databind.node.ObjectNode;
  * <p>Requests are handled by an {@link InvokeHandler}, at most {@code concurrency} at once. With a
  * result store that is not {@linkplain ResultStore#shared shared} (in-memory), a request delivered
  * again to this worker is answered from its run, but one delivered to another worker of the group
- * runs again there; the worker logs that warning once, when it starts. Thread-safe; {@link
- * #close()} says goodbye and stops consuming, and requests still running go back to the queue for
- * another worker.
+ * runs again there; the worker logs that warning once, when it starts. It hears {@linkplain
+ * CallCancel cancels} on {@code toolhost.cancel.{group}} from before it consumes: the call a cancel
+ * names stops here if it runs here, and is answered {@code cancelled} without running if its
+ * request comes later. Thread-safe; {@link #close()} says goodbye and stops consuming, and requests
+ * still running go back to the queue for another worker.
  */
 public final class ToolWorker implements AutoCloseable {
 

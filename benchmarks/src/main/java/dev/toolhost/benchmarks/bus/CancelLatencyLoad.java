@@ -55,8 +55,7 @@ public final class CancelLatencyLoad {
 
     /** Sleeps for a minute unless interrupted. */
     @Tool(description = "Sleeps for a minute unless stopped.", timeoutSeconds = 120)
-    public String sleep(@Param(description = "A label.") String label)
-        throws InterruptedException {
+    public String sleep(@Param(description = "A label.") String label) throws InterruptedException {
       started.put(System.nanoTime());
       try {
         Thread.sleep(TIMEOUT);
@@ -76,10 +75,7 @@ public final class CancelLatencyLoad {
     int samples = args.length > 1 ? Integer.parseInt(args[1]) : 300;
     System.out.printf(
         "RabbitMQ %s, %d samples a side after %d warm-up samples, %d cores%n",
-        RabbitBus.redact(broker),
-        samples,
-        samples / 2,
-        Runtime.getRuntime().availableProcessors());
+        RabbitBus.redact(broker), samples, samples / 2, Runtime.getRuntime().availableProcessors());
     long[] raw = raw(broker, samples / 2, samples);
     long[] rabbit;
     try (MessageBus host = RabbitBus.connect(broker);
@@ -113,6 +109,9 @@ public final class CancelLatencyLoad {
   static long[] raw(URI broker, int warmUp, int samples) throws Exception {
     ConnectionFactory factory = new ConnectionFactory();
     factory.setUri(broker);
+    if (broker.getPath() == null || broker.getPath().isEmpty() || broker.getPath().equals("/")) {
+      factory.setVirtualHost("/");
+    }
     String exchange = "bench.cancel." + UUID.randomUUID();
     LinkedBlockingQueue<Long> delivered = new LinkedBlockingQueue<>();
     try (Connection publishing = factory.newConnection();
@@ -183,8 +182,7 @@ public final class CancelLatencyLoad {
                 .start(
                     () ->
                         dispatcher.dispatch(
-                            tools,
-                            ToolCall.of("sleep", "{\"label\":\"x\"}").withTimeout(TIMEOUT)));
+                            tools, ToolCall.of("sleep", "{\"label\":\"x\"}").withTimeout(TIMEOUT)));
         Long started = sleeper.started.poll(20, TimeUnit.SECONDS);
         if (started == null) {
           throw new IllegalStateException("The tool did not start in 20 s.");
