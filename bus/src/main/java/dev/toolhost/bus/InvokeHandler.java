@@ -34,6 +34,10 @@ import org.slf4j.LoggerFactory;
  * handler answers its caller {@code invalid_arguments}, naming the size and the limit. A result too
  * large to send back is stored and answered as {@code execution_failed}, naming its size.
  *
+ * <p>A {@linkplain #cancel cancel} of a call that runs here interrupts its thread, and the call is
+ * answered {@code cancelled}, saying its work may have been done; that reply is its stored result.
+ * A request whose cancel came first is claimed and answered {@code cancelled} without running.
+ *
  * <p>A call's claim in the store is a lease, renewed every third of it while the call runs (one
  * thread renews every claim this handler holds). A request delivered again after the worker that
  * claimed it died waits at most one lease for the claim to lapse, then runs; while the holder lives
@@ -72,6 +76,8 @@ public final class InvokeHandler implements MessageBus.DeliveryHandler, AutoClos
   private final Duration lease;
   // The claims of calls running now, renewed by one thread started with the first of them.
   private final Map<String, ResultStore.Granted> held = new ConcurrentHashMap<>();
+  // The calls running here that a cancel may stop, and the cancelled calls still remembered.
+  private final Cancellations cancellations = new Cancellations();
   private volatile Thread renewing;
   private boolean closed;
 
@@ -127,6 +133,33 @@ public final class InvokeHandler implements MessageBus.DeliveryHandler, AutoClos
       run(delivery, call, key, true);
     } else {
       THREADS.newThread(() -> run(delivery, call, key, false)).start();
+    }
+  }
+
+  /**
+   * Takes a {@link CallCancel} from the group's cancel topic: the call it names, when it runs here,
+   * has its thread interrupted (the dispatch path interrupts the tool's own thread in turn) and is
+   * answered {@code cancelled}; a call that does not run here is remembered until its deadline, so
+   * that its request, if it comes later, is answered {@code cancelled} without running. A call that
+   * finished already keeps its result. A message that is not a cancel is logged and dropped; it
+   * never throws.
+   */
+  public void cancel(Delivery delivery) {
+    delivery.ack();
+    CallCancel cancel;
+    try {
+      cancel = CallCancel.parse(delivery.message().body());
+    } catch (IllegalArgumentException e) {
+      LOG.warn(
+          "Dropped a message on '{}' that is not a cancel: {} (body starts: {})",
+          CallCancel.topic(group),
+          e.getMessage(),
+          abbreviate(delivery.message().body()));
+      return;
+    }
+    if (cancellations.cancel(group + ":" + cancel.callKey(), cancel.deadline())) {
+      LOG.info(
+          "Stopping call {} ({}): its caller cancelled it", cancel.toolCallId(), cancel.callKey());
     }
   }
 
@@ -219,14 +252,35 @@ public final class InvokeHandler implements MessageBus.DeliveryHandler, AutoClos
           case ResultStore.Granted granted -> {
             hold(key, granted);
             ToolResult result;
-            // The caller's trace, in the request's headers, is the parent of the tool's span.
-            try (Scope ignored =
-                TraceContext.parentFrom(delivery.message().headers()).makeCurrent()) {
-              result = dispatcher.dispatch(tools, call);
-            } catch (RuntimeException e) {
-              held.remove(key);
-              results.release(key, granted);
-              throw e;
+            // A cancel interrupts a call's own thread, never the delivery's: an inline call, which
+            // runs there, returns at once anyway.
+            boolean stoppable = !onDeliveryThread;
+            if (stoppable ? !cancellations.start(key) : cancellations.cancelled(key)) {
+              LOG.info(
+                  "Did not run call {} of tool '{}': its caller cancelled it before it arrived",
+                  call.callId(),
+                  call.toolName());
+              result = cancelledBeforeRun(call);
+            } else {
+              boolean stopped = false;
+              // The caller's trace, in the request's headers, is the parent of the tool's span.
+              try (Scope ignored =
+                  TraceContext.parentFrom(delivery.message().headers()).makeCurrent()) {
+                result = dispatcher.dispatch(tools, call);
+              } catch (RuntimeException e) {
+                held.remove(key);
+                results.release(key, granted);
+                throw e;
+              } finally {
+                if (stoppable) {
+                  stopped = cancellations.end(key);
+                }
+              }
+              if (stopped
+                  && result instanceof ToolResult.Failure failure
+                  && failure.error().code() == ErrorCode.CANCELLED) {
+                result = cancelledWhileRunning(call);
+              }
             }
             String reply = sendable(call, result);
             try {
@@ -253,6 +307,22 @@ public final class InvokeHandler implements MessageBus.DeliveryHandler, AutoClos
       LOG.error(
           "The invoke handler failed on call {} of tool '{}'", call.callId(), call.toolName(), e);
     }
+  }
+
+  private static ToolResult cancelledBeforeRun(ToolCall call) {
+    return ToolResult.failure(
+        ErrorCode.CANCELLED,
+        "The call to tool '"
+            + call.toolName()
+            + "' was cancelled before it ran; nothing of it was done.");
+  }
+
+  private static ToolResult cancelledWhileRunning(ToolCall call) {
+    return ToolResult.failure(
+        ErrorCode.CANCELLED,
+        "The call to tool '"
+            + call.toolName()
+            + "' was cancelled while it ran; some or all of its work may have been done.");
   }
 
   // The reply to a result, or, when it is over the bus's maximum size (the caller could never get

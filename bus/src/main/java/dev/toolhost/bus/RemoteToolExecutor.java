@@ -38,6 +38,10 @@ import tools.jackson.databind.JsonNode;
  * once. A request over the bus's maximum message size is not sent: {@code invalid_arguments}. It
  * never throws.
  *
+ * <p>A call whose waiting thread is interrupted after its request went out is cancelled on the
+ * workers too: the executor publishes a {@link CallCancel} on {@code toolhost.cancel.{group}} and
+ * answers {@code cancelled}.
+ *
  * <p>The executor of a tool of an MCP server that the group's workers bridge names the server in
  * the request's {@value #MCP_SERVER_HEADER} header, and a worker that does not host that tool for
  * that server answers {@code tool_not_found}.
@@ -78,8 +82,44 @@ public final class RemoteToolExecutor implements ToolExecutor {
     return "remote:" + group;
   }
 
+  /**
+   * Tells the group's workers to stop the call. The thread's interruption is cleared while it
+   * publishes (a broker's publish waits for its confirm, which an interrupted thread cannot), and
+   * put back after; a cancel that cannot be sent is logged, and the call runs to its deadline.
+   */
+  private void cancel(InvokeRequest invoke) {
+    boolean interrupted = Thread.interrupted();
+    try {
+      bus.publish(
+          CallCancel.topic(group),
+          new CallCancel(invoke.callKey(), invoke.call().callId(), invoke.call().deadline())
+              .message());
+    } catch (BusException e) {
+      LOG.warn(
+          "Could not tell the workers of group '{}' to stop call {} of tool '{}'; it runs until its"
+              + " deadline: {}",
+          group,
+          invoke.call().callId(),
+          invoke.call().toolName(),
+          e.getMessage());
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /**
+   * Runs the call on a worker. When the waiting thread is interrupted (the dispatcher's cancel: a
+   * caller's cancel, an HTTP client gone, an agent's Ctrl-C) after the request may have reached a
+   * worker, it publishes a {@link CallCancel} for the call's key to the group's workers before it
+   * answers {@code cancelled}, saying that the tool may have done some of its work; the thread's
+   * interruption is kept. It declares {@link InterruptedException} for its callers' sake but never
+   * throws it: an interruption is answered.
+   */
   @Override
   public ToolResult execute(ToolCall call, JsonNode arguments) throws InterruptedException {
+    InvokeRequest invoke = new InvokeRequest(call);
     // The arguments the dispatch path parsed and validated go out as they are, not re-read. The
     // caller's trace goes in headers, only when there is one: an untraced call carries none. The
     // request, and so its call key, is made once: every copy sent again is the same call.
@@ -88,85 +128,108 @@ public final class RemoteToolExecutor implements ToolExecutor {
       headers = new HashMap<>(headers);
       headers.put(MCP_SERVER_HEADER, mcpServer.get());
     }
-    Message request = Message.of(new InvokeRequest(call).toJson(arguments)).withHeaders(headers);
+    Message request = Message.of(invoke.toJson(arguments)).withHeaders(headers);
     Instant start = Instant.now();
     // Whether a request may have reached a worker: then the call may be running, and only its
     // deadline ends the waiting.
     boolean sent = false;
     BusException lost = null;
     Duration pause = FIRST_PAUSE;
-    while (true) {
-      Replies replies;
-      try {
-        replies = bus.request(ToolWorker.queue(group), request, call.deadline());
-      } catch (MessageTooLargeException e) {
-        return requestTooLarge(call.toolName(), e);
-      } catch (BusClosedException e) {
-        return closed(call, sent, e);
-      } catch (NoRouteException e) {
-        if (!sent) {
-          return noWorker(call);
-        }
-        // The workers lost their connections too, and have not consumed again yet.
-        lost = e;
-        replies = null;
-      } catch (BusException e) {
-        if (!sent && !Instant.now().isBefore(start.plus(RECONNECT_WAIT))) {
-          return ToolResult.failure(
-              ErrorCode.UNAVAILABLE,
-              "Tool '"
-                  + call.toolName()
-                  + "' is unavailable: the message bus is not reachable. You may retry later.",
-              e.getMessage());
-        }
-        lost = e;
-        replies = null;
-      }
-      if (replies != null) {
-        try (Replies waiting = replies) {
-          Optional<Message> reply = waiting.next(call.deadline());
-          if (reply.isEmpty()) {
-            return ToolResult.failure(
-                ErrorCode.TIMEOUT,
-                "Tool '"
-                    + call.toolName()
-                    + "' did not answer before its deadline. You may retry.");
-          }
-          return read(call, reply.get());
+    // Whether a request went to the bus: a cancel must reach the workers then.
+    boolean published = false;
+    try {
+      while (true) {
+        Replies replies;
+        try {
+          replies = bus.request(ToolWorker.queue(group), request, call.deadline());
+          published = true;
         } catch (MessageTooLargeException e) {
-          return replyTooLarge(call.toolName(), e);
+          return requestTooLarge(call.toolName(), e);
         } catch (BusClosedException e) {
-          return closed(call, true, e);
+          return closed(call, sent, e);
         } catch (NoRouteException e) {
           if (!sent) {
-            // The broker returned the request: the queue went away after its consumers were
-            // counted.
             return noWorker(call);
           }
+          // The workers lost their connections too, and have not consumed again yet.
           lost = e;
+          replies = null;
         } catch (BusException e) {
-          sent = true;
+          if (!sent && !Instant.now().isBefore(start.plus(RECONNECT_WAIT))) {
+            return ToolResult.failure(
+                ErrorCode.UNAVAILABLE,
+                "Tool '"
+                    + call.toolName()
+                    + "' is unavailable: the message bus is not reachable. You may retry later.",
+                e.getMessage());
+          }
           lost = e;
-          LOG.debug(
-              "Lost the reply of call {} of tool '{}'; sending it again: {}",
-              call.callId(),
-              call.toolName(),
-              e.getMessage());
+          replies = null;
         }
+        if (replies != null) {
+          try (Replies waiting = replies) {
+            Optional<Message> reply = waiting.next(call.deadline());
+            if (reply.isEmpty()) {
+              return ToolResult.failure(
+                  ErrorCode.TIMEOUT,
+                  "Tool '"
+                      + call.toolName()
+                      + "' did not answer before its deadline. You may retry.");
+            }
+            return read(call, reply.get());
+          } catch (MessageTooLargeException e) {
+            return replyTooLarge(call.toolName(), e);
+          } catch (BusClosedException e) {
+            return closed(call, true, e);
+          } catch (NoRouteException e) {
+            if (!sent) {
+              // The broker returned the request: the queue went away after its consumers were
+              // counted.
+              return noWorker(call);
+            }
+            lost = e;
+          } catch (BusException e) {
+            sent = true;
+            lost = e;
+            LOG.debug(
+                "Lost the reply of call {} of tool '{}'; sending it again: {}",
+                call.callId(),
+                call.toolName(),
+                e.getMessage());
+          }
+        }
+        Instant now = Instant.now();
+        if (!now.plus(pause).isBefore(call.deadline())) {
+          Thread.sleep(Math.max(0, now.until(call.deadline(), ChronoUnit.MILLIS)));
+          return ToolResult.failure(
+              ErrorCode.UNAVAILABLE,
+              "The connection to tool '"
+                  + call.toolName()
+                  + "' was lost while it ran and did not come back before the call's deadline; it"
+                  + " may or may not have finished. You may retry.",
+              lost.getMessage());
+        }
+        Thread.sleep(pause);
+        pause =
+            pause.multipliedBy(2).compareTo(LAST_PAUSE) < 0 ? pause.multipliedBy(2) : LAST_PAUSE;
       }
-      Instant now = Instant.now();
-      if (!now.plus(pause).isBefore(call.deadline())) {
-        Thread.sleep(Math.max(0, now.until(call.deadline(), ChronoUnit.MILLIS)));
+    } catch (InterruptedException e) {
+      if (!published) {
+        Thread.currentThread().interrupt();
         return ToolResult.failure(
-            ErrorCode.UNAVAILABLE,
-            "The connection to tool '"
+            ErrorCode.CANCELLED,
+            "The call to tool '"
                 + call.toolName()
-                + "' was lost while it ran and did not come back before the call's deadline; it"
-                + " may or may not have finished. You may retry.",
-            lost.getMessage());
+                + "' was cancelled before it was sent; it did not run.");
       }
-      Thread.sleep(pause);
-      pause = pause.multipliedBy(2).compareTo(LAST_PAUSE) < 0 ? pause.multipliedBy(2) : LAST_PAUSE;
+      cancel(invoke);
+      Thread.currentThread().interrupt();
+      return ToolResult.failure(
+          ErrorCode.CANCELLED,
+          "The call to tool '"
+              + call.toolName()
+              + "' was cancelled while it ran on a worker; the worker was told to stop it, and some"
+              + " or all of its work may have been done.");
     }
   }
 

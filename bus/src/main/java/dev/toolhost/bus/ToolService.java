@@ -1,8 +1,10 @@
 package dev.toolhost.bus;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,6 +31,12 @@ import tools.jackson.databind.node.ObjectNode;
  * When given tool descriptors, the service announces itself on {@value ToolWorker#ANNOUNCE_TOPIC}
  * at start and every heartbeat, and says goodbye on {@link #close()}, so hosts register its tools
  * with no config change. A request that is not a JSON object is dead-lettered with a log line.
+ *
+ * <p>A service hears cancels on {@link ToolServiceExecutor#cancelTopic}: the request a cancel names
+ * by correlation id has its thread interrupted ({@link #invoke} should stop when it is) and is
+ * answered an error of type {@value ToolServiceExecutor#CANCELLED_TYPE}; a cancel that comes before
+ * its request is remembered until the request's expiry, and the request is answered so without
+ * running.
  */
 public abstract class ToolService implements AutoCloseable {
 
@@ -40,7 +48,9 @@ public abstract class ToolService implements AutoCloseable {
   private final List<ToolDescriptor> tools;
   private final Duration heartbeat = Duration.ofSeconds(5);
   private final String instanceId = UUID.randomUUID().toString();
+  private final Cancellations cancellations = new Cancellations();
   private Subscription subscription;
+  private Subscription cancels;
   private Thread heartbeats;
 
   /** A service answering on the descriptor's queue, announcing the given tools (may be none). */
@@ -88,6 +98,8 @@ public abstract class ToolService implements AutoCloseable {
   /** Declares the queue, starts answering, and announces the tools if there are any. */
   public synchronized ToolService start() {
     bus.declareQueue(descriptor.requestQueue());
+    cancels =
+        bus.subscribe(ToolServiceExecutor.cancelTopic(descriptor.requestQueue()), this::cancel);
     subscription = bus.consume(descriptor.requestQueue(), 64, this::handle);
     if (!tools.isEmpty()) {
       announce("announce");
@@ -123,10 +135,20 @@ public abstract class ToolService implements AutoCloseable {
       return;
     }
     JsonNode request = envelope;
+    Message in = delivery.message();
+    // Every Toolhost caller sets a correlation id; a request without one cannot be cancelled.
+    String id =
+        in.correlationId()
+            .or(() -> Optional.ofNullable(in.headers().get(Message.ID_HEADER)))
+            .orElse(UUID.randomUUID().toString());
     Thread.ofVirtual()
         .start(
             () -> {
-              Message in = delivery.message();
+              if (!cancellations.start(id)) {
+                answer(delivery, cancelled("It was cancelled before it ran; nothing was done."));
+                return;
+              }
+              Message last;
               try {
                 Object response =
                     invoke(
@@ -135,15 +157,64 @@ public abstract class ToolService implements AutoCloseable {
                             request,
                             request.path("arguments"),
                             partial -> bus.reply(in, reply(partial, null, false))));
-                bus.reply(in, reply(response, null, true));
+                last = reply(response, null, true);
               } catch (BusException e) {
+                cancellations.end(id);
                 LOG.warn("Could not reply on '{}': {}", descriptor.requestQueue(), e.getMessage());
                 return;
               } catch (Exception e) {
-                bus.reply(in, reply(null, e, true));
+                last = reply(null, e, true);
               }
-              delivery.ack();
+              if (cancellations.end(id)) {
+                last =
+                    cancelled(
+                        "It was cancelled while it ran; some of its work may have been done.");
+              }
+              answer(delivery, last);
             });
+  }
+
+  private void answer(Delivery delivery, Message reply) {
+    try {
+      bus.reply(delivery.message(), reply);
+    } catch (BusException e) {
+      LOG.warn("Could not reply on '{}': {}", descriptor.requestQueue(), e.getMessage());
+      return;
+    }
+    delivery.ack();
+  }
+
+  /**
+   * Takes a cancel from the service's cancel topic: the request with its correlation id, when it
+   * runs here, has its thread interrupted and is answered an error of type {@value
+   * ToolServiceExecutor#CANCELLED_TYPE}; one that does not run here is remembered until its expiry,
+   * so that it is answered so without running if it comes later.
+   */
+  private void cancel(Delivery delivery) {
+    delivery.ack();
+    Message cancel = delivery.message();
+    Optional<String> id =
+        cancel
+            .correlationId()
+            .or(() -> Optional.ofNullable(cancel.headers().get(Message.ID_HEADER)));
+    if (id.isEmpty()) {
+      LOG.warn(
+          "Dropped a cancel on '{}' without a correlation id",
+          ToolServiceExecutor.cancelTopic(descriptor.requestQueue()));
+      return;
+    }
+    cancellations.cancel(
+        id.get(), cancel.expiration().orElse(Instant.now().plus(Cancellations.LONGEST)));
+  }
+
+  private static Message cancelled(String why) {
+    ObjectNode body = JSON.createObjectNode();
+    body.putNull("response");
+    ObjectNode failure = body.putObject("error");
+    failure.put("type", ToolServiceExecutor.CANCELLED_TYPE);
+    failure.put("message", why);
+    body.put("end_of_message", true);
+    return Message.of(body.toString()).withPropertyHeaders();
   }
 
   private static Message reply(Object response, Exception error, boolean end) {
@@ -192,6 +263,10 @@ public abstract class ToolService implements AutoCloseable {
     if (subscription != null) {
       subscription.close();
       subscription = null;
+    }
+    if (cancels != null) {
+      cancels.close();
+      cancels = null;
     }
   }
 }

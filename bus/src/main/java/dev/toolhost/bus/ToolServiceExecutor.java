@@ -4,8 +4,11 @@ import dev.toolhost.core.ErrorCode;
 import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolExecutor;
 import dev.toolhost.core.ToolResult;
+import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -19,6 +22,12 @@ import tools.jackson.databind.node.ObjectNode;
  * becomes its JSON text. An error reply answers {@code execution_failed} with the service's type
  * and message. No service consuming answers {@code unavailable} at once; no end by the deadline
  * answers {@code timeout}. It never throws.
+ *
+ * <p>When the waiting thread is interrupted (the caller cancelled), it publishes a {@linkplain
+ * #cancel cancel} of the request on the service's {@linkplain #cancelTopic cancel topic} and
+ * answers {@code cancelled}; a service that stops a request for a cancel answers an error of type
+ * {@value #CANCELLED_TYPE}, which answers {@code cancelled} too. {@link #execute} declares {@link
+ * InterruptedException} but never throws it: an interruption is answered.
  */
 public final class ToolServiceExecutor implements ToolExecutor {
 
@@ -28,11 +37,35 @@ public final class ToolServiceExecutor implements ToolExecutor {
   private final ToolServiceDescriptor service;
   private final ToolDescriptor tool;
 
+  /** The error type with which a service answers a request it stopped for a cancel. */
+  public static final String CANCELLED_TYPE = "cancelled";
+
+  private static final Logger LOG = LoggerFactory.getLogger(ToolServiceExecutor.class);
+
   /** An executor of the tool on the service. */
   public ToolServiceExecutor(MessageBus bus, ToolServiceDescriptor service, ToolDescriptor tool) {
     this.bus = Objects.requireNonNull(bus, "bus");
     this.service = Objects.requireNonNull(service, "service");
     this.tool = Objects.requireNonNull(tool, "tool");
+  }
+
+  /**
+   * The topic on which the instances of a tool service hear cancels of its requests: {@code
+   * toolhost.service_cancel.{queue}}, for the service's request queue.
+   */
+  public static String cancelTopic(String requestQueue) {
+    return "toolhost.service_cancel." + requestQueue;
+  }
+
+  /**
+   * A cancel of a tool-service request: {@code {"cancel": true}} with the request's correlation id
+   * (as the property and as header {@code id}), expiring at the request's deadline.
+   */
+  public static Message cancel(String correlationId, Instant deadline) {
+    return Message.of("{\"cancel\":true}")
+        .withCorrelationId(correlationId)
+        .withExpiration(deadline)
+        .withPropertyHeaders();
   }
 
   /** The source of tools of a tool service: {@code service:{id}}. */
@@ -91,6 +124,16 @@ public final class ToolServiceExecutor implements ToolExecutor {
               e.getOriginalMessage());
         }
         JsonNode error = body.path("error");
+        if (error.isObject() && error.path("type").asString("").equals(CANCELLED_TYPE)) {
+          return ToolResult.failure(
+              ErrorCode.CANCELLED,
+              "The call to tool '"
+                  + tool.name()
+                  + "' was cancelled by tool service '"
+                  + service.id()
+                  + "'; some or all of its work may have been done.",
+              error.path("message").asString(""));
+        }
         if (error.isObject()) {
           // The type is the service's own (a Java service sends its exception's class name): the
           // operator's to read, never the model's.
@@ -114,6 +157,17 @@ public final class ToolServiceExecutor implements ToolExecutor {
           return ToolResult.success(text.toString());
         }
       }
+    } catch (InterruptedException e) {
+      cancel(replies.correlationId(), call);
+      Thread.currentThread().interrupt();
+      return ToolResult.failure(
+          ErrorCode.CANCELLED,
+          "The call to tool '"
+              + tool.name()
+              + "' was cancelled while tool service '"
+              + service.id()
+              + "' ran it; the service was told to stop, and some or all of its work may have been"
+              + " done.");
     } catch (MessageTooLargeException e) {
       return RemoteToolExecutor.replyTooLarge(tool.name(), e);
     } catch (BusException e) {
@@ -121,6 +175,27 @@ public final class ToolServiceExecutor implements ToolExecutor {
           ErrorCode.UNAVAILABLE,
           "The connection to tool '" + tool.name() + "' was lost while it ran. You may retry.",
           e.getMessage());
+    }
+  }
+
+  // Publishes with the thread's interruption cleared (a broker's publish waits for its confirm),
+  // and puts it back after.
+  private void cancel(String correlationId, ToolCall call) {
+    boolean interrupted = Thread.interrupted();
+    try {
+      bus.publish(cancelTopic(service.requestQueue()), cancel(correlationId, call.deadline()));
+    } catch (BusException e) {
+      LOG.warn(
+          "Could not tell tool service '{}' to stop call {} of tool '{}'; it runs until its"
+              + " deadline: {}",
+          service.id(),
+          call.callId(),
+          tool.name(),
+          e.getMessage());
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 }

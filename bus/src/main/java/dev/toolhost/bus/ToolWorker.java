@@ -36,9 +36,11 @@ import tools.jackson.databind.node.ObjectNode;
  * <p>Requests are handled by an {@link InvokeHandler}, at most {@code concurrency} at once. With a
  * result store that is not {@linkplain ResultStore#shared shared} (in-memory), a request delivered
  * again to this worker is answered from its run, but one delivered to another worker of the group
- * runs again there; the worker logs that warning once, when it starts. Thread-safe; {@link
- * #close()} says goodbye and stops consuming, and requests still running go back to the queue for
- * another worker.
+ * runs again there; the worker logs that warning once, when it starts. It hears {@linkplain
+ * CallCancel cancels} on {@code toolhost.cancel.{group}} from before it consumes: the call a cancel
+ * names stops here if it runs here, and is answered {@code cancelled} without running if its
+ * request comes later. Thread-safe; {@link #close()} says goodbye and stops consuming, and requests
+ * still running go back to the queue for another worker.
  */
 public final class ToolWorker implements AutoCloseable {
 
@@ -59,6 +61,7 @@ public final class ToolWorker implements AutoCloseable {
   private volatile Supplier<List<McpServerState>> mcpServers;
   private volatile String mcpRegister = "none";
   private Subscription subscription;
+  private Subscription cancels;
   private Thread heartbeats;
   private boolean closed;
 
@@ -181,6 +184,8 @@ public final class ToolWorker implements AutoCloseable {
       throw new IllegalStateException("The worker is already started, or closed.");
     }
     bus.declareQueue(queue(group));
+    // Cancels first: one published once the worker consumes is heard.
+    cancels = bus.subscribe(CallCancel.topic(group), handler::cancel);
     subscription = bus.consume(queue(group), concurrency, handler);
     announce();
     heartbeats =
@@ -281,12 +286,14 @@ public final class ToolWorker implements AutoCloseable {
   @Override
   public void close() {
     Subscription consuming;
+    Subscription hearing;
     synchronized (this) {
       if (closed) {
         return;
       }
       closed = true;
       consuming = subscription;
+      hearing = cancels;
     }
     if (heartbeats != null) {
       heartbeats.interrupt();
@@ -302,6 +309,9 @@ public final class ToolWorker implements AutoCloseable {
         LOG.warn("Worker {} could not say goodbye: {}", workerId, e.getMessage());
       }
       consuming.close();
+    }
+    if (hearing != null) {
+      hearing.close();
     }
     handler.close();
   }

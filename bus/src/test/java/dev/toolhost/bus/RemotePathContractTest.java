@@ -32,6 +32,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -97,6 +98,31 @@ public abstract class RemotePathContractTest {
     }
   }
 
+  /** A tool that sleeps for a minute and records whether, and when, it was interrupted. */
+  public static final class Napper {
+    public final AtomicInteger started = new AtomicInteger();
+    public final AtomicInteger finished = new AtomicInteger();
+    public final AtomicReference<Instant> interrupted = new AtomicReference<>();
+
+    @Tool(description = "Sleeps for a minute unless stopped.", timeoutSeconds = 300)
+    public String nap(@Param(description = "A label.") String label) throws InterruptedException {
+      started.incrementAndGet();
+      try {
+        Thread.sleep(Duration.ofSeconds(60));
+      } catch (InterruptedException e) {
+        interrupted.compareAndSet(null, Instant.now());
+        throw e;
+      }
+      finished.incrementAndGet();
+      return "rested " + label;
+    }
+
+    /** Runs as {@link #nap}, on a tool service's request thread. */
+    public Object napOnService() throws InterruptedException {
+      return nap("service");
+    }
+  }
+
   /** Tools that tell which thread they ran on. */
   public static final class Threads {
     public final List<String> names = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -158,6 +184,15 @@ public abstract class RemotePathContractTest {
 
   protected ToolWorker worker(
       Object sample, ResultStore store, ToolDispatcher workerDispatcher, Duration lease) {
+    return worker(sample, store, workerDispatcher, lease, 16);
+  }
+
+  protected ToolWorker worker(
+      Object sample,
+      ResultStore store,
+      ToolDispatcher workerDispatcher,
+      Duration lease,
+      int concurrency) {
     MessageBus bus = workerBus();
     if (bus != host) {
       closing.add(bus);
@@ -166,7 +201,14 @@ public abstract class RemotePathContractTest {
     tools.registerAll(MethodTools.of(sample, "builtin:sample"));
     return closeLater(
         new ToolWorker(
-                bus, group, tools, workerDispatcher, store, 16, Duration.ofMillis(200), lease)
+                bus,
+                group,
+                tools,
+                workerDispatcher,
+                store,
+                concurrency,
+                Duration.ofMillis(200),
+                lease)
             .start());
   }
 
@@ -919,5 +961,163 @@ public abstract class RemotePathContractTest {
     ToolResult.Failure quiet = (ToolResult.Failure) silent;
     assertThat(quiet.error().message()).isEqualTo("Tool 'query-failing' failed.");
     assertThat(quiet.error().detail()).contains("UnsupportedOperationException");
+  }
+
+  /** The call on a thread of its own, as a caller would make it, to be interrupted. */
+  private Thread calling(String tool, String arguments, AtomicReference<ToolResult> answer) {
+    return Thread.ofVirtual()
+        .start(() -> answer.set(call(tool, arguments, Duration.ofSeconds(90))));
+  }
+
+  /** Interrupts the caller once the tool runs, and checks that it stopped within a second. */
+  private static void cancelAndCheck(
+      Thread caller,
+      AtomicReference<ToolResult> answer,
+      AtomicInteger started,
+      AtomicReference<Instant> interrupted)
+      throws InterruptedException {
+    await().atMost(Duration.ofSeconds(20)).until(() -> started.get() == 1);
+    Instant cancelled = Instant.now();
+    caller.interrupt();
+    assertThat(caller.join(Duration.ofSeconds(10))).isTrue();
+    assertThat(((ToolResult.Failure) answer.get()).error().code()).isEqualTo(ErrorCode.CANCELLED);
+    await().atMost(Duration.ofSeconds(10)).until(() -> interrupted.get() != null);
+    assertThat(Duration.between(cancelled, interrupted.get())).isLessThan(Duration.ofSeconds(1));
+  }
+
+  private static ToolResult answer(Replies replies, Instant deadline) throws InterruptedException {
+    return InvokeReply.parse(replies.next(deadline).orElseThrow().body()).result();
+  }
+
+  @Test
+  void aCallersCancelStopsTheToolOnTheWorkerWithinASecondAndAnswersCancelled() throws Exception {
+    Napper napper = new Napper();
+    worker(napper, store());
+    waitFor(() -> registry.find("nap").isPresent());
+    AtomicReference<ToolResult> answer = new AtomicReference<>();
+
+    Thread caller = calling("nap", "{\"label\":\"a\"}", answer);
+
+    cancelAndCheck(caller, answer, napper.started, napper.interrupted);
+    assertThat(napper.finished).hasValue(0);
+  }
+
+  @Test
+  void aCancelThatArrivesBeforeItsRequestIsTakenFromTheQueueWinsAndTheStoredResultSaysCancelled()
+      throws Exception {
+    Napper napper = new Napper();
+    // One call at a time: the second request waits in the queue while the first runs.
+    worker(napper, store(), ToolDispatcher.create(), ResultStore.DEFAULT_LEASE, 1);
+    waitFor(() -> registry.find("nap").isPresent());
+    ToolCall first =
+        ToolCall.of("nap", "{\"label\":\"first\"}").withTimeout(Duration.ofSeconds(90));
+    ToolCall second =
+        ToolCall.of("nap", "{\"label\":\"second\"}").withTimeout(Duration.ofSeconds(90));
+    InvokeRequest running = new InvokeRequest(first);
+    InvokeRequest queued = new InvokeRequest(second);
+    String queue = ToolWorker.queue(group);
+    try (Replies runningReplies =
+        host.request(queue, Message.of(running.toJson()), first.deadline())) {
+      await().atMost(Duration.ofSeconds(20)).until(() -> napper.started.get() == 1);
+      try (Replies queuedReplies =
+          host.request(queue, Message.of(queued.toJson()), second.deadline())) {
+        // The queued call's cancel, then the running one's, on one topic: the worker has heard the
+        // first when the second frees its slot and it takes the queued request.
+        host.publish(
+            CallCancel.topic(group),
+            new CallCancel(queued.callKey(), second.callId(), second.deadline()).message());
+        host.publish(
+            CallCancel.topic(group),
+            new CallCancel(running.callKey(), first.callId(), first.deadline()).message());
+
+        ToolResult stopped = answer(runningReplies, first.deadline());
+        assertThat(((ToolResult.Failure) stopped).error().code()).isEqualTo(ErrorCode.CANCELLED);
+        assertThat(stopped.text()).contains("while it ran").contains("may have been done");
+        ToolResult never = answer(queuedReplies, second.deadline());
+        assertThat(((ToolResult.Failure) never).error().code()).isEqualTo(ErrorCode.CANCELLED);
+        assertThat(never.text()).contains("before it ran");
+      }
+    }
+    assertThat(napper.started).hasValue(1);
+    assertThat(napper.interrupted.get()).isNotNull();
+    // Each call's stored result says cancelled: a copy of its request is answered from it.
+    for (InvokeRequest request : List.of(running, queued)) {
+      try (Replies again =
+          host.request(queue, Message.of(request.toJson()), request.call().deadline())) {
+        ToolResult stored = answer(again, request.call().deadline());
+        assertThat(((ToolResult.Failure) stored).error().code()).isEqualTo(ErrorCode.CANCELLED);
+      }
+    }
+    assertThat(napper.started).hasValue(1);
+  }
+
+  @Test
+  void aCancelOfACallThatFinishedOrThatNoWorkerGotChangesNothing() throws Exception {
+    Sample sample = sampleWorker();
+    ToolCall done = ToolCall.of("echo", "{\"text\":\"kept\"}").withTimeout(Duration.ofSeconds(10));
+    InvokeRequest request = new InvokeRequest(done);
+    String queue = ToolWorker.queue(group);
+    try (Replies replies = host.request(queue, Message.of(request.toJson()), done.deadline())) {
+      assertThat(answer(replies, done.deadline())).isEqualTo(ToolResult.success("echo: kept"));
+    }
+    host.publish(
+        CallCancel.topic(group),
+        new CallCancel(request.callKey(), done.callId(), done.deadline()).message());
+    host.publish(
+        CallCancel.topic(group),
+        new CallCancel("f".repeat(64), "call_nobody", done.deadline()).message());
+    host.publish(CallCancel.topic(group), Message.of("{\"type\":\"cancel\"}"));
+    assertThat(call("echo", "{\"text\":\"next\"}", Duration.ofSeconds(10)).text())
+        .isEqualTo("echo: next");
+    try (Replies again = host.request(queue, Message.of(request.toJson()), done.deadline())) {
+      assertThat(answer(again, done.deadline())).isEqualTo(ToolResult.success("echo: kept"));
+    }
+    assertThat(sample.runs).hasValue(2);
+  }
+
+  @Test
+  void aCallersCancelStopsAToolServicesRequestWithinASecondAndTheServiceAnswersCancelled()
+      throws Exception {
+    String queue = "test.service." + UUID.randomUUID();
+    ToolServiceDescriptor descriptor =
+        ToolServices.parseServices(
+                "{\"id\": \"napping\", \"topic\": \"" + queue + "\", \"config-params\": []}")
+            .getFirst();
+    List<ToolDescriptor> tools =
+        ToolServices.parseTools(
+            """
+            [{"type": "tool-service", "name": "nap-service", "description": "Naps",
+              "service": "napping",
+              "arguments": [{"name": "label", "type": "string", "description": "A label"}]}]
+            """);
+    Napper napper = new Napper();
+    MessageBus bus = serviceBus(queue);
+    closeLater(
+            new ToolService(bus, descriptor, tools) {
+              @Override
+              protected Object invoke(Request request) throws InterruptedException {
+                return napper.napOnService();
+              }
+            })
+        .start();
+    waitFor(() -> registry.find("nap-service").isPresent());
+    AtomicReference<ToolResult> answer = new AtomicReference<>();
+
+    Thread caller = calling("nap-service", "{\"label\":\"x\"}", answer);
+
+    cancelAndCheck(caller, answer, napper.started, napper.interrupted);
+    assertThat(napper.finished).hasValue(0);
+
+    // What the service answers a cancelled request, read off the wire.
+    Instant deadline = Instant.now().plusSeconds(60);
+    try (Replies replies =
+        host.request(queue, Message.of("{\"arguments\":{}}").withPropertyHeaders(), deadline)) {
+      await().atMost(Duration.ofSeconds(20)).until(() -> napper.started.get() == 2);
+      host.publish(
+          ToolServiceExecutor.cancelTopic(queue),
+          ToolServiceExecutor.cancel(replies.correlationId(), deadline));
+      String reply = replies.next(deadline).orElseThrow().body();
+      assertThat(reply).contains("\"type\":\"cancelled\"").contains("\"end_of_message\":true");
+    }
   }
 }
