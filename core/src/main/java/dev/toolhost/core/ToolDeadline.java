@@ -1,6 +1,7 @@
 package dev.toolhost.core;
 
 import io.opentelemetry.context.Context;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.concurrent.ExecutionException;
@@ -15,8 +16,9 @@ import java.util.concurrent.TimeoutException;
  *
  * <p>At the deadline the tool's thread is interrupted and the call answers {@code timeout}
  * (retryable), whether or not the tool stops. When the waiting thread is interrupted (the caller
- * cancelled), the tool's thread is interrupted too and the call answers {@code cancelled}. A call
- * whose deadline has already passed does not run at all.
+ * cancelled), the tool's thread is interrupted too and the call answers {@code cancelled}, in the
+ * tool's own words if it answers within {@link #CANCEL_GRACE}. A call whose deadline has already
+ * passed does not run at all.
  *
  * <p>An {@linkplain ExecutableTool#inline() inline} tool, whose executor returns by the deadline on
  * its own (it never blocks, or it bounds every wait by the deadline), runs on the caller's thread
@@ -24,6 +26,9 @@ import java.util.concurrent.TimeoutException;
  * hop, which costs tens of microseconds from a platform thread, is skipped.
  */
 final class ToolDeadline implements ToolInterceptor {
+
+  /** How long a cancelled call waits for its tool's own answer before answering without it. */
+  static final Duration CANCEL_GRACE = Duration.ofMillis(200);
 
   private static final ThreadFactory THREADS =
       Thread.ofVirtual().name("toolhost-tool-", 0).factory();
@@ -48,20 +53,51 @@ final class ToolDeadline implements ToolInterceptor {
     }
     FutureTask<ToolResult> task =
         new FutureTask<>(Context.current().wrap(() -> chain.proceed(call)));
-    THREADS.newThread(task).start();
+    Thread tool = THREADS.newThread(task);
+    tool.start();
     try {
       return task.get(remaining, TimeUnit.NANOSECONDS);
     } catch (TimeoutException e) {
       task.cancel(true);
       return timeout(call);
     } catch (InterruptedException e) {
-      task.cancel(true);
-      Thread.currentThread().interrupt();
-      return ToolDispatcher.cancelled(call.toolName());
+      return cancelled(call, task, tool);
     } catch (ExecutionException e) {
       // Executors' exceptions are results already; this is a broken interceptor further in.
       return ToolDispatcher.classify(call.toolName(), e.getCause());
     }
+  }
+
+  /**
+   * The answer of a call whose caller cancelled it: the tool's thread is interrupted, and its own
+   * answer is awaited for {@link #CANCEL_GRACE} (never past the deadline), for an executor that
+   * says what became of the work (a remote worker's "may have been done", a sandbox's process
+   * killed) to be heard; past that, the call answers {@code cancelled} saying its work may have
+   * been done. Whatever it answers is {@code cancelled}: a tool that finished anyway was not waited
+   * for. The caller's interruption stays set.
+   */
+  private static ToolResult cancelled(ToolCall call, FutureTask<ToolResult> task, Thread tool) {
+    tool.interrupt();
+    long grace =
+        Math.min(CANCEL_GRACE.toNanos(), Instant.now().until(call.deadline(), ChronoUnit.NANOS));
+    ToolResult answer = null;
+    try {
+      answer = task.get(Math.max(0, grace), TimeUnit.NANOSECONDS);
+    } catch (InterruptedException | TimeoutException | ExecutionException e) {
+      // Not heard in time: the call's own answer below.
+    } finally {
+      task.cancel(true);
+      Thread.currentThread().interrupt();
+    }
+    if (answer instanceof ToolResult.Failure failure
+        && failure.error().code() == ErrorCode.CANCELLED) {
+      return failure;
+    }
+    return ToolResult.failure(
+        ErrorCode.CANCELLED,
+        "The call to tool '"
+            + call.toolName()
+            + "' was cancelled while it ran; some of its work may have been done.");
   }
 
   private static ToolResult timeout(ToolCall call) {

@@ -325,7 +325,11 @@ public final class ToolDispatcher {
               detail);
       case InterruptedException e ->
           ToolResult.failure(
-              ErrorCode.CANCELLED, "The call to tool '" + toolName + "' was cancelled.", detail);
+              ErrorCode.CANCELLED,
+              "The call to tool '"
+                  + toolName
+                  + "' was cancelled while it ran; some of its work may have been done.",
+              detail);
       default -> {
         LOG.warn("Tool '{}' failed", toolName, thrown);
         yield ToolResult.failure(

@@ -437,6 +437,55 @@ class ToolDispatcherTest {
   }
 
   @Test
+  void aCancelledCallAnswersInItsToolsOwnWordsWhenTheToolSaysWhatBecameOfTheWork()
+      throws Exception {
+    CountDownLatch started = new CountDownLatch(2);
+    registry.register(
+        Schemas.spec("remote_like", "builtin:test"),
+        (call, arguments) -> {
+          started.countDown();
+          try {
+            Thread.sleep(Duration.ofMinutes(5));
+          } catch (InterruptedException e) {
+            return ToolResult.failure(
+                ErrorCode.CANCELLED, "The worker stopped it; some of it may have been done.");
+          }
+          return ToolResult.success("");
+        });
+    registry.register(
+        Schemas.spec("silent", "builtin:test"),
+        (call, arguments) -> {
+          started.countDown();
+          Thread.sleep(Duration.ofMinutes(5));
+          return ToolResult.success("");
+        });
+    AtomicReference<ToolResult> own = new AtomicReference<>();
+    AtomicReference<ToolResult> silent = new AtomicReference<>();
+    Thread first =
+        Thread.ofVirtual()
+            .start(() -> own.set(dispatcher.dispatch(main(), ToolCall.of("remote_like", "{}"))));
+    Thread second =
+        Thread.ofVirtual()
+            .start(() -> silent.set(dispatcher.dispatch(main(), ToolCall.of("silent", "{}"))));
+
+    assertThat(started.await(5, TimeUnit.SECONDS)).isTrue();
+    first.interrupt();
+    second.interrupt();
+    first.join(Duration.ofSeconds(5));
+    second.join(Duration.ofSeconds(5));
+
+    assertThat(own.get())
+        .isEqualTo(
+            ToolResult.failure(
+                ErrorCode.CANCELLED, "The worker stopped it; some of it may have been done."));
+    assertThat(error(silent.get()).code()).isEqualTo(ErrorCode.CANCELLED);
+    assertThat(error(silent.get()).message())
+        .isEqualTo(
+            "The call to tool 'silent' was cancelled while it ran; some of its work may have been"
+                + " done.");
+  }
+
+  @Test
   void interceptorsRunInTheirStagesAroundTheExecutor() {
     registerAdd();
     List<String> order = new ArrayList<>();
