@@ -150,9 +150,9 @@ final class TurnsRoute implements ConversationInbox, AutoCloseable {
     this.store = Objects.requireNonNull(store, "store");
   }
 
-  /** The routes to register: the turns, a conversation's transcript, and its live events. */
+  /** The routes to register: the turns, a conversation's live events, and its transcript. */
   List<Route> routes() {
-    return List.of(route, sessionRoute, eventsRoute);
+    return List.of(route, eventsRoute, sessionRoute);
   }
 
   /**
