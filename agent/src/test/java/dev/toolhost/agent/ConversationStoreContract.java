@@ -56,7 +56,7 @@ abstract class ConversationStoreContract {
   }
 
   /** A host on the store with the agent {@code keeper} and the tool {@code fetch_report}. */
-  private TestHost host() {
+  protected TestHost host() {
     List<HostExtension<?>> extensions =
         List.of(
             new WorkingMemoryExtension(),
@@ -82,7 +82,7 @@ abstract class ConversationStoreContract {
     return host;
   }
 
-  private static JsonNode turn(TestHost host, String message, Optional<String> session)
+  protected static JsonNode turn(TestHost host, String message, Optional<String> session)
       throws Exception {
     Route.Answer answer = turnAnswer(host, message, session, Principal.operator("local"));
     assertThat(answer.status()).as(text(answer)).isEqualTo(200);
