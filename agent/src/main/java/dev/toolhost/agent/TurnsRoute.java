@@ -485,7 +485,7 @@ final class TurnsRoute implements ConversationInbox, AutoCloseable {
             ApiError.CONFLICT,
             "Session '"
                 + session.key.sessionId()
-                + "' is moving on on another host; send the turn again."));
+                + "' changed on another host while this one read it; send the turn again."));
   }
 
   /** Ends a turn: keeps its compactions, appends it to the store, and frees the session. */
