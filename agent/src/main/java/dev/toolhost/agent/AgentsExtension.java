@@ -28,10 +28,12 @@ import tools.jackson.databind.JsonNode;
  * ({@link Wisps}) and the agents' guide; each turn's system prompt names the services most relevant
  * to the request (from the {@link ServiceIndex} service, when the host has one). The models' keys
  * are read from the host's environment. It shares the agents as an {@link Agents} service, and
- * serves the conversation API, {@code POST /v1/agents/{name}/turns} and {@code GET
- * /v1/agents/{name}/sessions/{id}/events} ({@link TurnsRoute}), whose turns have the channel tools,
- * and is the host's {@link ConversationInbox}, where a scheduled task's result reaches the
- * conversation that scheduled it.
+ * serves the conversation API, {@code POST /v1/agents/{name}/turns}, {@code GET
+ * /v1/agents/{name}/sessions/{id}} and {@code GET /v1/agents/{name}/sessions/{id}/events} ({@link
+ * TurnsRoute}), whose turns have the channel tools and whose conversations are kept in the {@link
+ * ConversationStore} when the host has one (the {@code conversations:} section), and is the host's
+ * {@link ConversationInbox}, where a scheduled task's result reaches the conversation that
+ * scheduled it.
  *
  * <p>Found by {@link java.util.ServiceLoader}; a host made in code gives it an {@link AgentsConfig}
  * of definitions through its builder.
@@ -66,11 +68,11 @@ public final class AgentsExtension implements HostExtension<AgentsConfig> {
   /**
    * The secret scanner on what goes to and comes from models, the service index for context hints
    * and summaries, working memory for the whiteboard and for the tool results moved out of a
-   * request to fit a model's window.
+   * request to fit a model's window, and the store the conversation API keeps conversations in.
    */
   @Override
   public Set<Class<?>> uses() {
-    return Set.of(Redactor.class, ServiceIndex.class, WorkingMemory.class);
+    return Set.of(Redactor.class, ServiceIndex.class, WorkingMemory.class, ConversationStore.class);
   }
 
   /**
@@ -101,7 +103,13 @@ public final class AgentsExtension implements HostExtension<AgentsConfig> {
     environment = host.environment();
     if (!definitions.isEmpty()) {
       host.guide(Agents.GUIDE);
-      TurnsRoute turns = host.own(new TurnsRoute(() -> Optional.ofNullable(agents)));
+      // Where the conversation API's conversations outlive the host, when the host keeps them.
+      TurnsRoute turns =
+          host.own(
+              new TurnsRoute(
+                  () -> Optional.ofNullable(agents),
+                  TurnsRoute.KEEP_ALIVE,
+                  host.service(ConversationStore.class)));
       turns.routes().forEach(host::route);
       // A scheduled task's result goes to the conversation of the API that scheduled it.
       host.provide(ConversationInbox.class, turns);

@@ -174,4 +174,16 @@ public final class Conversation {
   synchronized void append(List<ChatMessage> messages) {
     history.addAll(messages);
   }
+
+  /**
+   * Takes a stored conversation's history and context state, in place of its own: for a
+   * conversation read back from its {@link ConversationStore} before its first run here.
+   */
+  void restore(List<ChatMessage> messages, ContextState.Saved saved) {
+    synchronized (this) {
+      history.clear();
+      history.addAll(messages);
+    }
+    context.restore(saved);
+  }
 }

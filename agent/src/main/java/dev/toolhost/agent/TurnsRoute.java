@@ -10,8 +10,11 @@ import dev.toolhost.core.spi.Route;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -27,6 +30,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -44,14 +49,26 @@ import tools.jackson.databind.node.ObjectNode;
  * <p>Without a {@code session_id} a new conversation starts and its id comes back; with one, the
  * turn continues that conversation of that agent; an id the host does not know is 404. A session
  * runs one turn at a time (409 while one runs). At most {@link #MAX_SESSIONS} conversations are
- * kept; past that, the least recently used idle one is forgotten. A conversation's tool calls are
- * made as its principal's user.
+ * kept in memory; past that, the least recently used idle one is forgotten. A conversation's tool
+ * calls are made as its principal's user.
+ *
+ * <p>With a {@link ConversationStore} (the {@code conversations:} section), a conversation outlives
+ * its host and its place in memory: each turn's new messages, its context state (summary, moved
+ * results) and its compactions are appended to the store after the turn, and a session not in
+ * memory is read back from the store on its next request, its principal's only. Before a turn the
+ * conversation is claimed in the store, so that hosts sharing it run one turn of a conversation at
+ * a time (409 while another host's runs) and a host whose copy is behind reads it again.
  *
  * <p>With {@code Accept: text/event-stream} the answer is server-sent events as the turn goes:
  * {@code session}, {@code text} (the model's text as it streams, redacted), {@code tool_call},
- * {@code tool_result}, {@code reply}, {@code reaction}, {@code skip}, then {@code turn} (the JSON
- * answer) or {@code error}. Bad input is 400 naming what was wrong. Served behind the host's
- * request guard like every route.
+ * {@code tool_result}, {@code reply}, {@code reaction}, {@code skip}, {@code compaction} (what the
+ * model is sent was shrunk: {@link Compaction}), then {@code turn} (the JSON answer, whose {@code
+ * compactions} lists the turn's) or {@code error}. Bad input is 400 naming what was wrong. Served
+ * behind the host's request guard like every route.
+ *
+ * <p>{@code GET /v1/agents/{name}/sessions/{id}} is the conversation's transcript: its messages (a
+ * page of them, from {@code from}, at most {@code limit}), the digest each moved tool result is
+ * sent as, the summary sent in place of its oldest messages, and every compaction.
  *
  * <p>{@code GET /v1/agents/{name}/sessions/{id}/events} follows a conversation live: a {@code
  * session} event, then every turn's events but {@code session} as they happen, and a {@code
@@ -70,6 +87,15 @@ final class TurnsRoute implements ConversationInbox, AutoCloseable {
 
   /** The route's path. */
   static final String PATH = "/v1/agents/{name}/turns";
+
+  /** The path of a conversation's transcript. */
+  static final String SESSION_PATH = "/v1/agents/{name}/sessions/{id}";
+
+  /** The most messages one page of a transcript holds. */
+  static final int MAX_PAGE = 500;
+
+  /** How long a claim outlasts its agent's run timeout, for the turn to be written. */
+  static final Duration CLAIM_MARGIN = Duration.ofMinutes(1);
 
   /** The path of a conversation's live events. */
   static final String EVENTS_PATH = "/v1/agents/{name}/sessions/{id}/events";
@@ -98,27 +124,35 @@ final class TurnsRoute implements ConversationInbox, AutoCloseable {
   private static final Set<String> FIELDS = Set.of("message", "session_id");
   private static final String EVENT_STREAM = "text/event-stream";
   private static final JsonMapper MAPPER = JsonMapper.shared();
+  private static final Logger LOG = LoggerFactory.getLogger(TurnsRoute.class);
 
   private final Supplier<Optional<Agents>> agents;
   private final Duration keepAlive;
+  private final Optional<ConversationStore> store;
   private final Route route = new Route("POST", PATH, this::answer);
+  private final Route sessionRoute = new Route("GET", SESSION_PATH, this::transcript);
   private final Route eventsRoute = new Route("GET", EVENTS_PATH, this::follow);
-  private final Map<String, Session> sessions = new LinkedHashMap<>(16, 0.75f, true);
+  private final Map<ConversationStore.Key, Session> sessions = new LinkedHashMap<>(16, 0.75f, true);
 
   /** A route over the agents the supplier gives once the host is ready. */
   TurnsRoute(Supplier<Optional<Agents>> agents) {
-    this(agents, KEEP_ALIVE);
+    this(agents, KEEP_ALIVE, Optional.empty());
   }
 
-  /** A route whose followed conversations send a keep-alive comment after that much silence. */
-  TurnsRoute(Supplier<Optional<Agents>> agents, Duration keepAlive) {
+  /**
+   * A route whose followed conversations send a keep-alive comment after that much silence, and
+   * whose conversations are kept in the store, when there is one.
+   */
+  TurnsRoute(
+      Supplier<Optional<Agents>> agents, Duration keepAlive, Optional<ConversationStore> store) {
     this.agents = Objects.requireNonNull(agents, "agents");
     this.keepAlive = Objects.requireNonNull(keepAlive, "keepAlive");
+    this.store = Objects.requireNonNull(store, "store");
   }
 
-  /** The routes to register: the turns, and a conversation's live events. */
+  /** The routes to register: the turns, a conversation's live events, and its transcript. */
   List<Route> routes() {
-    return List.of(route, eventsRoute);
+    return List.of(route, eventsRoute, sessionRoute);
   }
 
   /**
@@ -126,14 +160,37 @@ final class TurnsRoute implements ConversationInbox, AutoCloseable {
    * following it.
    */
   private static final class Session {
-    final Conversation conversation;
+    final ConversationStore.Key key;
+    volatile Conversation conversation;
     final Optional<String> user;
     final List<Follower> followers = new CopyOnWriteArrayList<>();
+    // The compactions of the conversation, as the transcript shows them; guarded by the session.
+    final List<ObjectNode> compactions = new ArrayList<>();
     boolean busy;
+    // The conversation's row in the store, once it has one; what the store holds of it (-1
+    // messages: unknown, read it again).
+    long storedId = -1;
+    int storedMessages;
+    int storedCompactions;
+    final Set<String> storedDigests = new HashSet<>();
 
-    Session(Conversation conversation, Optional<String> user) {
+    Session(ConversationStore.Key key, Conversation conversation, Optional<String> user) {
+      this.key = key;
       this.conversation = conversation;
       this.user = user;
+    }
+
+    /** Takes what the store holds of the conversation, in place of what this host had. */
+    synchronized void restore(Conversation restored, ConversationStore.Stored stored) {
+      restored.restore(stored.messages(), stored.context());
+      conversation = restored;
+      storedId = stored.id();
+      storedMessages = stored.messages().size();
+      compactions.clear();
+      compactions.addAll(stored.compactions());
+      storedCompactions = stored.compactions().size();
+      storedDigests.clear();
+      storedDigests.addAll(stored.context().digests().keySet());
     }
 
     /** Offers the event to every follower; never waits. */
@@ -185,9 +242,9 @@ final class TurnsRoute implements ConversationInbox, AutoCloseable {
     }
   }
 
-  private static String key(Principal principal, String agent, String sessionId) {
+  private static ConversationStore.Key key(Principal principal, String agent, String sessionId) {
     // A conversation is its starter's: another principal's session id is one it does not have.
-    return principal.name() + "\u0000" + agent + "\u0000" + sessionId;
+    return new ConversationStore.Key(principal.name(), agent, sessionId);
   }
 
   private static String frame(String event, ObjectNode data) {
@@ -221,27 +278,27 @@ final class TurnsRoute implements ConversationInbox, AutoCloseable {
     } catch (IllegalArgumentException e) {
       return Route.Answer.error(ApiError.INVALID_REQUEST, e.getMessage());
     }
-    Session session;
     String sessionId = input.sessionId().orElseGet(() -> UUID.randomUUID().toString());
+    ConversationStore.Key key = key(principal, name, sessionId);
+    Session session;
+    try {
+      session =
+          input.sessionId().isPresent()
+              ? known(all, principal, key).orElse(null)
+              : started(all, principal, key);
+    } catch (SQLException e) {
+      return unreachable(e);
+    }
+    if (session == null) {
+      return Route.Answer.error(
+          ApiError.NOT_FOUND,
+          "There is no session '"
+              + sessionId
+              + "' with agent '"
+              + name
+              + "' (it may have been forgotten); leave session_id out to start one.");
+    }
     synchronized (sessions) {
-      String key = key(principal, name, sessionId);
-      session = sessions.get(key);
-      if (session == null && input.sessionId().isPresent()) {
-        return Route.Answer.error(
-            ApiError.NOT_FOUND,
-            "There is no session '"
-                + sessionId
-                + "' with agent '"
-                + name
-                + "' (it may have been forgotten); leave session_id out to start one.");
-      }
-      if (session == null) {
-        Conversation conversation = all.conversation(name, sessionId);
-        conversation.actAs(principal);
-        session = new Session(conversation, principal.user());
-        evictIdle();
-        sessions.put(key, session);
-      }
       if (session.busy) {
         return Route.Answer.error(
             ApiError.CONFLICT,
@@ -249,13 +306,20 @@ final class TurnsRoute implements ConversationInbox, AutoCloseable {
       }
       session.busy = true;
     }
+    Optional<Route.Answer> refused = claim(all, principal, session);
+    if (refused.isPresent()) {
+      release(session);
+      return refused.get();
+    }
     Session running = session;
+    Conversation conversation = running.conversation;
+    int at = conversation.history().size();
     boolean events =
         request.header("accept").map(accept -> accept.contains(EVENT_STREAM)).orElse(false);
     if (!events) {
+      // The turn's own client reads the JSON answer; its followers hear the events.
+      Turn turn = new Turn(all, name, conversation, input.message(), at, running::broadcast);
       try {
-        // The turn's own client reads the JSON answer; its followers hear the events.
-        Turn turn = new Turn(all, name, running.conversation, input.message(), running::broadcast);
         Optional<ObjectNode> done = turn.run();
         if (done.isEmpty()) {
           running.broadcast("error", ApiError.MODEL_ERROR.fields(turn.failure));
@@ -264,25 +328,25 @@ final class TurnsRoute implements ConversationInbox, AutoCloseable {
         running.broadcast("turn", done.get());
         return Route.Answer.json(done.get().toString());
       } finally {
-        release(running);
+        finish(running, turn);
       }
     }
     return Route.Answer.eventStream(
         out -> {
+          Events sink = new Events(out);
+          sink.send(
+              "session",
+              MAPPER
+                  .createObjectNode()
+                  .put("session_id", conversation.sessionId())
+                  .put("agent", name));
+          Sink both =
+              (event, data) -> {
+                sink.send(event, data);
+                running.broadcast(event, data);
+              };
+          Turn turn = new Turn(all, name, conversation, input.message(), at, both);
           try {
-            Events sink = new Events(out);
-            sink.send(
-                "session",
-                MAPPER
-                    .createObjectNode()
-                    .put("session_id", running.conversation.sessionId())
-                    .put("agent", name));
-            Sink both =
-                (event, data) -> {
-                  sink.send(event, data);
-                  running.broadcast(event, data);
-                };
-            Turn turn = new Turn(all, name, running.conversation, input.message(), both);
             Optional<ObjectNode> done = turn.run();
             if (done.isPresent()) {
               both.send("turn", done.get());
@@ -290,9 +354,211 @@ final class TurnsRoute implements ConversationInbox, AutoCloseable {
               both.send("error", ApiError.MODEL_ERROR.fields(turn.failure));
             }
           } finally {
-            release(running);
+            finish(running, turn);
           }
         });
+  }
+
+  private static Route.Answer unreachable(SQLException e) {
+    LOG.error("The conversation store failed", e);
+    return Route.Answer.error(
+        ApiError.UNAVAILABLE,
+        "The conversation store cannot be reached now ("
+            + e.getMessage().lines().findFirst().orElse("")
+            + "); try again shortly.");
+  }
+
+  /**
+   * The session of that key: the one in memory, else the one the store holds, read back and kept in
+   * memory; empty when neither has it.
+   */
+  private Optional<Session> known(Agents all, Principal principal, ConversationStore.Key key)
+      throws SQLException {
+    synchronized (sessions) {
+      Session session = sessions.get(key);
+      if (session != null || store.isEmpty()) {
+        return Optional.ofNullable(session);
+      }
+    }
+    Optional<ConversationStore.Stored> stored = store.get().load(key);
+    if (stored.isEmpty()) {
+      return Optional.empty();
+    }
+    Conversation conversation = all.conversation(key.agent(), key.sessionId());
+    conversation.actAs(principal);
+    return Optional.of(kept(restored(conversation, principal.user(), key, stored.get())));
+  }
+
+  private static Session restored(
+      Conversation conversation,
+      Optional<String> user,
+      ConversationStore.Key key,
+      ConversationStore.Stored stored) {
+    Session session = new Session(key, conversation, user);
+    session.restore(conversation, stored);
+    return session;
+  }
+
+  /** Keeps a session read back from the store, unless another request kept it first. */
+  private Session kept(Session read) {
+    synchronized (sessions) {
+      Session session = sessions.get(read.key);
+      if (session != null) {
+        return session;
+      }
+      evictIdle();
+      sessions.put(read.key, read);
+      return read;
+    }
+  }
+
+  /** A new conversation's session, kept in memory; the store has it from its first turn. */
+  private Session started(Agents all, Principal principal, ConversationStore.Key key) {
+    Conversation conversation = all.conversation(key.agent(), key.sessionId());
+    conversation.actAs(principal);
+    Session session = new Session(key, conversation, principal.user());
+    synchronized (sessions) {
+      evictIdle();
+      sessions.put(key, session);
+    }
+    return session;
+  }
+
+  /**
+   * Claims the session's conversation in the store for one turn: creates it there on its first
+   * turn, reads it again when another host has moved it on; an answer when the turn may not run.
+   */
+  private Optional<Route.Answer> claim(Agents all, Principal principal, Session session) {
+    if (store.isEmpty()) {
+      return Optional.empty();
+    }
+    ConversationStore conversations = store.get();
+    Instant until =
+        Instant.now()
+            .plus(all.agent(session.key.agent()).definition().limits().timeout())
+            .plus(CLAIM_MARGIN);
+    try {
+      synchronized (session) {
+        if (session.storedId < 0) {
+          session.storedId = conversations.create(session.key, session.user, until);
+          session.storedMessages = 0;
+          return Optional.empty();
+        }
+        for (int attempt = 0; attempt < 2; attempt++) {
+          switch (conversations.claim(session.storedId, session.storedMessages, until)) {
+            case CLAIMED -> {
+              return Optional.empty();
+            }
+            case RUNNING -> {
+              return Optional.of(
+                  Route.Answer.error(
+                      ApiError.CONFLICT,
+                      "Session '"
+                          + session.key.sessionId()
+                          + "' is running a turn on another host; send the next when it has"
+                          + " answered."));
+            }
+            case STALE -> {
+              Optional<ConversationStore.Stored> stored = conversations.load(session.key);
+              if (stored.isEmpty()) {
+                return Optional.of(
+                    Route.Answer.error(
+                        ApiError.NOT_FOUND,
+                        "Session '"
+                            + session.key.sessionId()
+                            + "' is gone from the conversation store; leave session_id out to"
+                            + " start one."));
+              }
+              Conversation conversation =
+                  all.conversation(session.key.agent(), session.key.sessionId());
+              conversation.actAs(principal);
+              session.restore(conversation, stored.get());
+            }
+          }
+        }
+      }
+    } catch (SQLException e) {
+      return Optional.of(unreachable(e));
+    }
+    return Optional.of(
+        Route.Answer.error(
+            ApiError.CONFLICT,
+            "Session '"
+                + session.key.sessionId()
+                + "' changed on another host while this one read it; send the turn again."));
+  }
+
+  /** Ends a turn: keeps its compactions, appends it to the store, and frees the session. */
+  private void finish(Session session, Turn turn) {
+    try {
+      synchronized (session) {
+        session.compactions.addAll(turn.compactions);
+      }
+      store.ifPresent(conversations -> append(conversations, session));
+    } finally {
+      release(session);
+    }
+  }
+
+  // Appends what the store lacks of the session's conversation: the turn's messages, its digests
+  // and compactions, and the context state after it.
+  private static void append(ConversationStore conversations, Session session) {
+    synchronized (session) {
+      if (session.storedId < 0 || session.storedMessages < 0) {
+        return;
+      }
+      List<ChatMessage> history = session.conversation.history();
+      ContextState.Saved saved = session.conversation.context().saved();
+      Map<String, String> digests = new LinkedHashMap<>();
+      saved
+          .digests()
+          .forEach(
+              (id, digest) -> {
+                if (!session.storedDigests.contains(id)) {
+                  digests.put(id, digest);
+                }
+              });
+      List<ObjectNode> compactions =
+          List.copyOf(
+              session.compactions.subList(session.storedCompactions, session.compactions.size()));
+      try {
+        boolean appended =
+            conversations.append(
+                session.storedId,
+                new ConversationStore.Appended(
+                    session.storedMessages,
+                    history.subList(session.storedMessages, history.size()),
+                    saved,
+                    digests,
+                    session.storedCompactions,
+                    compactions));
+        if (appended) {
+          session.storedMessages = history.size();
+          session.storedDigests.addAll(digests.keySet());
+          session.storedCompactions = session.compactions.size();
+          return;
+        }
+        LOG.warn(
+            "Session {} of agent {} moved on in the conversation store while this host ran a turn"
+                + " of it (the claim lapsed); the turn is not stored, and the next reads the store's",
+            session.key.sessionId(),
+            session.key.agent());
+      } catch (SQLException | RuntimeException e) {
+        LOG.error(
+            "The turn of session {} of agent {} could not be stored in {}; the next turn reads the"
+                + " store's conversation again",
+            session.key.sessionId(),
+            session.key.agent(),
+            conversations.description(),
+            e);
+        try {
+          conversations.release(session.storedId);
+        } catch (SQLException | RuntimeException again) {
+          // The claim lapses by itself.
+        }
+      }
+      session.storedMessages = -1;
+    }
   }
 
   private void release(Session session) {
@@ -312,6 +578,118 @@ final class TurnsRoute implements ConversationInbox, AutoCloseable {
         oldest.end();
       }
     }
+  }
+
+  /**
+   * A conversation's transcript: a page of its messages as the wire has them (texts redacted), each
+   * moved tool result with the digest its model is sent now, the summary sent in place of its
+   * oldest messages, and its compactions.
+   */
+  Route.Answer transcript(Route.Request request) {
+    Optional<Agents> ready = agents.get();
+    if (ready.isEmpty()) {
+      return Route.Answer.error(ApiError.UNAVAILABLE, "The host's agents are not ready yet.");
+    }
+    Agents all = ready.get();
+    Map<String, String> variables = sessionRoute.variables(request.path()).orElseThrow();
+    String name = variables.get("name");
+    String sessionId = variables.get("id");
+    if (!all.names().contains(name)) {
+      return Route.Answer.error(
+          ApiError.NOT_FOUND,
+          "There is no agent '" + name + "'. Agents: " + String.join(", ", all.names()) + ".");
+    }
+    Principal principal = request.principal();
+    String profile = all.agent(name).definition().profile();
+    if (!principal.mayUse(profile)) {
+      return Route.Answer.error(ApiError.FORBIDDEN, principal.profileRefusal(profile));
+    }
+    int from;
+    int limit;
+    try {
+      from = number(request, "from", 0, 0);
+      limit = number(request, "limit", 100, 1);
+    } catch (IllegalArgumentException e) {
+      return Route.Answer.error(ApiError.INVALID_REQUEST, e.getMessage());
+    }
+    Optional<Session> found;
+    try {
+      found =
+          SESSION_ID.matcher(sessionId).matches()
+              ? known(all, principal, key(principal, name, sessionId))
+              : Optional.empty();
+    } catch (SQLException e) {
+      return unreachable(e);
+    }
+    if (found.isEmpty()) {
+      return Route.Answer.error(
+          ApiError.NOT_FOUND,
+          "There is no session '"
+              + sessionId
+              + "' with agent '"
+              + name
+              + "' (it may have been forgotten); a turn without session_id starts one.");
+    }
+    Session session = found.get();
+    Redactor redactor = all.redactor();
+    Conversation conversation = session.conversation;
+    List<ChatMessage> history = conversation.history();
+    ContextState.Saved context = conversation.context().saved();
+    ObjectNode document = MAPPER.createObjectNode();
+    document.put("session_id", sessionId);
+    document.put("agent", name);
+    document.put("total", history.size());
+    document.put("from", from);
+    ArrayNode messages = document.putArray("messages");
+    int to = Math.min(history.size(), from + Math.min(limit, MAX_PAGE));
+    for (int i = from; i < to; i++) {
+      messages.add(entry(history.get(i), context, redactor));
+    }
+    if (to < history.size()) {
+      document.put("next_from", to);
+    }
+    document.put("summary", redactor.redact(context.summary()));
+    document.put("summarised_messages", context.cut());
+    ArrayNode compactions = document.putArray("compactions");
+    synchronized (session) {
+      session.compactions.forEach(compactions::add);
+    }
+    return Route.Answer.json(document.toString());
+  }
+
+  private static int number(Route.Request request, String name, int fallback, int min) {
+    Optional<String> text = request.parameter(name);
+    if (text.isEmpty()) {
+      return fallback;
+    }
+    try {
+      int value = Integer.parseInt(text.get());
+      if (value >= min) {
+        return value;
+      }
+    } catch (NumberFormatException e) {
+      // Said below.
+    }
+    throw new IllegalArgumentException(
+        "'" + name + "' is '" + text.get() + "' (expected a whole number of " + min + " or more)");
+  }
+
+  // One message of a transcript: the wire's, its texts redacted, a moved result with its digest.
+  private static ObjectNode entry(
+      ChatMessage message, ContextState.Saved context, Redactor redactor) {
+    ObjectNode wire = message.toWire();
+    if (wire.path("content").isString()) {
+      wire.put("content", redactor.redact(wire.path("content").asString()));
+    }
+    for (JsonNode call : wire.path("tool_calls")) {
+      ObjectNode function = (ObjectNode) call.path("function");
+      function.put("arguments", redactor.redact(function.path("arguments").asString("")));
+    }
+    if (message instanceof ChatMessage.ToolMessage tool
+        && context.digests().containsKey(tool.toolCallId())) {
+      wire.put("digest", context.digests().get(tool.toolCallId()));
+    }
+    return wire;
   }
 
   /** Follows a conversation: its events as server-sent events, until the client goes. */
@@ -336,11 +714,15 @@ final class TurnsRoute implements ConversationInbox, AutoCloseable {
     }
     Session session;
     Follower follower = new Follower();
-    synchronized (sessions) {
+    try {
       session =
           SESSION_ID.matcher(sessionId).matches()
-              ? sessions.get(key(principal, name, sessionId))
+              ? known(all, principal, key(principal, name, sessionId)).orElse(null)
               : null;
+    } catch (SQLException e) {
+      return unreachable(e);
+    }
+    synchronized (sessions) {
       if (session == null) {
         return Route.Answer.error(
             ApiError.NOT_FOUND,
@@ -422,6 +804,9 @@ final class TurnsRoute implements ConversationInbox, AutoCloseable {
       }
     }
     if (target == null) {
+      target = stored(delivery).orElse(null);
+    }
+    if (target == null) {
       return false;
     }
     Redactor redactor = agents.get().map(Agents::redactor).orElse(Redactor.NONE);
@@ -434,6 +819,31 @@ final class TurnsRoute implements ConversationInbox, AutoCloseable {
     event.put("result", result);
     target.broadcast("scheduled", event);
     return true;
+  }
+
+  // The conversation of the delivery's session and user that the store holds, read back and kept in
+  // memory, made as the user it was made as.
+  private Optional<Session> stored(Delivery delivery) {
+    Optional<Agents> ready = agents.get();
+    if (store.isEmpty() || ready.isEmpty()) {
+      return Optional.empty();
+    }
+    try {
+      for (ConversationStore.Key key : store.get().keys(delivery.session(), delivery.user())) {
+        if (!ready.get().names().contains(key.agent())) {
+          continue;
+        }
+        Optional<ConversationStore.Stored> stored = store.get().load(key);
+        if (stored.isPresent()) {
+          Conversation conversation = ready.get().conversation(key.agent(), key.sessionId());
+          conversation.madeFor(delivery.user(), Optional.of(key.principal()));
+          return Optional.of(kept(restored(conversation, delivery.user(), key, stored.get())));
+        }
+      }
+    } catch (SQLException e) {
+      LOG.error("The conversation store failed", e);
+    }
+    return Optional.empty();
   }
 
   /**
@@ -561,14 +971,28 @@ final class TurnsRoute implements ConversationInbox, AutoCloseable {
     private final Conversation conversation;
     private final String message;
     private final Sink events;
+    private final int at;
     private final List<ObjectNode> calls = new ArrayList<>();
+    // Told on the run's thread, read once the run has ended.
+    final List<ObjectNode> compactions = new CopyOnWriteArrayList<>();
     String failure = "";
 
-    Turn(Agents agents, String name, Conversation conversation, String message, Sink events) {
+    /**
+     * A turn of the conversation with the message, told to the sink; {@code at} is the index its
+     * first message will have in the conversation's history.
+     */
+    Turn(
+        Agents agents,
+        String name,
+        Conversation conversation,
+        String message,
+        int at,
+        Sink events) {
       this.agents = agents;
       this.name = name;
       this.conversation = conversation;
       this.message = message;
+      this.at = at;
       this.events = events;
     }
 
@@ -616,6 +1040,13 @@ final class TurnsRoute implements ConversationInbox, AutoCloseable {
               }
               events.send("tool_result", described);
             }
+
+            @Override
+            public void onCompaction(Compaction compaction) {
+              ObjectNode described = describe(compaction, at);
+              compactions.add(described);
+              events.send("compaction", described);
+            }
           };
       RunResult result;
       ChannelTurn turn = ChannelTurn.open(agents, conversation, channel);
@@ -644,6 +1075,8 @@ final class TurnsRoute implements ConversationInbox, AutoCloseable {
       synchronized (calls) {
         calls.forEach(toolCalls::add);
       }
+      ArrayNode compacted = document.putArray("compactions");
+      compactions.forEach(compacted::add);
       ArrayNode status = document.putArray("status");
       // What subagents report is model text the secret scanner has not seen yet.
       conversation.drainStatus().forEach(line -> status.add(agents.redactor().redact(line)));
@@ -656,6 +1089,21 @@ final class TurnsRoute implements ConversationInbox, AutoCloseable {
                       .put("input_tokens", usage.inputTokens())
                       .put("output_tokens", usage.outputTokens()));
       return Optional.of(document);
+    }
+
+    /** A compaction as the conversation API tells it. */
+    static ObjectNode describe(Compaction compaction, int at) {
+      ObjectNode node = MAPPER.createObjectNode();
+      node.put("reason", compaction.reason().wireName());
+      node.put("at_message", at);
+      node.put("summarised_messages", compaction.summarisedMessages());
+      node.put("trimmed_results", compaction.trimmedResults());
+      ArrayNode keys = node.putArray("memory_keys");
+      compaction.memoryKeys().forEach(keys::add);
+      node.put("tokens_before", compaction.before().tokens());
+      node.put("tokens_after", compaction.after().tokens());
+      node.put("estimate", compaction.before().estimate() || compaction.after().estimate());
+      return node.put("window", compaction.window());
     }
 
     private static ObjectNode describe(ToolCall call) {

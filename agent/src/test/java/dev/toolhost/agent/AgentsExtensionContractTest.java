@@ -79,7 +79,10 @@ class AgentsExtensionContractTest extends HostExtensionContract<AgentsConfig> {
 
   @Override
   protected List<String> routes() {
-    return List.of("POST " + TurnsRoute.PATH, "GET " + TurnsRoute.EVENTS_PATH);
+    return List.of(
+        "POST " + TurnsRoute.PATH,
+        "GET " + TurnsRoute.SESSION_PATH,
+        "GET " + TurnsRoute.EVENTS_PATH);
   }
 
   /**

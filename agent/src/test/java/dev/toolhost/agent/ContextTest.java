@@ -102,7 +102,7 @@ class ContextTest {
     return Conversation.of("session-1", ToolSet.of(registry, ToolProfiles.MAIN));
   }
 
-  private static boolean isSummaryRequest(JsonNode request) {
+  static boolean isSummaryRequest(JsonNode request) {
     return request
         .path("messages")
         .path(0)
@@ -113,7 +113,7 @@ class ContextTest {
 
   // A model that summarises by keeping every decision it is shown, calls fetch_report for the day
   // a user names, and answers once the report is in.
-  private static ScriptedReply script(RecordedRequest request) {
+  static ScriptedReply script(RecordedRequest request) {
     JsonNode json = request.json();
     if (isSummaryRequest(json)) {
       Matcher decisions =

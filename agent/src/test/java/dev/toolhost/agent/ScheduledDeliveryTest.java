@@ -234,7 +234,8 @@ class ScheduledDeliveryTest {
     model.enqueue(ScriptedReply.answer("Hello."));
     try (TestHost host = TestHost.start(config(), EXTENSIONS)) {
       Agents agents = host.runtime().service(Agents.class).orElseThrow();
-      TurnsRoute route = new TurnsRoute(() -> Optional.of(agents), Duration.ofMillis(100));
+      TurnsRoute route =
+          new TurnsRoute(() -> Optional.of(agents), Duration.ofMillis(100), Optional.empty());
       Route turns = route.routes().get(0);
       Route events = route.routes().get(1);
       Route.Answer first = turn(turns, "{\"message\": \"Hi.\"}");
