@@ -1,12 +1,11 @@
 package dev.toolhost.agent;
 
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
-import dev.toolhost.core.spi.ConfigProblems;
 import dev.toolhost.core.spi.ConfigSections;
-import dev.toolhost.core.spi.EnvironmentNames;
 import dev.toolhost.core.spi.SectionReading;
-import java.nio.file.InvalidPathException;
+import dev.toolhost.core.spi.Storage;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import tools.jackson.databind.JsonNode;
@@ -22,51 +21,21 @@ import tools.jackson.databind.JsonNode;
  *
  * @param store where conversations are kept
  */
-public record ConversationsConfig(Store store) {
+public record ConversationsConfig(Storage store) {
 
   public ConversationsConfig {
     Objects.requireNonNull(store, "store");
   }
 
-  /** Where conversations are kept: an embedded database file, or a database by JDBC URL. */
-  public sealed interface Store {}
-
-  /**
-   * The embedded H2 database file, {@code conversations.mv.db} in the directory: one host.
-   *
-   * @param directory its directory
-   */
-  public record Embedded(Path directory) implements Store {
-    public Embedded {
-      Objects.requireNonNull(directory, "directory");
-    }
-  }
-
-  /**
-   * A database by JDBC URL (PostgreSQL, shared by several hosts).
-   *
-   * @param url the JDBC URL
-   * @param user the user, if not in the URL
-   * @param passwordEnv the environment variable that holds the password, if one is needed
-   */
-  public record Jdbc(String url, Optional<String> user, Optional<String> passwordEnv)
-      implements Store {
-    public Jdbc {
-      Objects.requireNonNull(url, "url");
-      Objects.requireNonNull(user, "user");
-      Objects.requireNonNull(passwordEnv, "passwordEnv");
-    }
-  }
-
   /** Conversations kept in the embedded database file under the directory. */
   public static ConversationsConfig embedded(Path directory) {
-    return new ConversationsConfig(new Embedded(directory));
+    return new ConversationsConfig(new Storage.Embedded(directory));
   }
 
   /** Conversations kept in the database at the JDBC URL. */
   public static ConversationsConfig jdbc(
       String url, Optional<String> user, Optional<String> passwordEnv) {
-    return new ConversationsConfig(new Jdbc(url, user, passwordEnv));
+    return new ConversationsConfig(new Storage.Jdbc(url, user, passwordEnv));
   }
 
   /**
@@ -75,62 +44,16 @@ public record ConversationsConfig(Store store) {
    * file's directory.
    */
   public static ConversationsConfig read(JsonNode section, SectionReading reading) {
-    ConfigProblems problems = reading.problems();
     Raw raw = ConfigSections.bind(ConversationsExtension.NAME, section, Raw.class);
-    Store store = new Embedded(reading.directory().resolve("state"));
-    String storeText = raw.store() == null ? "embedded" : raw.store().strip();
-    if (storeText.equals("embedded")) {
-      if (raw.stateDir() != null) {
-        try {
-          if (raw.stateDir().isBlank()) {
-            throw new InvalidPathException(raw.stateDir(), "it is empty");
-          }
-          store = new Embedded(reading.directory().resolve(raw.stateDir().strip()));
-        } catch (InvalidPathException e) {
-          problems.atValue(
-              "/conversations/state_dir",
-              "'conversations.state_dir' is '"
-                  + raw.stateDir()
-                  + "' (expected a directory for the conversations' database file)");
-        }
-      }
-      if (raw.user() != null || raw.passwordEnv() != null) {
-        String key = raw.user() != null ? "user" : "password_env";
-        problems.atValue(
-            "/conversations/" + key,
-            "'conversations."
-                + key
-                + "' is for a JDBC store, and 'conversations.store' is embedded");
-      }
-    } else if (storeText.startsWith("jdbc:postgresql://") || storeText.startsWith("jdbc:h2:")) {
-      if (storeText.contains("password=")) {
-        problems.atValue(
-            "/conversations/store",
-            "'conversations.store' holds a password; name the variable that holds it in"
-                + " 'conversations.password_env' instead");
-      }
-      if (raw.stateDir() != null) {
-        problems.atValue(
-            "/conversations/state_dir",
-            "'conversations.state_dir' is for the embedded store, and 'conversations.store' is a"
-                + " JDBC URL");
-      }
-      Optional<String> passwordEnv =
-          EnvironmentNames.read(
-              raw.passwordEnv(),
-              "/conversations/password_env",
-              Optional.of("CONVERSATIONS_DB_PASSWORD"),
-              "password",
-              problems);
-      store = new Jdbc(storeText, Optional.ofNullable(raw.user()), passwordEnv);
-    } else {
-      problems.atValue(
-          "/conversations/store",
-          "'conversations.store' is '"
-              + raw.store()
-              + "' (expected embedded, or a JDBC URL such as"
-              + " jdbc:postgresql://127.0.0.1:5432/toolhost)");
-    }
+    Storage store =
+        Storage.read(
+            ConversationsExtension.NAME,
+            new Storage.Keys(raw.store(), raw.stateDir(), raw.user(), raw.passwordEnv()),
+            "the conversations' database file",
+            reading.directory().resolve("state"),
+            List.of("jdbc:postgresql://", "jdbc:h2:"),
+            "CONVERSATIONS_DB_PASSWORD",
+            reading);
     return new ConversationsConfig(store);
   }
 

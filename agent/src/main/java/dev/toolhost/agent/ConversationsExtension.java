@@ -5,6 +5,7 @@ import dev.toolhost.core.spi.ConfigSections;
 import dev.toolhost.core.spi.HostContext;
 import dev.toolhost.core.spi.HostExtension;
 import dev.toolhost.core.spi.SectionReading;
+import dev.toolhost.core.spi.Storage;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.sql.SQLException;
@@ -59,11 +60,10 @@ public final class ConversationsExtension implements HostExtension<Conversations
     host.provide(ConversationStore.class, store);
   }
 
-  private static ConversationStore open(
-      ConversationsConfig.Store store, Map<String, String> environment)
+  private static ConversationStore open(Storage store, Map<String, String> environment)
       throws SQLException, IOException {
     return switch (store) {
-      case ConversationsConfig.Embedded embedded -> {
+      case Storage.Embedded embedded -> {
         Files.createDirectories(embedded.directory());
         try {
           yield ConversationStore.embedded(embedded.directory());
@@ -77,14 +77,8 @@ public final class ConversationsExtension implements HostExtension<Conversations
                   + " (conversations.store)");
         }
       }
-      case ConversationsConfig.Jdbc jdbc -> {
-        Optional<String> password = jdbc.passwordEnv().map(environment::get);
-        if (jdbc.passwordEnv().isPresent() && password.isEmpty()) {
-          throw new ConfigException(
-              "conversations: the store's password variable "
-                  + jdbc.passwordEnv().get()
-                  + " (conversations.password_env) is not set");
-        }
+      case Storage.Jdbc jdbc -> {
+        Optional<String> password = jdbc.password(NAME, environment);
         try {
           yield ConversationStore.jdbc(jdbc.url(), jdbc.user(), password);
         } catch (SQLException e) {

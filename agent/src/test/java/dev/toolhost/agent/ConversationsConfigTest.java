@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.toolhost.core.spi.ConfigException;
+import dev.toolhost.core.spi.Storage;
 import dev.toolhost.testing.TestHost;
 import java.nio.file.Path;
 import java.util.List;
@@ -24,7 +25,7 @@ class ConversationsConfigTest {
   @Test
   void anEmptySectionKeepsConversationsInTheStateDirectoryBesideTheFile() {
     assertThat(read("conversations: {}\n").store())
-        .isEqualTo(new ConversationsConfig.Embedded(dir.resolve("state")));
+        .isEqualTo(new Storage.Embedded(dir.resolve("state")));
   }
 
   @Test
@@ -38,7 +39,7 @@ class ConversationsConfigTest {
                     """)
                 .store())
         .isEqualTo(
-            new ConversationsConfig.Jdbc(
+            new Storage.Jdbc(
                 "jdbc:postgresql://127.0.0.1:5432/toolhost",
                 Optional.of("toolhost"),
                 Optional.of("CONVERSATIONS_DB_PASSWORD")));
