@@ -30,8 +30,10 @@ import java.util.stream.Stream;
  * --min-connections}, a target leaves the ladder once two rungs in a row have failed to beat its
  * best by {@code --rise}. A target's ceiling is its best rung. At each rung it reads the cores wrk,
  * the host (this process) and everything else on the machine kept busy. Last, at each target's
- * ceiling, it runs two wrk processes at once, each with half the connections: when wrk were the
- * limit, two would answer more than one.
+ * ceiling, it runs two wrk processes at once, each with half the connections, alternated twice with
+ * one wrk with all of them: when wrk were the limit, two would answer more than one. The host's CPU
+ * per request (its cores over its rate) is printed beside the rate: it is steadier than the rate on
+ * a machine that others share.
  *
  * <p>It prints markdown tables: every rung, the ceilings with their ratio to {@code /healthz}'s,
  * and the two-driver check. {@code --host-cpus} and {@code --driver-cpus} pin the host and wrk to
@@ -96,6 +98,11 @@ public final class LoadRun {
 
     double otherCores() {
       return machineCores - hostCores - result.cores();
+    }
+
+    /** The host's CPU per answered request, in microseconds: steadier than req/s on a busy box. */
+    double hostMicrosPerRequest() {
+      return hostCores * 1e6 / result.perSecond();
     }
   }
 
@@ -228,27 +235,37 @@ public final class LoadRun {
     return ladder.stream().max(Comparator.comparingDouble(s -> s.result().perSecond()));
   }
 
-  // At each ceiling, one wrk with all the connections beside two wrk with half each, at once.
+  // At each ceiling, one wrk with all the connections beside two wrk with half each, at once;
+  // alternated twice, so that a burst of the machine's other work does not fall on one side only.
   private static List<String[]> twoDrivers(
       Wrk wrk, Options options, Map<Target, List<Step>> ladders) {
     List<String[]> rows = new ArrayList<>();
     for (Target target : Target.values()) {
       int connections = Math.max(2, best(ladders.get(target)).orElseThrow().connections());
-      Wrk.Result one = wrk.run(target, connections, options.seconds());
-      Process first = wrk.start(target, connections / 2, options.seconds());
-      Process second = wrk.start(target, connections - connections / 2, options.seconds());
-      Wrk.Result a = wrk.finish(first);
-      Wrk.Result b = wrk.finish(second);
-      double two = a.perSecond() + b.perSecond();
+      double one = 0;
+      double oneCores = 0;
+      double two = 0;
+      double twoCores = 0;
+      for (int round = 0; round < 2; round++) {
+        Wrk.Result alone = wrk.run(target, connections, options.seconds());
+        one += alone.perSecond() / 2;
+        oneCores += alone.cores() / 2;
+        Process first = wrk.start(target, connections / 2, options.seconds());
+        Process second = wrk.start(target, connections - connections / 2, options.seconds());
+        Wrk.Result a = wrk.finish(first);
+        Wrk.Result b = wrk.finish(second);
+        two += (a.perSecond() + b.perSecond()) / 2;
+        twoCores += (a.cores() + b.cores()) / 2;
+      }
       rows.add(
           new String[] {
             target.label(),
             Integer.toString(connections),
-            format("%,.0f", one.perSecond()),
-            format("%.2f", one.cores()),
+            format("%,.0f", one),
+            format("%.2f", oneCores),
             format("%,.0f", two),
-            format("%.2f", a.cores() + b.cores()),
-            format("%.2f", two / one.perSecond())
+            format("%.2f", twoCores),
+            format("%.2f", two / one)
           });
     }
     return rows;
@@ -259,8 +276,8 @@ public final class LoadRun {
     System.out.println();
     System.out.println(
         "| connections | target | req/s | vs /healthz | p50 ms | p99 ms | errors | wrk cores |"
-            + " host cores | others' cores |");
-    System.out.println("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+            + " host cores | host µs/req | others' cores |");
+    System.out.println("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     List<Step> steps = new ArrayList<>();
     ladders.values().forEach(steps::addAll);
     steps.sort(Comparator.comparingInt(Step::connections).thenComparing(s -> s.target().ordinal()));
@@ -280,13 +297,14 @@ public final class LoadRun {
               Long.toString(step.result().errors()),
               format("%.2f", step.result().cores()),
               format("%.2f", step.hostCores()),
+              format("%.1f", step.hostMicrosPerRequest()),
               format("%.2f", step.otherCores())));
     }
     System.out.println();
     System.out.println(
         "| target | ceiling req/s | at connections | ratio to /healthz | p50 ms | p99 ms | wrk"
-            + " cores | host cores | others' cores |");
-    System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+            + " cores | host cores | host µs/req | others' cores |");
+    System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (Target target : Target.values()) {
       Step ceiling = best(ladders.get(target)).orElseThrow();
       System.out.println(
@@ -299,12 +317,13 @@ public final class LoadRun {
               format("%.2f", ceiling.result().p99Micros() / 1000.0),
               format("%.2f", ceiling.result().cores()),
               format("%.2f", ceiling.hostCores()),
+              format("%.1f", ceiling.hostMicrosPerRequest()),
               format("%.2f", ceiling.otherCores())));
     }
     System.out.println();
     System.out.println(
-        "| target | connections | one wrk req/s | its cores | two wrk req/s | their cores |"
-            + " two / one |");
+        "| target | connections | one wrk req/s | its cores | two wrk at once, req/s | their"
+            + " cores | two / one |");
     System.out.println("|---|---:|---:|---:|---:|---:|---:|");
     for (String[] cells : twoDrivers) {
       System.out.println(row(cells));
