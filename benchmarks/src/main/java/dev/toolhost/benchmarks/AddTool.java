@@ -26,10 +26,10 @@ import tools.jackson.databind.node.ObjectNode;
  * The add tool is the trivial tool every benchmark calls, {@code add(a: integer, b: integer) ->
  * sum}, in both forms: registered with Toolhost, and held by hand for the raw baseline.
  */
-final class AddTool {
+public final class AddTool {
 
   static final String NAME = "add";
-  static final String ARGUMENTS = "{\"a\": 2, \"b\": 3}";
+  public static final String ARGUMENTS = "{\"a\": 2, \"b\": 3}";
   static final String PARAMETERS =
       """
       {"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},\
@@ -45,14 +45,14 @@ final class AddTool {
   }
 
   /** The name of the same tool registered to run inline, on the caller's thread. */
-  static final String INLINE_NAME = "add_inline";
+  public static final String INLINE_NAME = "add_inline";
 
   /**
    * Registers the tool with Toolhost twice: isolated (the default: it runs on a virtual thread of
    * its own) as {@link #NAME}, and inline (it never blocks, so it runs on the caller's thread) as
    * {@link #INLINE_NAME}.
    */
-  static void register(ToolRegistry registry) {
+  public static void register(ToolRegistry registry) {
     ObjectNode parameters = (ObjectNode) MAPPER.readTree(PARAMETERS);
     ToolExecutor executor =
         (call, arguments) ->
