@@ -48,6 +48,8 @@ if ! /usr/bin/python3 -c 'import pika' >/dev/null 2>&1; then
 fi
 command -v npm >/dev/null || toolhost_apt_install nodejs npm
 command -v bwrap >/dev/null || toolhost_apt_install bubblewrap
+# wrk drives the HTTP API and the gateway in the load driver's test (benchmarks/load.sh).
+command -v wrk >/dev/null || toolhost_apt_install wrk
 # The browser tool's tests drive Debian's headless Chromium; chromium-driver comes from the same
 # source package, so their versions always match.
 { command -v chromium >/dev/null && command -v chromedriver >/dev/null; } \
