@@ -68,8 +68,9 @@ final class GatewayStreams implements AutoCloseable {
    * A window is how much of each stream is held for a client to resume from: at most {@code
    * maxEvents} events and {@code maxBytes} bytes of a stream (its newest, and always its last
    * event, however large), for {@code keepAfterEnd} after the stream ends, and at most {@code
-   * maxHeldBytes} over all ended streams, the oldest forgotten first. A stream whose events all
-   * went out to its client is forgotten when it ends.
+   * maxHeldBytes} over all ended streams, the oldest forgotten first. A stream is held for its time
+   * even when all its events went out, for a write that succeeded may still not have reached a
+   * client whose connection was dropping.
    */
   record Window(int maxEvents, long maxBytes, Duration keepAfterEnd, long maxHeldBytes) {
 
@@ -100,9 +101,18 @@ final class GatewayStreams implements AutoCloseable {
     return streams.size();
   }
 
+  /** Whether the stream with this id is held and has ended: all of it is in the window. */
+  boolean ended(String stream) {
+    Stream held;
+    synchronized (this) {
+      held = streams.get(stream);
+    }
+    return held != null && held.endedAt() != 0;
+  }
+
   /**
-   * The request and response a POSTed request goes to the SDK with: when the SDK answers it with
-   * an event stream, that stream is one of ours, of this session and principal; any other answer
+   * The request and response a POSTed request goes to the SDK with: when the SDK answers it with an
+   * event stream, that stream is one of ours, of this session and principal; any other answer
    * passes through untouched.
    */
   Exchange answer(
@@ -122,8 +132,8 @@ final class GatewayStreams implements AutoCloseable {
   }
 
   /**
-   * Answers a GET that carries {@code Last-Event-ID}: the events of the named stream after that
-   * id, then the stream live until it ends; or 400 with the host's JSON error when the id names no
+   * Answers a GET that carries {@code Last-Event-ID}: the events of the named stream after that id,
+   * then the stream live until it ends; or 400 with the host's JSON error when the id names no
    * stream of this session and principal whose following events are all held.
    */
   void resume(
@@ -182,7 +192,8 @@ final class GatewayStreams implements AutoCloseable {
       context.setTimeout(0);
       stream.attach(new Connection(stream, context, response, number + 1));
     }
-    LOG.debug("MCP gateway: session {} resumed stream {} after event {}", session, stream.id, number);
+    LOG.debug(
+        "MCP gateway: session {} resumed stream {} after event {}", session, stream.id, number);
   }
 
   /** Forgets the streams of a session, which has closed: their clients' connections end. */
@@ -235,7 +246,9 @@ final class GatewayStreams implements AutoCloseable {
     return bytes;
   }
 
-  /** Forgets streams ended longer than the window ago, then the oldest ended past the byte bound. */
+  /**
+   * Forgets streams ended longer than the window ago, then the oldest ended past the byte bound.
+   */
   private void sweep() {
     long now = System.nanoTime();
     long keep = window.keepAfterEnd().toNanos();
@@ -258,10 +271,6 @@ final class GatewayStreams implements AutoCloseable {
     gone.forEach(Stream::abandon);
   }
 
-  private synchronized void remove(Stream stream) {
-    streams.remove(stream.id, stream);
-  }
-
   private static void refuse(HttpServletRequest request, HttpServletResponse response, String why)
       throws IOException {
     request.setAttribute(REFUSAL, why);
@@ -282,8 +291,8 @@ final class GatewayStreams implements AutoCloseable {
   private record Event(long number, byte[] body) {}
 
   /**
-   * One stream: its events in the window, whether it has ended, and the connection its events go
-   * to now. Guarded by itself.
+   * One stream: its events in the window, whether it has ended, and the connection its events go to
+   * now. Guarded by itself.
    */
   private final class Stream {
     final String id;
@@ -387,8 +396,8 @@ final class GatewayStreams implements AutoCloseable {
   }
 
   /**
-   * One client's connection to a stream: the thread of {@link #forward} alone writes its
-   * response, from event {@code from} on, and completes it.
+   * One client's connection to a stream: the thread of {@link #forward} alone writes its response,
+   * from event {@code from} on, and completes it.
    */
   private final class Connection implements AsyncListener {
     private final Stream stream;
@@ -405,7 +414,6 @@ final class GatewayStreams implements AutoCloseable {
     }
 
     void forward() {
-      boolean delivered = false;
       try {
         OutputStream out = response.getOutputStream();
         response.flushBuffer();
@@ -422,7 +430,6 @@ final class GatewayStreams implements AutoCloseable {
           }
           out.flush();
           if (stream.endsAt(from)) {
-            delivered = true;
             stream.detach(this);
             break;
           }
@@ -435,9 +442,6 @@ final class GatewayStreams implements AutoCloseable {
         stream.detach(this);
       } finally {
         complete();
-      }
-      if (delivered) {
-        remove(stream);
       }
     }
 
@@ -540,8 +544,8 @@ final class GatewayStreams implements AutoCloseable {
 
   /**
    * The async context the SDK gets for a stream of ours: completing it ends the stream (the
-   * stream's own thread completes the real one once its client has it all), and the SDK's
-   * listeners hear of that end only, never of the client's connection.
+   * stream's own thread completes the real one once its client has it all), and the SDK's listeners
+   * hear of that end only, never of the client's connection.
    */
   private static final class StreamContext implements AsyncContext {
     private final AsyncContext real;
@@ -703,8 +707,8 @@ final class GatewayStreams implements AutoCloseable {
   }
 
   /**
-   * A writer that drops the id line of each event on its way to the real writer, and fails when
-   * the real one has (so that the SDK still notices a listening client gone).
+   * A writer that drops the id line of each event on its way to the real writer, and fails when the
+   * real one has (so that the SDK still notices a listening client gone).
    */
   private static final class IdDropping extends Writer {
     private final PrintWriter real;

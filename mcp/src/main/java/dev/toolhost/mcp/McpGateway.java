@@ -55,9 +55,10 @@ import tools.jackson.databind.json.JsonMapper;
  * the allowed lists (DNS-rebinding protection); authentication is the embedder's (the server checks
  * the bearer token before the servlet). Over HTTP a client's {@code notifications/cancelled}
  * cancels the call it names ({@link GatewayCalls}): the tool's thread is interrupted and the call
- * answers {@code cancelled}. Over HTTP its event streams resume ({@link GatewayStreams}): each event
- * has an id, and a client whose connection dropped mid-call sends a GET with {@code Last-Event-ID}
- * and gets the events it missed and the call's answer. {@link #close()} stops serving.
+ * answers {@code cancelled}. Over HTTP its event streams resume ({@link GatewayStreams}): each
+ * event has an id, and a client whose connection dropped mid-call sends a GET with {@code
+ * Last-Event-ID} and gets the events it missed and the call's answer. {@link #close()} stops
+ * serving.
  */
 public final class McpGateway implements AutoCloseable {
 
@@ -311,6 +312,11 @@ public final class McpGateway implements AutoCloseable {
     public static Sessions defaults() {
       return new Sessions(DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_SESSIONS);
     }
+  }
+
+  /** The event streams an HTTP gateway holds for its clients to resume; empty over stdio. */
+  Optional<GatewayStreams> streams() {
+    return streams;
   }
 
   /** The servlet that answers the HTTP endpoint; empty for a stdio gateway. */
