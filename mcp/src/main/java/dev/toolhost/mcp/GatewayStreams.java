@@ -28,6 +28,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,7 +52,9 @@ import org.slf4j.LoggerFactory;
  * are no longer held, or a stream forgotten) is answered 400 with the host's JSON error, never 404,
  * which in MCP tells a client its session is gone. A session's listening stream (a GET without
  * {@code Last-Event-ID}) carries no event ids ({@link #listening}), for it does not resume: its
- * client reconnects with a plain GET. Thread-safe.
+ * client reconnects with a plain GET. A stream that has sent nothing for a second, to a client of
+ * protocol 2025-11-25 or later, is primed (SEP-1699): an event with an id and empty data, so that a
+ * client cut off before the first message still has an id to resume from. Thread-safe.
  */
 final class GatewayStreams implements AutoCloseable {
 
@@ -63,6 +67,7 @@ final class GatewayStreams implements AutoCloseable {
   private static final Charset UTF_8 = StandardCharsets.UTF_8;
   // The first protocol version whose clients expect a priming event (SEP-1699).
   private static final String PRIMING_VERSION = "2025-11-25";
+  private static final byte[] PRIMER = "data: \n".getBytes(StandardCharsets.UTF_8);
 
   /**
    * A window is how much of each stream is held for a client to resume from: at most {@code
@@ -71,19 +76,35 @@ final class GatewayStreams implements AutoCloseable {
    * maxHeldBytes} over all ended streams, the oldest forgotten first. A stream is held for its time
    * even when all its events went out, for a write that succeeded may still not have reached a
    * client whose connection was dropping.
+   *
+   * <p>With {@code primeAfter}, a stream that has sent nothing for that long, to a client of
+   * protocol 2025-11-25 or later, is primed (SEP-1699): an event with an id and empty data, so that
+   * a client cut off before the first message still has an id to resume from. It is off by default:
+   * MCP Java SDK 2.1.0's client takes a primer as its call answered in part, so that a failure to
+   * read what follows (an answer over its size limit) is no longer the call's, and the call waits
+   * until its deadline instead of failing at once.
    */
-  record Window(int maxEvents, long maxBytes, Duration keepAfterEnd, long maxHeldBytes) {
+  record Window(
+      int maxEvents,
+      long maxBytes,
+      Duration keepAfterEnd,
+      long maxHeldBytes,
+      Optional<Duration> primeAfter) {
 
     Window {
       Objects.requireNonNull(keepAfterEnd, "keepAfterEnd");
+      Objects.requireNonNull(primeAfter, "primeAfter");
       if (maxEvents <= 0 || maxBytes <= 0 || maxHeldBytes <= 0 || !keepAfterEnd.isPositive()) {
         throw new IllegalArgumentException("The bounds of an event window must be positive.");
       }
     }
 
-    /** 1,000 events and 4 MiB a stream, 5 minutes after it ends, 64 MiB over ended streams. */
+    /**
+     * 1,000 events and 4 MiB a stream, 5 minutes after it ends, 64 MiB over ended streams, no
+     * primer.
+     */
     static Window defaults() {
-      return new Window(1_000, 4L << 20, Duration.ofMinutes(5), 64L << 20);
+      return new Window(1_000, 4L << 20, Duration.ofMinutes(5), 64L << 20, Optional.empty());
     }
   }
 
@@ -118,7 +139,10 @@ final class GatewayStreams implements AutoCloseable {
   Exchange answer(
       HttpServletRequest request, HttpServletResponse response, String session, String principal) {
     String version = request.getHeader("MCP-Protocol-Version");
-    boolean priming = version != null && version.compareTo(PRIMING_VERSION) >= 0;
+    Optional<Duration> priming =
+        version != null && version.compareTo(PRIMING_VERSION) >= 0
+            ? window.primeAfter()
+            : Optional.empty();
     Answer answer = new Answer(response, session, principal, priming);
     return new Exchange(new Answering(request, answer), answer);
   }
@@ -224,18 +248,14 @@ final class GatewayStreams implements AutoCloseable {
   }
 
   /** Opens a stream of ours for the SDK's answer, with its first connection. */
-  private Stream open(String session, String principal, boolean priming) {
+  private Stream open(String session, String principal, Optional<Duration> priming) {
     sweep();
-    Stream stream = new Stream(HexFormat.of().formatHex(randomBytes()), session, principal);
+    Stream stream =
+        new Stream(HexFormat.of().formatHex(randomBytes()), session, principal, priming);
     synchronized (this) {
       if (!closed) {
         streams.put(stream.id, stream);
       }
-    }
-    if (priming) {
-      // SEP-1699: an id with empty data at once, so that a client cut off before any message has
-      // an id to resume from.
-      stream.append("data: \n".getBytes(UTF_8));
     }
     return stream;
   }
@@ -304,11 +324,16 @@ final class GatewayStreams implements AutoCloseable {
     private long next = 1;
     private long endedAt;
     private Connection live;
+    // When the stream is primed if no event has come by then (SEP-1699: an id with empty data, so
+    // that a client cut off before any message has an id to resume from); 0 for never.
+    private long primeAt;
 
-    Stream(String id, String session, String principal) {
+    Stream(String id, String session, String principal, Optional<Duration> priming) {
       this.id = id;
       this.session = session;
       this.principal = principal;
+      this.primeAt =
+          priming.map(after -> Math.max(1, System.nanoTime() + after.toNanos())).orElse(0L);
     }
 
     /** The number of the oldest event held; {@link #next} when none is. */
@@ -328,6 +353,7 @@ final class GatewayStreams implements AutoCloseable {
       if (endedAt != 0) {
         return;
       }
+      primeAt = 0;
       held.addLast(new Event(next++, body));
       heldBytes += body.length;
       while (held.size() > 1
@@ -372,7 +398,16 @@ final class GatewayStreams implements AutoCloseable {
      */
     synchronized List<Event> await(Connection connection, long from) throws InterruptedException {
       while (live == connection && endedAt == 0 && next <= from) {
-        wait();
+        if (primeAt == 0) {
+          wait();
+          continue;
+        }
+        long left = primeAt - System.nanoTime();
+        if (left > 0) {
+          TimeUnit.NANOSECONDS.timedWait(this, left);
+        } else {
+          append(PRIMER);
+        }
       }
       if (live != connection || from < first()) {
         // Replaced, abandoned or gone; or events it had not sent yet fell out of the window.
@@ -479,12 +514,16 @@ final class GatewayStreams implements AutoCloseable {
   private final class Answer extends HttpServletResponseWrapper {
     private final String session;
     private final String principal;
-    private final boolean priming;
+    private final Optional<Duration> priming;
     private volatile boolean events;
     private Stream stream;
     private PrintWriter writer;
 
-    Answer(HttpServletResponse response, String session, String principal, boolean priming) {
+    Answer(
+        HttpServletResponse response,
+        String session,
+        String principal,
+        Optional<Duration> priming) {
       super(response);
       this.session = session;
       this.principal = principal;

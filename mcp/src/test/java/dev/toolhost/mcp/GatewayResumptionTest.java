@@ -126,13 +126,13 @@ class GatewayResumptionTest {
   void anIdPastTheWindowOrOfAnotherSessionIsRefusedWith400() throws Exception {
     register("burst", 6, Duration.ofMillis(10), "burst done");
     register("quick", 0, Duration.ZERO, "quick answer");
-    // Three events a stream: of the priming event, six progress and the answer, the last three.
-    serve(new GatewayStreams.Window(3, 1 << 20, Duration.ofMinutes(1), 64 << 20));
+    // Three events a stream: of six progress and the answer, the last three.
+    serve(new GatewayStreams.Window(3, 1 << 20, Duration.ofMinutes(1), 64 << 20, Optional.empty()));
     String session = initialize();
 
     String first = postAndDrop(session, "burst");
     String stream = first.substring(0, first.indexOf('-'));
-    assertThat(first).as("the priming event's id").isEqualTo(stream + "-1");
+    assertThat(first).as("the first progress event's id").isEqualTo(stream + "-1");
     GatewayStreams streams = gateway.streams().orElseThrow();
     await().atMost(Duration.ofSeconds(20)).until(() -> streams.ended(stream));
 
@@ -142,22 +142,22 @@ class GatewayResumptionTest {
     assertThat(refusal.path("error").path("code").asString()).isEqualTo("invalid_request");
     assertThat(refusal.path("error").path("message").asString())
         .contains("older than the events the gateway still holds");
-    assertThat(resume(session, stream + "-4").statusCode())
-        .as("the event before the oldest held is gone too")
+    assertThat(resume(session, stream + "-3").statusCode())
+        .as("the event after it is gone")
         .isEqualTo(400);
     assertThat(resume(session, stream + "-99").statusCode()).isEqualTo(400);
     assertThat(resume(session, "not-an-id").statusCode()).isEqualTo(400);
     String other = initialize();
-    HttpResponse<String> foreign = resume(other, stream + "-5");
+    HttpResponse<String> foreign = resume(other, stream + "-4");
     assertThat(foreign.statusCode()).as("another session's stream").isEqualTo(400);
     assertThat(JSON.readTree(foreign.body()).path("error").path("message").asString())
         .contains("names no event stream of this session");
 
-    HttpResponse<String> rest = resume(session, stream + "-5");
+    HttpResponse<String> rest = resume(session, stream + "-4");
     assertThat(rest.statusCode()).isEqualTo(200);
-    assertThat(ids(rest.body(), stream)).containsExactly(6L, 7L, 8L);
+    assertThat(ids(rest.body(), stream)).containsExactly(5L, 6L, 7L);
     assertThat(rest.body()).contains("burst done");
-    HttpResponse<String> none = resume(session, stream + "-8");
+    HttpResponse<String> none = resume(session, stream + "-7");
     assertThat(none.statusCode()).as("a resume after the answer").isEqualTo(200);
     assertThat(ids(none.body(), stream)).as("nothing follows the answer").isEmpty();
 
@@ -165,10 +165,39 @@ class GatewayResumptionTest {
   }
 
   @Test
+  void aLongCallWithoutProgressIsPrimedWhenAskedSoThatItsClientCanResume() throws Exception {
+    registry.register(
+        ExecutableTool.of(
+            new ToolSpec(
+                "silent",
+                "Answers after 2.5 s, with no progress.",
+                JSON.createObjectNode().put("type", "object"),
+                "test",
+                ToolAnnotations.UNSPECIFIED),
+            (call, arguments) -> {
+              Thread.sleep(2_500);
+              return ToolResult.success("silent answer");
+            }));
+    serve(
+        new GatewayStreams.Window(
+            1_000, 1 << 20, Duration.ofMinutes(1), 64 << 20, Optional.of(Duration.ofSeconds(1))));
+    String session = initialize();
+
+    String primer = postAndDrop(session, "silent");
+    String stream = primer.substring(0, primer.indexOf('-'));
+    assertThat(primer).as("the primer's id").isEqualTo(stream + "-1");
+
+    HttpResponse<String> rest = resume(session, primer);
+    assertThat(rest.statusCode()).isEqualTo(200);
+    assertThat(ids(rest.body(), stream)).containsExactly(2L);
+    assertThat(rest.body()).contains("silent answer");
+  }
+
+  @Test
   void aStreamIsForgottenItsTimeAfterItEnds() throws Exception {
     register("quick", 0, Duration.ZERO, "quick answer");
     Duration keep = Duration.ofMillis(300);
-    serve(new GatewayStreams.Window(1_000, 1 << 20, keep, 64 << 20));
+    serve(new GatewayStreams.Window(1_000, 1 << 20, keep, 64 << 20, Optional.empty()));
     String session = initialize();
 
     String first = postAndDrop(session, "quick");
