@@ -1,5 +1,6 @@
 package dev.toolhost.mcp;
 
+import dev.toolhost.core.spi.Principal;
 import jakarta.servlet.ReadListener;
 import jakarta.servlet.ServletConfig;
 import jakarta.servlet.ServletException;
@@ -34,7 +35,9 @@ import tools.jackson.databind.json.JsonMapper;
  * context extractor hands to its handler, and a {@code notifications/cancelled} that names a call
  * running in the sender's session interrupts it and is answered 202 there (any other goes on to the
  * SDK, which answers it as before). A client can only cancel calls of a session whose id it holds.
- * Thread-safe.
+ * The same front makes the event streams of the SDK's answers resumable ({@link GatewayStreams}):
+ * it hands the SDK a POSTed request's answer as one of the streams, answers a GET that carries
+ * {@code Last-Event-ID} itself, and forgets a closed session's streams. Thread-safe.
  */
 final class GatewayCalls {
 
@@ -44,6 +47,7 @@ final class GatewayCalls {
   private static final Logger LOG = LoggerFactory.getLogger(GatewayCalls.class);
   private static final JsonMapper JSON = JsonMapper.shared();
   private static final String SESSION_HEADER = "Mcp-Session-Id";
+  private static final String LAST_EVENT_ID = "Last-Event-ID";
   // The SDK's own bound on a request body (16 MiB): a longer one is the SDK's to refuse.
   private static final int MAX_READ = 16 * 1024 * 1024;
 
@@ -109,17 +113,23 @@ final class GatewayCalls {
     return true;
   }
 
-  /** A servlet in front of the SDK's transport that reads tool call ids and cancellations. */
-  HttpServlet front(HttpServlet transport) {
-    return new Front(Objects.requireNonNull(transport, "transport"));
+  /**
+   * A servlet in front of the SDK's transport that reads tool call ids and cancellations, and makes
+   * the event streams of its answers resumable through the given streams.
+   */
+  HttpServlet front(HttpServlet transport, GatewayStreams streams) {
+    return new Front(
+        Objects.requireNonNull(transport, "transport"), Objects.requireNonNull(streams, "streams"));
   }
 
   private final class Front extends HttpServlet {
     private static final long serialVersionUID = 1L;
     private final transient HttpServlet transport;
+    private final transient GatewayStreams streams;
 
-    Front(HttpServlet transport) {
+    Front(HttpServlet transport, GatewayStreams streams) {
       this.transport = transport;
+      this.streams = streams;
     }
 
     @Override
@@ -136,7 +146,30 @@ final class GatewayCalls {
     @Override
     protected void service(HttpServletRequest request, HttpServletResponse response)
         throws ServletException, IOException {
-      if (!"POST".equalsIgnoreCase(request.getMethod())) {
+      String session = request.getHeader(SESSION_HEADER);
+      String method = request.getMethod();
+      if ("GET".equalsIgnoreCase(method)) {
+        String lastEventId = request.getHeader(LAST_EVENT_ID);
+        String accept = request.getHeader("Accept");
+        if (lastEventId == null
+            || session == null
+            || accept == null
+            || !accept.contains("text/event-stream")) {
+          // A listening stream, or a request the SDK refuses.
+          transport.service(request, streams.listening(response));
+        } else {
+          streams.resume(request, response, session, principal(request), lastEventId);
+        }
+        return;
+      }
+      if ("DELETE".equalsIgnoreCase(method)) {
+        transport.service(request, response);
+        if (session != null) {
+          streams.forget(session);
+        }
+        return;
+      }
+      if (!"POST".equalsIgnoreCase(method)) {
         transport.service(request, response);
         return;
       }
@@ -145,11 +178,20 @@ final class GatewayCalls {
       HttpServletRequest replayed = new Replayed(request, head, in);
       if (head.length <= MAX_READ) {
         JsonNode message = read(head);
-        String method = message.path("method").asString("");
-        String session = request.getHeader(SESSION_HEADER);
-        if (method.equals("tools/call") && message.has("id")) {
+        String called = message.path("method").asString("");
+        if (session != null && message.has("id") && !called.isEmpty()) {
+          // A request: the SDK answers it with an event stream, which is to resume.
+          GatewayStreams.Exchange exchange =
+              streams.answer(replayed, response, session, principal(request));
+          if (called.equals("tools/call")) {
+            exchange.request().setAttribute(REQUEST_ID, message.get("id").asString());
+          }
+          transport.service(exchange.request(), exchange.response());
+          return;
+        }
+        if (called.equals("tools/call") && message.has("id")) {
           replayed.setAttribute(REQUEST_ID, message.get("id").asString());
-        } else if (method.equals("notifications/cancelled")
+        } else if (called.equals("notifications/cancelled")
             && !message.has("id")
             && session != null
             && cancel(session, message.at("/params/requestId").asString(""))) {
@@ -162,6 +204,13 @@ final class GatewayCalls {
         }
       }
       transport.service(replayed, response);
+    }
+
+    /** The name of the request's principal, as the host's front found it; empty for none. */
+    private static String principal(HttpServletRequest request) {
+      return request.getAttribute(Principal.ATTRIBUTE) instanceof Principal principal
+          ? principal.name()
+          : "";
     }
 
     private static JsonNode read(byte[] body) {

