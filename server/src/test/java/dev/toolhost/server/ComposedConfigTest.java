@@ -51,7 +51,7 @@ class ComposedConfigTest {
     assertThatThrownBy(() -> HostConfig.parse("- http\n", "config.yaml"))
         .hasMessage(
             "config.yaml line 1, column 1: expected a mapping of keys at the top level (one of:"
-                + " a2a, agents, auth, browser, builtins, exec, http, long_term_memory, mcp, memory, openrouter, profiles, scheduling, secrets, telemetry, tool_services, web), got a list");
+                + " a2a, agents, audit, auth, browser, builtins, conversations, exec, http, long_term_memory, mcp, memory, openrouter, profiles, scheduling, secrets, telemetry, tool_services, web), got a list");
   }
 
   @Test
@@ -59,7 +59,7 @@ class ComposedConfigTest {
     assertThatThrownBy(() -> HostConfig.parse("htp:\n  port: 1\n", "config.yaml"))
         .hasMessage(
             "config.yaml line 1, column 1: unknown key 'htp' at the top level (did you mean 'http'? expected one of:"
-                + " a2a, agents, auth, browser, builtins, exec, http, long_term_memory, mcp, memory, openrouter, profiles, scheduling, secrets, telemetry, tool_services, web)");
+                + " a2a, agents, audit, auth, browser, builtins, conversations, exec, http, long_term_memory, mcp, memory, openrouter, profiles, scheduling, secrets, telemetry, tool_services, web)");
   }
 
   @Test

@@ -217,6 +217,53 @@ class HostPrincipalsTest {
   }
 
   @Test
+  void aPrincipalCannotResumeAnothersEventStream() throws Exception {
+    start(PRINCIPALS, TOKENS);
+    String alices = mcpSession("alice-token-1f3e");
+    String bobs = mcpSession("gateway-token-9c2d");
+    HttpResponse<String> called =
+        mcp(
+            "/mcp",
+            "alice-token-1f3e",
+            alices,
+            "{\"jsonrpc\": \"2.0\", \"id\": 2, \"method\": \"tools/call\", \"params\":"
+                + " {\"name\": \"whoami\", \"arguments\": {}}}");
+    String eventId =
+        called
+            .body()
+            .lines()
+            .filter(line -> line.startsWith("id:"))
+            .map(line -> line.substring(3).strip())
+            .findFirst()
+            .orElseThrow(() -> new AssertionError("no event id in " + called.body()));
+
+    HttpResponse<String> resumed =
+        CLIENT.send(
+            HttpRequest.newBuilder(base.resolve("/mcp"))
+                .header("Authorization", "Bearer gateway-token-9c2d")
+                .header("Accept", "text/event-stream")
+                .header("Mcp-Session-Id", bobs)
+                .header("Last-Event-ID", eventId)
+                .GET()
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+
+    assertThat(resumed.statusCode()).isEqualTo(400);
+    assertThat(resumed.body()).doesNotContain("alice").contains("invalid_request");
+  }
+
+  private String mcpSession(String token) throws Exception {
+    String session =
+        mcp("/mcp", token, null, INITIALIZE).headers().firstValue("mcp-session-id").orElseThrow();
+    mcp(
+        "/mcp",
+        token,
+        session,
+        "{\"jsonrpc\": \"2.0\", \"method\": \"notifications/initialized\"}");
+    return session;
+  }
+
+  @Test
   void theOperatorsTokenStaysBesideThePrincipalsWithEveryProfile() throws Exception {
     start(
         PRINCIPALS,
