@@ -2,9 +2,15 @@ package dev.toolhost.benchmarks.cancel;
 
 import dev.toolhost.core.ExecutableTool;
 import dev.toolhost.core.ToolCall;
+import dev.toolhost.core.ToolDispatcher;
+import dev.toolhost.core.ToolProfiles;
+import dev.toolhost.core.ToolRegistry;
 import dev.toolhost.core.ToolResult;
+import dev.toolhost.core.ToolSet;
 import dev.toolhost.core.ToolSpec;
 import dev.toolhost.host.HostConfig;
+import dev.toolhost.mcp.McpBridge;
+import dev.toolhost.mcp.McpServerConfig;
 import dev.toolhost.server.Host;
 import java.io.OutputStream;
 import java.net.Socket;
@@ -20,6 +26,8 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.TimeUnit;
@@ -34,7 +42,11 @@ import tools.jackson.databind.json.JsonMapper;
  *   <li>{@code dispatcher}: the thread that dispatched the call is interrupted (a caller's cancel,
  *       an agent's Ctrl-C);
  *   <li>{@code http}: the client of {@code POST /v1/tools/sleep/invoke} closes its connection;
- *   <li>{@code gateway}: an MCP client of {@code /mcp} sends {@code notifications/cancelled}.
+ *   <li>{@code gateway}: an MCP client of {@code /mcp} sends {@code notifications/cancelled};
+ *   <li>{@code bridge}: a call to a bridged stdio MCP server (the mcp module's Node cancel peer, on
+ *       the TypeScript SDK, installed under {@code mcp/target/npm} by that module's tests) is
+ *       cancelled by interrupting its caller; the server records when its request's signal aborts,
+ *       to the millisecond of the wall clock, so this path is measured in whole milliseconds.
  * </ul>
  *
  * <p>Beside them the raw baseline: a sleeping virtual thread interrupted by another, the floor any
@@ -93,12 +105,22 @@ public final class CancelLatencyLoad {
         http.addAll(http(base, started, calls / 10));
         gateway.addAll(gateway(base, started, calls / 10));
       }
+      List<Long> bridge = new ArrayList<>();
+      Path peer = Path.of("mcp/target/npm/cancel-peer.mjs");
+      if (Files.exists(peer)) {
+        bridge = bridge(peer, directory, calls / 4);
+      } else {
+        System.err.println(peer + " is missing (run the mcp module's tests once): no bridge row.");
+      }
       long base50 = percentile(baseline, 50);
       long base99 = percentile(baseline, 99);
       rows.add(row("baseline (thread interrupt)", baseline, base50, base99));
       rows.add(row("dispatcher (caller interrupted)", dispatcher, base50, base99));
       rows.add(row("http (client closes)", http, base50, base99));
       rows.add(row("gateway (notifications/cancelled)", gateway, base50, base99));
+      if (!bridge.isEmpty()) {
+        rows.add(row("bridge, stdio (notifications/cancelled)", bridge, base50, base99));
+      }
       System.out.printf(
           "%-36s %8s %10s %10s %9s %9s%n", "path", "calls", "p50 us", "p99 us", "p50 x", "p99 x");
       rows.forEach(System.out::println);
@@ -248,6 +270,56 @@ public final class CancelLatencyLoad {
       }
     }
     return nanos;
+  }
+
+  /** Calls to a bridged stdio MCP server's sleeping tool, each cancelled once it runs. */
+  private static List<Long> bridge(Path peer, Path directory, int calls) throws Exception {
+    Path record = directory.resolve("peer.jsonl");
+    ToolRegistry registry = new ToolRegistry();
+    ToolDispatcher dispatcher = ToolDispatcher.create();
+    ToolSet tools = ToolSet.of(registry, ToolProfiles.MAIN);
+    List<Long> nanos = new ArrayList<>();
+    try (McpBridge bridge = McpBridge.builder(registry).stateDirectory(directory).build()) {
+      bridge.start(
+          List.of(
+              new McpServerConfig(
+                  "peer",
+                  new McpServerConfig.Stdio(
+                      "node",
+                      List.of(peer.toAbsolutePath().toString(), "stdio"),
+                      Map.of("CANCEL_PEER_RECORD", record.toString())),
+                  Optional.of("p."),
+                  Duration.ofSeconds(90))));
+      if (registry.find("p.sleep").isEmpty()) {
+        throw new IllegalStateException("the bridge did not reach the cancel peer");
+      }
+      // Warm up, then measure.
+      for (int i = -calls / 4; i < calls; i++) {
+        long linesBefore = lines(record);
+        Thread caller =
+            Thread.ofVirtual()
+                .start(() -> dispatcher.dispatch(tools, ToolCall.of("p.sleep", "{}")));
+        while (lines(record) < linesBefore + 1) {
+          Thread.sleep(1);
+        }
+        long cancelledAt = System.currentTimeMillis();
+        caller.interrupt();
+        caller.join();
+        while (lines(record) < linesBefore + 2) {
+          Thread.sleep(1);
+        }
+        List<String> all = Files.readAllLines(record);
+        long seenAt = JSON.readTree(all.getLast()).get("at").asLong();
+        if (i >= 0) {
+          nanos.add(Math.max(0, seenAt - cancelledAt) * 1_000_000);
+        }
+      }
+    }
+    return nanos;
+  }
+
+  private static long lines(Path file) throws java.io.IOException {
+    return Files.exists(file) ? Files.readAllLines(file).size() : 0;
   }
 
   private static HttpRequest post(URI uri, String session, String body) {
