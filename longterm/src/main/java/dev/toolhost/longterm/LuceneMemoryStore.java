@@ -45,6 +45,7 @@ import org.apache.lucene.index.NumericDocValues;
 import org.apache.lucene.index.ReaderUtil;
 import org.apache.lucene.index.StoredFields;
 import org.apache.lucene.index.Term;
+import org.apache.lucene.index.TieredMergePolicy;
 import org.apache.lucene.index.VectorSimilarityFunction;
 import org.apache.lucene.search.BooleanClause.Occur;
 import org.apache.lucene.search.BooleanQuery;
@@ -83,6 +84,11 @@ import tools.jackson.databind.node.ObjectNode;
  * the two), so a memory whose save returned survives any end of the host. Recall counts and times
  * are kept aside (and shown on every read) and written as doc values in place once a minute and
  * when the store closes: a crash may lose the last minute of them, never a memory.
+ *
+ * <p><b>Reads never wait for writes.</b> Every change is made by one thread of the store's own,
+ * which reopens the reader before the change's method returns: a search that starts after a save
+ * returned finds the memory, and a search runs on the caller's thread with the reader of the
+ * moment, never waiting for a save, a commit, a reopen or the minute's write of recall counts.
  *
  * <p>The vector field is named by its dimension ({@code vector_384}), since Lucene fixes a field's
  * dimension; which model made a memory's vector is the {@code embedded_with} field, so vectors of
@@ -123,6 +129,14 @@ public final class LuceneMemoryStore implements MemoryStore {
 
   /** How long a change may wait for Lucene's commit; the journal holds it meanwhile. */
   static final Duration COMMIT_EVERY = Duration.ofSeconds(1);
+
+  /**
+   * The size below which the merge policy counts segments as equal, in MB. Each save makes a
+   * segment of a few KB; with Lucene's default (16 MB) a few of them were merged into the memories'
+   * large segment over and over, and merging its vector graph took more CPU than recall itself
+   * (MemoryRecallLoad under JFR). At 1 MB the small ones merge among themselves.
+   */
+  static final double FLOOR_SEGMENT_MB = 1;
 
   /** How long recall counts and times may wait to be written (they are shown meanwhile). */
   static final Duration ACCESS_EVERY = Duration.ofMinutes(1);
@@ -222,6 +236,7 @@ public final class LuceneMemoryStore implements MemoryStore {
       directory = FSDirectory.open(path);
       IndexWriterConfig config = new IndexWriterConfig(new StandardAnalyzer(STOP_WORDS));
       config.setOpenMode(IndexWriterConfig.OpenMode.CREATE_OR_APPEND);
+      config.setMergePolicy(new TieredMergePolicy().setFloorSegmentMB(FLOOR_SEGMENT_MB));
       writer = new IndexWriter(directory, config);
       writer.commit();
       journal =
