@@ -58,11 +58,13 @@ import org.apache.lucene.store.FSDirectory;
  * number of seconds (long enough to take in the store's once-a-minute write of recall counts),
  * while another thread saves memories with the real model at a fixed rate; it prints recall's p50,
  * p99, p99/p50, its longest, and how many recalls took over twice the p50, with the saves' p50 and
- * p99. Usage: {@code MemoryRecallLoad [sizes] [queries] [saves] [beside-seconds]
- * [beside-saves-per-second]}, defaults {@code 1000,10000,100000 200 300 75 10}; a {@code queries}
- * of 0 skips the one-after-another table and the save rate. With {@code -Dmemory.index.cache=DIR},
- * each size's built index is kept in {@code DIR/SIZE} and copied for the next run instead of built
- * again (building 100,000 memories takes minutes).
+ * p99, and as a control the model's embedding of the same query alone, timed after each recall
+ * (what the machine's load does to a few milliseconds of CPU with no index in it). Usage: {@code
+ * MemoryRecallLoad [sizes] [queries] [saves] [beside-seconds] [beside-saves-per-second]}, defaults
+ * {@code 1000,10000,100000 200 300 75 10}; a {@code queries} of 0 skips the one-after-another table
+ * and the save rate. With {@code -Dmemory.index.cache=DIR}, each size's built index is kept in
+ * {@code DIR/SIZE} and copied for the next run instead of built again (building 100,000 memories
+ * takes minutes).
  */
 public final class MemoryRecallLoad {
 
@@ -126,7 +128,7 @@ public final class MemoryRecallLoad {
     System.out.printf(
         Locale.ROOT,
         "%nrecall beside %.0f saves/s for %d s:%n%-8s | %-7s | %-9s | %-9s | %-7s | %-9s | %-8s"
-            + " | %-6s | %-9s | %-9s%n",
+            + " | %-6s | %-9s | %-9s | %s%n",
         besideRate,
         besideSeconds,
         "memories",
@@ -138,7 +140,8 @@ public final class MemoryRecallLoad {
         ">2x p50",
         "saves",
         "save p50",
-        "save p99");
+        "save p99",
+        "embed alone p50 / p99");
     beside.forEach(System.out::println);
     if (queries == 0) {
       model.close();
@@ -291,21 +294,28 @@ public final class MemoryRecallLoad {
                     }
                   });
       List<Long> recallTimes = new ArrayList<>();
+      List<Long> embedTimes = new ArrayList<>();
       for (int i = 0; System.nanoTime() < end; i++) {
         long start = System.nanoTime();
         memory.recall(
             OWNER, texts.get(i % texts.size()), 10, Optional.empty(), LongTermMemory.Mode.HYBRID);
         recallTimes.add(System.nanoTime() - start);
+        // The control: the model's embedding of the same query alone, in the same conditions.
+        start = System.nanoTime();
+        shared.embed(List.of(texts.get(i % texts.size())));
+        embedTimes.add(System.nanoTime() - start);
       }
       saver.join();
       long[] recalls = recallTimes.stream().mapToLong(Long::longValue).sorted().toArray();
       long[] saves = saveTimes.stream().mapToLong(Long::longValue).sorted().toArray();
+      long[] embeds = embedTimes.stream().mapToLong(Long::longValue).sorted().toArray();
       double p50 = percentile(recalls, 0.5) / 1e6;
       double p99 = percentile(recalls, 0.99) / 1e6;
       long over = Arrays.stream(recalls).filter(t -> t / 1e6 > 2 * p50).count();
       return String.format(
           Locale.ROOT,
-          "%-8d | %-7d | %-9.2f | %-9.2f | %-7.2f | %-9.2f | %-8d | %-6d | %-9.2f | %-9.2f",
+          "%-8d | %-7d | %-9.2f | %-9.2f | %-7.2f | %-9.2f | %-8d | %-6d | %-9.2f | %-9.2f"
+              + " | %.2f / %.2f",
           size,
           recalls.length,
           p50,
@@ -315,7 +325,9 @@ public final class MemoryRecallLoad {
           over,
           saves.length,
           percentile(saves, 0.5) / 1e6,
-          percentile(saves, 0.99) / 1e6);
+          percentile(saves, 0.99) / 1e6,
+          percentile(embeds, 0.5) / 1e6,
+          percentile(embeds, 0.99) / 1e6);
     }
   }
 
