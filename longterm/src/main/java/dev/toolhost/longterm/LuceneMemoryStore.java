@@ -37,12 +37,15 @@ import org.apache.lucene.document.NumericDocValuesField;
 import org.apache.lucene.document.StoredField;
 import org.apache.lucene.document.StringField;
 import org.apache.lucene.document.TextField;
+import org.apache.lucene.index.IndexReader;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.NumericDocValues;
 import org.apache.lucene.index.ReaderUtil;
+import org.apache.lucene.index.StoredFields;
 import org.apache.lucene.index.Term;
+import org.apache.lucene.index.TieredMergePolicy;
 import org.apache.lucene.index.VectorSimilarityFunction;
 import org.apache.lucene.search.BooleanClause.Occur;
 import org.apache.lucene.search.BooleanQuery;
@@ -51,14 +54,17 @@ import org.apache.lucene.search.KnnFloatVectorQuery;
 import org.apache.lucene.search.MatchAllDocsQuery;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.ScoreDoc;
+import org.apache.lucene.search.SearcherFactory;
 import org.apache.lucene.search.SearcherManager;
 import org.apache.lucene.search.Sort;
 import org.apache.lucene.search.SortField;
+import org.apache.lucene.search.TermInSetQuery;
 import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.search.TermRangeQuery;
 import org.apache.lucene.search.TopDocs;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
+import org.apache.lucene.util.BytesRef;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.core.JacksonException;
@@ -78,6 +84,11 @@ import tools.jackson.databind.node.ObjectNode;
  * the two), so a memory whose save returned survives any end of the host. Recall counts and times
  * are kept aside (and shown on every read) and written as doc values in place once a minute and
  * when the store closes: a crash may lose the last minute of them, never a memory.
+ *
+ * <p><b>Reads never wait for writes.</b> Every change is made by one thread of the store's own,
+ * which reopens the reader before the change's method returns: a search that starts after a save
+ * returned finds the memory, and a search runs on the caller's thread with the reader of the
+ * moment, never waiting for a save, a commit, a reopen or the minute's write of recall counts.
  *
  * <p>The vector field is named by its dimension ({@code vector_384}), since Lucene fixes a field's
  * dimension; which model made a memory's vector is the {@code embedded_with} field, so vectors of
@@ -119,6 +130,14 @@ public final class LuceneMemoryStore implements MemoryStore {
   /** How long a change may wait for Lucene's commit; the journal holds it meanwhile. */
   static final Duration COMMIT_EVERY = Duration.ofSeconds(1);
 
+  /**
+   * The size below which the merge policy counts segments as equal, in MB. Each save makes a
+   * segment of a few KB; with Lucene's default (16 MB) a few of them were merged into the memories'
+   * large segment over and over, and merging its vector graph took more CPU than recall itself
+   * (MemoryRecallLoad under JFR). At 1 MB the small ones merge among themselves.
+   */
+  static final double FLOOR_SEGMENT_MB = 1;
+
   /** How long recall counts and times may wait to be written (they are shown meanwhile). */
   static final Duration ACCESS_EVERY = Duration.ofMinutes(1);
 
@@ -150,22 +169,41 @@ public final class LuceneMemoryStore implements MemoryStore {
   private final ScheduledExecutorService io;
 
   private volatile Thread ioThread;
-  private final Map<String, Access> pendingAccess = new ConcurrentHashMap<>();
+
+  /**
+   * Recalls not yet in the reader a search holds, by memory id: overlaid on every read, so that a
+   * recall never waits for them to be written (see {@link Access}).
+   */
+  private final Map<String, Access> recalls = new ConcurrentHashMap<>();
+
   private final java.util.concurrent.atomic.AtomicBoolean closed =
       new java.util.concurrent.atomic.AtomicBoolean();
+
+  // Owned by the index's thread.
   private boolean dirty;
-  private volatile boolean stale;
+  private boolean unrefreshed;
   private Instant accessWritten = Instant.now();
 
+  /**
+   * The number of the last batch of recall counts written into the index; a searcher opened after
+   * it carries it (set and read on the index's thread, and by the opener before that thread runs).
+   */
+  private long accessBatch;
+
   private LuceneMemoryStore(
-      Directory directory,
-      IndexWriter writer,
-      SearcherManager searchers,
-      FileChannel journal,
-      Duration commitEvery) {
+      Directory directory, IndexWriter writer, FileChannel journal, Duration commitEvery)
+      throws IOException {
     this.directory = directory;
     this.writer = writer;
-    this.searchers = searchers;
+    this.searchers =
+        new SearcherManager(
+            writer,
+            new SearcherFactory() {
+              @Override
+              public IndexSearcher newSearcher(IndexReader reader, IndexReader previous) {
+                return new Searcher(reader, accessBatch);
+              }
+            });
     this.journal = journal;
     this.io =
         Executors.newSingleThreadScheduledExecutor(
@@ -198,6 +236,7 @@ public final class LuceneMemoryStore implements MemoryStore {
       directory = FSDirectory.open(path);
       IndexWriterConfig config = new IndexWriterConfig(new StandardAnalyzer(STOP_WORDS));
       config.setOpenMode(IndexWriterConfig.OpenMode.CREATE_OR_APPEND);
+      config.setMergePolicy(new TieredMergePolicy().setFloorSegmentMB(FLOOR_SEGMENT_MB));
       writer = new IndexWriter(directory, config);
       writer.commit();
       journal =
@@ -206,9 +245,7 @@ public final class LuceneMemoryStore implements MemoryStore {
               StandardOpenOption.CREATE,
               StandardOpenOption.READ,
               StandardOpenOption.WRITE);
-      LuceneMemoryStore store =
-          new LuceneMemoryStore(
-              directory, writer, new SearcherManager(writer, null), journal, commitEvery);
+      LuceneMemoryStore store = new LuceneMemoryStore(directory, writer, journal, commitEvery);
       try {
         store.onIo(
             () -> {
@@ -344,27 +381,41 @@ public final class LuceneMemoryStore implements MemoryStore {
 
   @Override
   public void accessed(Owner owner, Collection<String> ids, Instant at) {
-    // Kept aside and overlaid on reads, and written with the next commit: a doc-values update per
-    // recall would make every following read open new files.
+    // Kept aside and overlaid on reads, and written once a minute by the index's thread: a
+    // doc-values update rewrites the field for a whole segment, and the reader must reopen to see
+    // it. Nothing here waits for that thread.
     for (String id : ids) {
-      pendingAccess.merge(
+      recalls.merge(
           id,
-          new Access(owner.user(), at, 1),
+          new Access(owner.user(), at, 1, 0, 0),
           (a, b) ->
-              new Access(
-                  a.user(), a.at().isAfter(b.at()) ? a.at() : b.at(), a.count() + b.count()));
+              new Access(a.user(), later(a.at(), b.at()), a.pending() + 1, a.written(), a.batch()));
     }
   }
 
-  /** Recalls of a memory not yet written to the index. */
-  private record Access(String user, Instant at, int count) {}
+  /**
+   * The recalls of one memory that a reader may not hold yet.
+   *
+   * @param user the memory's user
+   * @param at the last recall
+   * @param pending recalls not yet written into the index
+   * @param written recalls written into the index in the given batch, which only searchers opened
+   *     after that batch hold
+   * @param batch the batch that wrote {@code written}
+   */
+  private record Access(String user, Instant at, int pending, int written, long batch) {}
 
-  private Memory withPendingAccess(Memory memory) {
-    Access access = pendingAccess.get(memory.id());
+  private static Instant later(Instant a, Instant b) {
+    return a.isAfter(b) ? a : b;
+  }
+
+  /** The memory as the searcher read it, with the recalls that searcher does not hold yet. */
+  private Memory withRecalls(Memory memory, long searcherBatch) {
+    Access access = recalls.get(memory.id());
     if (access == null || !access.user().equals(memory.user())) {
       return memory;
     }
-    Instant at = access.at().isAfter(memory.accessedAt()) ? access.at() : memory.accessedAt();
+    int count = access.pending() + (searcherBatch < access.batch() ? access.written() : 0);
     return new Memory(
         memory.id(),
         memory.user(),
@@ -374,33 +425,97 @@ public final class LuceneMemoryStore implements MemoryStore {
         memory.importance(),
         memory.source(),
         memory.createdAt(),
-        at,
-        memory.accessCount() + access.count(),
+        later(access.at(), memory.accessedAt()),
+        memory.accessCount() + count,
         memory.associations());
   }
 
   /**
    * Writes the recalls kept aside into the index's doc values, when the last write is a minute old
-   * or the store closes: an update rewrites the field for a whole segment, so doing it every second
-   * would cost each recall a reader reopen on a large index.
+   * or the store closes, and reopens the reader: an update rewrites the field for a whole segment.
+   * Searches meanwhile keep the reader they hold, and add the batch being written from {@link
+   * #recalls} until they hold a reader opened after it.
    */
-  private void writePendingAccess(boolean now) throws IOException {
-    Instant due = accessWritten.plus(ACCESS_EVERY);
-    if (pendingAccess.isEmpty() || !now && Instant.now().isBefore(due)) {
+  private void writeRecalls(boolean now) throws IOException {
+    if (recalls.isEmpty() || !now && Instant.now().isBefore(accessWritten.plus(ACCESS_EVERY))) {
       return;
     }
     accessWritten = Instant.now();
-    for (String id : List.copyOf(pendingAccess.keySet())) {
-      List<Memory> found = search(new TermQuery(new Term(ID, id)), 1);
-      if (!found.isEmpty() && found.getFirst().accessCount() > 0) {
-        Memory memory = found.getFirst();
-        Term term = new Term(ID, id);
-        writer.updateNumericDocValue(term, ACCESSED, memory.accessedAt().toEpochMilli());
-        writer.updateNumericDocValue(term, ACCESS_COUNT, memory.accessCount());
+    // The current reader holds every earlier batch: what it reads is what the index has.
+    refreshNow();
+    long batch = accessBatch + 1;
+    Map<String, Access> moving = new java.util.HashMap<>();
+    for (String id : List.copyOf(recalls.keySet())) {
+      recalls.compute(
+          id,
+          (key, access) -> {
+            if (access == null || access.pending() == 0) {
+              // Its last batch is in the reader; a search still on an older one is a minute old.
+              return null;
+            }
+            moving.put(key, access);
+            return new Access(access.user(), access.at(), 0, access.pending(), batch);
+          });
+    }
+    if (moving.isEmpty()) {
+      return;
+    }
+    // One search for the whole batch (a search per memory would cost a reopen each once the
+    // first update is made), then one update of both fields per memory.
+    for (Memory stored : raw(new TermInSetQuery(ID, ids(moving.keySet())), moving.size())) {
+      Access access = moving.get(stored.id());
+      if (access != null && stored.user().equals(access.user())) {
+        writer.updateDocValues(
+            new Term(ID, stored.id()),
+            new NumericDocValuesField(
+                ACCESSED, later(stored.accessedAt(), access.at()).toEpochMilli()),
+            new NumericDocValuesField(ACCESS_COUNT, stored.accessCount() + access.pending()));
         dirty = true;
-        stale = true;
       }
-      pendingAccess.remove(id);
+    }
+    accessBatch = batch;
+    unrefreshed = true;
+    refreshNow();
+  }
+
+  /** Writes the recalls kept aside now, as the minute's write does (for tests). */
+  void writeRecalls() {
+    onIo(
+        () -> {
+          writeRecalls(true);
+          return null;
+        });
+  }
+
+  private static List<BytesRef> ids(Collection<String> ids) {
+    return ids.stream().map(BytesRef::new).toList();
+  }
+
+  /** On the index's thread: opens a reader holding every change so far, if one is missing. */
+  private void refreshNow() throws IOException {
+    if (unrefreshed) {
+      searchers.maybeRefreshBlocking();
+      unrefreshed = false;
+    }
+  }
+
+  /**
+   * On the index's thread: the memories the query finds as the index has them, no recalls added.
+   */
+  private List<Memory> raw(Query query, int limit) throws IOException {
+    refreshNow();
+    IndexSearcher searcher = searchers.acquire();
+    try {
+      TopDocs top = searcher.search(query, limit);
+      List<Memory> memories = new ArrayList<>();
+      var stored = searcher.storedFields();
+      List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
+      for (ScoreDoc hit : top.scoreDocs) {
+        memories.add(read(stored, leaves, hit.doc));
+      }
+      return memories;
+    } finally {
+      searchers.release(searcher);
     }
   }
 
@@ -427,7 +542,8 @@ public final class LuceneMemoryStore implements MemoryStore {
   }
 
   private void replaceVector(String id, Optional<Vector> vector) throws IOException {
-    List<Memory> found = search(new TermQuery(new Term(ID, id)), 1);
+    // As the index has it: the recalls kept aside stay aside.
+    List<Memory> found = raw(new TermQuery(new Term(ID, id)), 1);
     // None when it was deleted while it waited for its vector.
     if (!found.isEmpty()) {
       writer.updateDocument(new Term(ID, id), document(found.getFirst(), vector));
@@ -737,17 +853,31 @@ public final class LuceneMemoryStore implements MemoryStore {
     List<Memory> memories = new ArrayList<>();
     var stored = searcher.storedFields();
     List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
+    long batch = ((Searcher) searcher).accessBatch;
     for (ScoreDoc hit : top.scoreDocs) {
-      LeafReaderContext leaf = leaves.get(ReaderUtil.subIndex(hit.doc, leaves));
-      int doc = hit.doc - leaf.docBase;
-      memories.add(
-          withPendingAccess(
-              memory(
-                  stored.document(hit.doc),
-                  value(leaf.reader().getNumericDocValues(ACCESSED), doc),
-                  value(leaf.reader().getNumericDocValues(ACCESS_COUNT), doc))));
+      memories.add(withRecalls(read(stored, leaves, hit.doc), batch));
     }
     return memories;
+  }
+
+  private static Memory read(StoredFields stored, List<LeafReaderContext> leaves, int hit)
+      throws IOException {
+    LeafReaderContext leaf = leaves.get(ReaderUtil.subIndex(hit, leaves));
+    int doc = hit - leaf.docBase;
+    return memory(
+        stored.document(hit),
+        value(leaf.reader().getNumericDocValues(ACCESSED), doc),
+        value(leaf.reader().getNumericDocValues(ACCESS_COUNT), doc));
+  }
+
+  /** A searcher that knows the last batch of recall counts its reader holds. */
+  private static final class Searcher extends IndexSearcher {
+    final long accessBatch;
+
+    Searcher(IndexReader reader, long accessBatch) {
+      super(reader);
+      this.accessBatch = accessBatch;
+    }
   }
 
   private static long value(NumericDocValues values, int doc) throws IOException {
@@ -762,19 +892,13 @@ public final class LuceneMemoryStore implements MemoryStore {
     void run() throws IOException;
   }
 
+  /**
+   * Runs a read on the current searcher, on the caller's thread. It never waits for the index's
+   * thread: every write reopens the reader before it returns, so the current searcher already holds
+   * every change whose method returned.
+   */
   private <T> T withSearcher(Read<T> read) {
     try {
-      if (stale) {
-        onIo(
-            () -> {
-              // Cleared only once the reader is reopened: a reader on another thread that sees it
-              // cleared must find the new reader. No write can come between the two, for every
-              // write runs on this same thread.
-              searchers.maybeRefreshBlocking();
-              stale = false;
-              return null;
-            });
-      }
       IndexSearcher searcher = searchers.acquire();
       try {
         return read.apply(searcher);
@@ -809,9 +933,10 @@ public final class LuceneMemoryStore implements MemoryStore {
       }
       change.run();
       dirty = true;
-      // Searches see it from the next read on, which reopens the reader once for any number of
-      // writes before it.
-      stale = true;
+      unrefreshed = true;
+      // Before the change's method returns, so that a search after it sees it; here, so that no
+      // search ever waits for a reopen (or for a commit queued on this thread before it).
+      refreshNow();
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write the memory index", e);
     }
@@ -832,7 +957,7 @@ public final class LuceneMemoryStore implements MemoryStore {
 
   private void commitNow(boolean closing) {
     try {
-      writePendingAccess(closing);
+      writeRecalls(closing);
       if (!dirty) {
         return;
       }
@@ -880,18 +1005,16 @@ public final class LuceneMemoryStore implements MemoryStore {
                 new Term(
                     SKILL_KEY,
                     skillKey(entry.path("owner").asString(), entry.path("name").asString())));
-        case "embedded" -> {
-          stale = true;
-          replaceVector(entry.path("id").asString(), vector);
-        }
+        case "embedded" -> replaceVector(entry.path("id").asString(), vector);
         default -> LOG.warn("Skipped an unknown change in the memory index's journal: {}", line);
       }
       applied++;
+      unrefreshed = true;
     }
     if (applied > 0) {
       LOG.info("Applied {} changes from the memory index's journal", applied);
       dirty = true;
-      stale = true;
+      refreshNow();
       commit();
     }
   }
@@ -956,7 +1079,7 @@ public final class LuceneMemoryStore implements MemoryStore {
     return values;
   }
 
-  private interface IoWork<T> {
+  interface IoWork<T> {
     T run() throws IOException;
   }
 
@@ -964,7 +1087,7 @@ public final class LuceneMemoryStore implements MemoryStore {
    * Runs the work on the index's thread and waits for it, uninterruptibly (it takes milliseconds),
    * so that an interrupted caller still learns whether its write happened; the interrupt is kept.
    */
-  private <T> T onIo(IoWork<T> work) {
+  <T> T onIo(IoWork<T> work) {
     if (Thread.currentThread() == ioThread) {
       try {
         return work.run();

@@ -16,12 +16,14 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Random;
 import java.util.UUID;
+import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Stream;
 import org.apache.lucene.analysis.TokenStream;
 import org.apache.lucene.analysis.standard.StandardAnalyzer;
@@ -50,8 +52,19 @@ import org.apache.lucene.store.FSDirectory;
  * Lucene BM25 query (one SHOULD term per query word, filtered by user, top 50); and a bare Lucene
  * KNN query (the query's vector, filtered by user and model, top 50), both on a reader of the same
  * directory. The save rate is {@link LongTermMemory#save} with the real model, one memory at a
- * time, each embedded and committed before the next. Usage: {@code MemoryRecallLoad [sizes]
- * [queries] [saves]}, defaults {@code 1000,10000,100000 200 300}.
+ * time, each embedded and committed before the next.
+ *
+ * <p>Then, for each size, <b>recall beside saves</b>: hybrid recall, one after another for a given
+ * number of seconds (long enough to take in the store's once-a-minute write of recall counts),
+ * while another thread saves memories with the real model at a fixed rate; it prints recall's p50,
+ * p99, p99/p50, its longest, and how many recalls took over twice the p50, with the saves' p50 and
+ * p99, and as a control the model's embedding of the same query alone, timed after each recall
+ * (what the machine's load does to a few milliseconds of CPU with no index in it). Usage: {@code
+ * MemoryRecallLoad [sizes] [queries] [saves] [beside-seconds] [beside-saves-per-second]}, defaults
+ * {@code 1000,10000,100000 200 300 75 10}; a {@code queries} of 0 skips the one-after-another table
+ * and the save rate. With {@code -Dmemory.index.cache=DIR}, each size's built index is kept in
+ * {@code DIR/SIZE} and copied for the next run instead of built again (building 100,000 memories
+ * takes minutes).
  */
 public final class MemoryRecallLoad {
 
@@ -69,105 +82,70 @@ public final class MemoryRecallLoad {
             .toArray();
     int queries = args.length > 1 ? Integer.parseInt(args[1]) : 200;
     int saves = args.length > 2 ? Integer.parseInt(args[2]) : 300;
+    int besideSeconds = args.length > 3 ? Integer.parseInt(args[3]) : 75;
+    double besideRate = args.length > 4 ? Double.parseDouble(args[4]) : 10;
+    Optional<Path> cache =
+        Optional.ofNullable(System.getProperty("memory.index.cache")).map(Path::of);
     Random random = new Random(42);
     String[] vocabulary = vocabulary(random);
     MiniLmEmbedder model = new MiniLmEmbedder();
     model.embed(List.of("warm up the model"));
     Embedder shared = new Unclosed(model);
 
-    System.out.printf(
-        Locale.ROOT,
-        "%-8s %-9s | %-22s | %-18s | %-18s | %-18s%n",
-        "memories",
-        "build s",
-        "hybrid recall p50/p99",
-        "embed query p50/99",
-        "Lucene BM25 p50/99",
-        "Lucene KNN p50/99");
+    List<String> beside = new ArrayList<>();
+    if (queries > 0) {
+      System.out.printf(
+          Locale.ROOT,
+          "%-8s %-9s | %-22s | %-18s | %-18s | %-18s%n",
+          "memories",
+          "build s",
+          "hybrid recall p50/p99",
+          "embed query p50/99",
+          "Lucene BM25 p50/99",
+          "Lucene KNN p50/99");
+    }
     for (int size : sizes) {
       Path directory = Files.createTempDirectory("memory-recall-load");
       try {
         long built = System.nanoTime();
-        try (LuceneMemoryStore store = LuceneMemoryStore.open(directory)) {
-          bulkLoad(store, size, vocabulary, random);
-        }
+        build(directory, size, vocabulary, new Random(42L + size), cache);
         double buildSeconds = (System.nanoTime() - built) / 1e9;
         List<String> texts = new ArrayList<>();
-        for (int i = 0; i < queries; i++) {
+        for (int i = 0; i < Math.max(queries, 200); i++) {
           texts.add(sentence(vocabulary, random, 3, 6));
         }
-        long[] hybrid = new long[queries];
-        long[] embed = new long[queries];
-        List<float[]> vectors = new ArrayList<>();
-        try (LongTermMemory memory =
-            new LongTermMemory(
-                LuceneMemoryStore.open(directory),
-                shared,
-                Duration.ofHours(1),
-                Clock.systemUTC())) {
-          // Warm-up: a quarter of the queries (at least 50), not measured.
-          for (int i = 0; i < Math.max(50, queries / 4); i++) {
-            memory.recall(
-                OWNER, texts.get(i % queries), 10, Optional.empty(), LongTermMemory.Mode.HYBRID);
-          }
-          for (int i = 0; i < queries; i++) {
-            long start = System.nanoTime();
-            memory.recall(OWNER, texts.get(i), 10, Optional.empty(), LongTermMemory.Mode.HYBRID);
-            hybrid[i] = System.nanoTime() - start;
-          }
-          for (int i = 0; i < queries; i++) {
-            long start = System.nanoTime();
-            vectors.add(model.embed(List.of(texts.get(i))).getFirst());
-            embed[i] = System.nanoTime() - start;
-          }
+        if (queries > 0) {
+          System.out.println(
+              oneAfterAnother(directory, size, buildSeconds, texts, queries, model, shared));
         }
-        long[] bm25 = new long[queries];
-        long[] knn = new long[queries];
-        try (FSDirectory index = FSDirectory.open(directory);
-            DirectoryReader reader = DirectoryReader.open(index);
-            StandardAnalyzer analyzer = new StandardAnalyzer()) {
-          IndexSearcher searcher = new IndexSearcher(reader);
-          Query user = new TermQuery(new Term("user", USER));
-          Query model384 =
-              new BooleanQuery.Builder()
-                  .add(user, Occur.FILTER)
-                  .add(
-                      new TermQuery(new Term("embedded_with", MiniLmEmbedder.MODEL + "/384")),
-                      Occur.FILTER)
-                  .build();
-          for (int round = 0; round < 2; round++) {
-            for (int i = 0; i < queries; i++) {
-              BooleanQuery.Builder words = new BooleanQuery.Builder();
-              for (String term : terms(analyzer, texts.get(i))) {
-                words.add(new TermQuery(new Term("content", term)), Occur.SHOULD);
-              }
-              Query query =
-                  new BooleanQuery.Builder()
-                      .add(user, Occur.FILTER)
-                      .add(words.build(), Occur.MUST)
-                      .build();
-              long start = System.nanoTime();
-              searcher.search(query, 50);
-              bm25[i] = System.nanoTime() - start;
-              start = System.nanoTime();
-              searcher.search(
-                  new KnnFloatVectorQuery("vector_384", unit(vectors.get(i)), 50, model384), 50);
-              knn[i] = System.nanoTime() - start;
-            }
-          }
-        }
-        System.out.printf(
-            Locale.ROOT,
-            "%-8d %-9.1f | %-22s | %-18s | %-18s | %-18s%n",
-            size,
-            buildSeconds,
-            millis(hybrid),
-            millis(embed),
-            millis(bm25),
-            millis(knn));
+        beside.add(
+            besideSaves(
+                directory, size, texts, besideSeconds, besideRate, shared, vocabulary, random));
       } finally {
         delete(directory);
       }
+    }
+    System.out.printf(
+        Locale.ROOT,
+        "%nrecall beside %.0f saves/s for %d s:%n%-8s | %-7s | %-9s | %-9s | %-7s | %-9s | %-8s"
+            + " | %-6s | %-9s | %-9s | %s%n",
+        besideRate,
+        besideSeconds,
+        "memories",
+        "recalls",
+        "p50 ms",
+        "p99 ms",
+        "p99/p50",
+        "max ms",
+        ">2x p50",
+        "saves",
+        "save p50",
+        "save p99",
+        "embed alone p50 / p99");
+    beside.forEach(System.out::println);
+    if (queries == 0) {
+      model.close();
+      return;
     }
 
     Path directory = Files.createTempDirectory("memory-save-load");
@@ -193,6 +171,195 @@ public final class MemoryRecallLoad {
       delete(directory);
     }
     model.close();
+  }
+
+  /** Recall, embedding, BM25 and KNN, one query after another: a row of the first table. */
+  private static String oneAfterAnother(
+      Path directory,
+      int size,
+      double buildSeconds,
+      List<String> texts,
+      int queries,
+      MiniLmEmbedder model,
+      Embedder shared)
+      throws IOException {
+    long[] hybrid = new long[queries];
+    long[] embed = new long[queries];
+    List<float[]> vectors = new ArrayList<>();
+    try (LongTermMemory memory =
+        new LongTermMemory(
+            LuceneMemoryStore.open(directory), shared, Duration.ofHours(1), Clock.systemUTC())) {
+      // Warm-up: a quarter of the queries (at least 50), not measured.
+      for (int i = 0; i < Math.max(50, queries / 4); i++) {
+        memory.recall(
+            OWNER, texts.get(i % queries), 10, Optional.empty(), LongTermMemory.Mode.HYBRID);
+      }
+      for (int i = 0; i < queries; i++) {
+        long start = System.nanoTime();
+        memory.recall(OWNER, texts.get(i), 10, Optional.empty(), LongTermMemory.Mode.HYBRID);
+        hybrid[i] = System.nanoTime() - start;
+      }
+      for (int i = 0; i < queries; i++) {
+        long start = System.nanoTime();
+        vectors.add(model.embed(List.of(texts.get(i))).getFirst());
+        embed[i] = System.nanoTime() - start;
+      }
+    }
+    long[] bm25 = new long[queries];
+    long[] knn = new long[queries];
+    try (FSDirectory index = FSDirectory.open(directory);
+        DirectoryReader reader = DirectoryReader.open(index);
+        StandardAnalyzer analyzer = new StandardAnalyzer()) {
+      IndexSearcher searcher = new IndexSearcher(reader);
+      Query user = new TermQuery(new Term("user", USER));
+      Query model384 =
+          new BooleanQuery.Builder()
+              .add(user, Occur.FILTER)
+              .add(
+                  new TermQuery(new Term("embedded_with", MiniLmEmbedder.MODEL + "/384")),
+                  Occur.FILTER)
+              .build();
+      for (int round = 0; round < 2; round++) {
+        for (int i = 0; i < queries; i++) {
+          BooleanQuery.Builder words = new BooleanQuery.Builder();
+          for (String term : terms(analyzer, texts.get(i))) {
+            words.add(new TermQuery(new Term("content", term)), Occur.SHOULD);
+          }
+          Query query =
+              new BooleanQuery.Builder()
+                  .add(user, Occur.FILTER)
+                  .add(words.build(), Occur.MUST)
+                  .build();
+          long start = System.nanoTime();
+          searcher.search(query, 50);
+          bm25[i] = System.nanoTime() - start;
+          start = System.nanoTime();
+          searcher.search(
+              new KnnFloatVectorQuery("vector_384", unit(vectors.get(i)), 50, model384), 50);
+          knn[i] = System.nanoTime() - start;
+        }
+      }
+    }
+    return String.format(
+        Locale.ROOT,
+        "%-8d %-9.1f | %-22s | %-18s | %-18s | %-18s",
+        size,
+        buildSeconds,
+        millis(hybrid),
+        millis(embed),
+        millis(bm25),
+        millis(knn));
+  }
+
+  /**
+   * Hybrid recall one after another for the given seconds while another thread saves at the given
+   * rate: a row of the second table.
+   */
+  private static String besideSaves(
+      Path directory,
+      int size,
+      List<String> texts,
+      int seconds,
+      double rate,
+      Embedder shared,
+      String[] vocabulary,
+      Random random)
+      throws InterruptedException {
+    List<String> contents = new ArrayList<>();
+    for (int i = 0; i < 2_000; i++) {
+      contents.add(sentence(vocabulary, random, 8, 20));
+    }
+    try (LongTermMemory memory =
+        new LongTermMemory(
+            LuceneMemoryStore.open(directory), shared, Duration.ofHours(1), Clock.systemUTC())) {
+      for (int i = 0; i < 50; i++) {
+        memory.recall(
+            OWNER, texts.get(i % texts.size()), 10, Optional.empty(), LongTermMemory.Mode.HYBRID);
+      }
+      long end = System.nanoTime() + seconds * 1_000_000_000L;
+      List<Long> saveTimes = Collections.synchronizedList(new ArrayList<>());
+      Thread saver =
+          Thread.ofPlatform()
+              .name("memory-saver")
+              .start(
+                  () -> {
+                    long every = (long) (1e9 / rate);
+                    long next = System.nanoTime();
+                    for (int i = 0; System.nanoTime() < end; i++) {
+                      long start = System.nanoTime();
+                      save(memory, contents.get(i % contents.size()));
+                      saveTimes.add(System.nanoTime() - start);
+                      next += every;
+                      LockSupport.parkNanos(next - System.nanoTime());
+                    }
+                  });
+      List<Long> recallTimes = new ArrayList<>();
+      List<Long> embedTimes = new ArrayList<>();
+      for (int i = 0; System.nanoTime() < end; i++) {
+        long start = System.nanoTime();
+        memory.recall(
+            OWNER, texts.get(i % texts.size()), 10, Optional.empty(), LongTermMemory.Mode.HYBRID);
+        recallTimes.add(System.nanoTime() - start);
+        // The control: the model's embedding of the same query alone, in the same conditions.
+        start = System.nanoTime();
+        shared.embed(List.of(texts.get(i % texts.size())));
+        embedTimes.add(System.nanoTime() - start);
+      }
+      saver.join();
+      long[] recalls = recallTimes.stream().mapToLong(Long::longValue).sorted().toArray();
+      long[] saves = saveTimes.stream().mapToLong(Long::longValue).sorted().toArray();
+      long[] embeds = embedTimes.stream().mapToLong(Long::longValue).sorted().toArray();
+      double p50 = percentile(recalls, 0.5) / 1e6;
+      double p99 = percentile(recalls, 0.99) / 1e6;
+      long over = Arrays.stream(recalls).filter(t -> t / 1e6 > 2 * p50).count();
+      return String.format(
+          Locale.ROOT,
+          "%-8d | %-7d | %-9.2f | %-9.2f | %-7.2f | %-9.2f | %-8d | %-6d | %-9.2f | %-9.2f"
+              + " | %.2f / %.2f",
+          size,
+          recalls.length,
+          p50,
+          p99,
+          p99 / p50,
+          recalls[recalls.length - 1] / 1e6,
+          over,
+          saves.length,
+          percentile(saves, 0.5) / 1e6,
+          percentile(saves, 0.99) / 1e6,
+          percentile(embeds, 0.5) / 1e6,
+          percentile(embeds, 0.99) / 1e6);
+    }
+  }
+
+  private static long percentile(long[] sorted, double fraction) {
+    return sorted[Math.min(sorted.length - 1, (int) Math.ceil(sorted.length * fraction) - 1)];
+  }
+
+  /** Builds the index of the size in the directory, or copies it from the cache. */
+  private static void build(
+      Path directory, int size, String[] vocabulary, Random random, Optional<Path> cache)
+      throws IOException {
+    Optional<Path> cached = cache.map(c -> c.resolve(Integer.toString(size)));
+    if (cached.isPresent() && Files.isDirectory(cached.get())) {
+      copy(cached.get(), directory);
+      return;
+    }
+    try (LuceneMemoryStore store = LuceneMemoryStore.open(directory)) {
+      bulkLoad(store, size, vocabulary, random);
+    }
+    if (cached.isPresent()) {
+      Path partial = Files.createTempDirectory(cache.get(), "partial");
+      copy(directory, partial);
+      Files.move(partial, cached.get());
+    }
+  }
+
+  private static void copy(Path from, Path to) throws IOException {
+    try (Stream<Path> files = Files.list(from)) {
+      for (Path file : files.toList()) {
+        Files.copy(file, to.resolve(file.getFileName()));
+      }
+    }
   }
 
   private static void save(LongTermMemory memory, String content) {
