@@ -28,8 +28,8 @@ public final class CallKey {
 
   // A secret per process: the keys are unique (one counter) and, without it, not to be guessed
   // from those seen before. One SecureRandom draw per process, not per call: a draw per call, a
-  // second digest of the whole call and a provider lookup per digest were a fifth of the caller's
-  // own CPU (JFR).
+  // second digest of the whole call and a provider lookup per digest were a fifth of the remote
+  // executor's Java samples (JFR).
   private static final byte[] SECRET = new byte[32];
   private static final AtomicLong COUNTER = new AtomicLong();
   private static final MessageDigest SHA_256;
