@@ -4,39 +4,57 @@ import dev.toolhost.core.ToolCall;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
 import java.util.HexFormat;
 import java.util.Optional;
-import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A call key is the host's own id for one remote call: what workers deduplicate and store results
  * by, where the caller's {@code tool_call_id} is only a label to answer with (agent stacks number
  * their calls {@code call_0}, {@code call_1}, so two users, or two turns, send the same one).
  *
- * <p>A caller {@linkplain #mint mints} one key per call, from the user, session, agent and tool of
- * the call, a digest of its arguments and a random nonce, and sends it as the request's {@code
- * call_key}: every copy of the request (a redelivery, the same request sent again after a lost
- * connection) carries the same key, so the call runs once; a new call, even one with the same
- * {@code tool_call_id} and the same arguments, gets a new key and runs. A request without one (a
- * caller from before call keys) gets a key {@linkplain #derive derived} from its content, so that
- * calls with the same {@code tool_call_id} but another user, session, tool or arguments still never
- * share a result. Both are 64 lowercase hex digits of a SHA-256 (see {@code
- * docs/wire-protocol.md}).
+ * <p>A caller {@linkplain #mint mints} one key per call, the SHA-256 of a secret drawn once per
+ * process and a counter (unique to the call and not to be guessed from the keys before it), and
+ * sends it as the request's {@code call_key}: every copy of the request (a redelivery, the same
+ * request sent again after a lost connection) carries the same key, so the call runs once; a new
+ * call, even one with the same {@code tool_call_id} and the same arguments, gets a new key and
+ * runs. A request without one (a caller from before call keys) gets a key {@linkplain #derive
+ * derived} from its content, so that calls with the same {@code tool_call_id} but another user,
+ * session, tool or arguments still never share a result. Both are 64 lowercase hex digits of a
+ * SHA-256 (see {@code docs/wire-protocol.md}).
  */
 public final class CallKey {
+
+  // A secret per process: the keys are unique (one counter) and, without it, not to be guessed
+  // from those seen before. One SecureRandom draw per process, not per call: a draw per call, a
+  // second digest of the whole call and a provider lookup per digest were a fifth of the remote
+  // executor's Java samples (JFR).
+  private static final byte[] SECRET = new byte[32];
+  private static final AtomicLong COUNTER = new AtomicLong();
+  private static final MessageDigest SHA_256;
+  private static final HexFormat HEX = HexFormat.of();
+
+  static {
+    new SecureRandom().nextBytes(SECRET);
+    try {
+      SHA_256 = MessageDigest.getInstance("SHA-256");
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("Every Java runtime has SHA-256", e);
+    }
+  }
 
   private CallKey() {}
 
   /** A new key for a call about to be sent: unique to this call, whatever its content. */
   public static String mint(ToolCall call) {
-    return digest(
-        "toolhost-call-key-1",
-        call.user(),
-        call.sessionId(),
-        call.agent(),
-        Optional.of(call.toolName()),
-        Optional.of(hex(sha256(call.arguments()))),
-        Optional.of(UUID.randomUUID().toString()));
+    MessageDigest digest = sha256();
+    digest.update(SECRET);
+    long count = COUNTER.incrementAndGet();
+    for (int shift = 56; shift >= 0; shift -= 8) {
+      digest.update((byte) (count >>> shift));
+    }
+    return HEX.formatHex(digest.digest());
   }
 
   /**
@@ -75,14 +93,23 @@ public final class CallKey {
   }
 
   private static byte[] sha256(String text) {
+    return sha256().digest(text.getBytes(StandardCharsets.UTF_8));
+  }
+
+  // A copy of one digest: cheaper than a provider lookup per call.
+  private static MessageDigest sha256() {
     try {
-      return MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("Every Java runtime has SHA-256", e);
+      return (MessageDigest) SHA_256.clone();
+    } catch (CloneNotSupportedException e) {
+      try {
+        return MessageDigest.getInstance("SHA-256");
+      } catch (NoSuchAlgorithmException impossible) {
+        throw new IllegalStateException("Every Java runtime has SHA-256", impossible);
+      }
     }
   }
 
   private static String hex(byte[] bytes) {
-    return HexFormat.of().formatHex(bytes);
+    return HEX.formatHex(bytes);
   }
 }

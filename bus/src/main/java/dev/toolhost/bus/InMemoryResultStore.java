@@ -61,8 +61,14 @@ public final class InMemoryResultStore implements ResultStore {
       if (due == null) {
         return;
       }
+      // Most entries are finished calls whose keep outlasts their claim's lease: seen not due by a
+      // read, they are queued again without locking their bin in the map.
+      Entry seen = entries.get(due.key());
       Entry left =
-          entries.computeIfPresent(due.key(), (k, entry) -> entry.expired(now) ? null : entry);
+          seen == null || !seen.expired(now)
+              ? seen
+              : entries.computeIfPresent(
+                  due.key(), (k, entry) -> entry.expired(now) ? null : entry);
       if (left != null) {
         order.add(new Expiry(due.key(), left.expiresAtNanos()));
       }

@@ -6,6 +6,8 @@ import dev.toolhost.core.ToolResult;
 import java.io.StringWriter;
 import java.util.Objects;
 import tools.jackson.core.JsonGenerator;
+import tools.jackson.core.ObjectWriteContext;
+import tools.jackson.core.TokenStreamFactory;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -21,6 +23,8 @@ import tools.jackson.databind.json.JsonMapper;
 public record InvokeReply(String toolCallId, String toolName, ToolResult result) {
 
   private static final JsonMapper JSON = JsonMapper.shared();
+  // The mapper's own factory, for a reply with no tree in it: no databind context per reply.
+  private static final TokenStreamFactory STREAMS = JSON.tokenStreamFactory();
 
   public InvokeReply {
     Objects.requireNonNull(toolCallId, "toolCallId");
@@ -31,7 +35,12 @@ public record InvokeReply(String toolCallId, String toolName, ToolResult result)
   /** The reply as JSON text, written with a streaming generator (a worker writes one per call). */
   public String toJson() {
     StringWriter text = new StringWriter(128 + result.text().length());
-    try (JsonGenerator body = JSON.createGenerator(text)) {
+    // Only structured content is a tree, which needs the mapper; the rest is plain tokens.
+    boolean tree = result instanceof ToolResult.Success success && success.structured().isPresent();
+    try (JsonGenerator body =
+        tree
+            ? JSON.createGenerator(text)
+            : STREAMS.createGenerator(ObjectWriteContext.empty(), text)) {
       body.writeStartObject();
       body.writeStringProperty("tool_call_id", toolCallId);
       body.writeStringProperty("tool_name", toolName);

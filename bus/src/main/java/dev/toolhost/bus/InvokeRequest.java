@@ -12,6 +12,8 @@ import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonGenerator;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
+import tools.jackson.core.ObjectReadContext;
+import tools.jackson.core.TokenStreamFactory;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -27,6 +29,8 @@ import tools.jackson.databind.json.JsonMapper;
 public record InvokeRequest(ToolCall call, String callKey) {
 
   private static final JsonMapper JSON = JsonMapper.shared();
+  // The mapper's own factory, for reading tokens: no databind context per request.
+  private static final TokenStreamFactory STREAMS = JSON.tokenStreamFactory();
 
   public InvokeRequest {
     Objects.requireNonNull(call, "call");
@@ -104,7 +108,7 @@ public record InvokeRequest(ToolCall call, String callKey) {
     String principal = null;
     String agent = null;
     String arguments = "{}";
-    try (JsonParser parser = JSON.createParser(text)) {
+    try (JsonParser parser = STREAMS.createParser(ObjectReadContext.empty(), text)) {
       if (parser.nextToken() != JsonToken.START_OBJECT) {
         throw WireJson.notAnObject();
       }

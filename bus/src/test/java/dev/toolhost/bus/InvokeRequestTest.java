@@ -41,6 +41,27 @@ class InvokeRequestTest {
   }
 
   @Test
+  void mintedKeysOfManyCallsOnManyThreadsAreAllDifferent() throws Exception {
+    ToolCall call = ToolCall.of("add", "{\"a\":2}").withCallId("call_0").withUser("ada");
+    java.util.Set<String> keys = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    List<Thread> threads = new java.util.ArrayList<>();
+    for (int t = 0; t < 8; t++) {
+      threads.add(
+          Thread.ofVirtual()
+              .start(
+                  () -> {
+                    for (int i = 0; i < 5_000; i++) {
+                      keys.add(CallKey.mint(call));
+                    }
+                  }));
+    }
+    for (Thread thread : threads) {
+      thread.join(Duration.ofSeconds(30));
+    }
+    assertThat(keys).hasSize(40_000).allMatch(key -> key.matches("[0-9a-f]{64}"));
+  }
+
+  @Test
   void aRequestWithoutACallKeyIsKeyedByItsWholeContent() {
     String head = "{\"tool_call_id\":\"call_0\",\"tool_name\":\"work\",";
     String tail = "\"deadline\":\"2030-01-01T00:00:00Z\"}";

@@ -479,19 +479,32 @@ public final class RabbitBus implements MessageBus {
   }
 
   // A queue's consumers are counted at most once a second: a passive declare per call would cost
-  // a round trip.
+  // a round trip. Once a count of some is a second old, one caller counts again (a channel opened
+  // and closed, three round trips) while the others go on by the count it had; before, every call
+  // in flight then counted at once, opening as many channels on the broker.
   private boolean hasConsumers(String queue) {
     long now = System.nanoTime();
     ConsumerCount known = consumerCounts.get(queue);
-    if (known != null && known.count > 0 && now - known.at < TimeUnit.SECONDS.toNanos(1)) {
-      return true;
+    if (known != null && known.count > 0) {
+      if (now - known.at < TimeUnit.SECONDS.toNanos(1)
+          || !known.counting.compareAndSet(false, true)) {
+        return true;
+      }
     }
-    int count = consumerCount(queue);
-    consumerCounts.put(queue, new ConsumerCount(count, now));
+    int count;
+    try {
+      count = consumerCount(queue);
+    } catch (RuntimeException e) {
+      if (known != null) {
+        known.counting.set(false);
+      }
+      throw e;
+    }
+    consumerCounts.put(queue, new ConsumerCount(count, now, new AtomicBoolean()));
     return count > 0;
   }
 
-  private record ConsumerCount(int count, long at) {}
+  private record ConsumerCount(int count, long at, AtomicBoolean counting) {}
 
   private void connectionLost(ShutdownSignalException cause) {
     if (closed.get() || cause.isInitiatedByApplication()) {

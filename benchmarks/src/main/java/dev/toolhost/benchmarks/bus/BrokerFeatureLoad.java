@@ -74,7 +74,8 @@ public final class BrokerFeatureLoad {
           long brokerBefore = brokerTicks();
           long selfBefore = selfTicks();
           long start = System.nanoTime();
-          double perSecond = RemoteCallLoad.throughput(client.getValue()::call, IN_FLIGHT, window);
+          double perSecond =
+              RemoteCallLoad.throughput(client.getValue()::call, IN_FLIGHT, window).perSecond();
           double calls = perSecond * (System.nanoTime() - start) / 1e9;
           System.out.printf(
               Locale.ROOT,
@@ -103,11 +104,11 @@ public final class BrokerFeatureLoad {
     };
   }
 
-  private static long selfTicks() throws IOException {
+  static long selfTicks() throws IOException {
     return ticks(Path.of("/proc/self/stat"));
   }
 
-  private static long brokerTicks() throws IOException {
+  static long brokerTicks() throws IOException {
     long sum = 0;
     try (Stream<Path> processes = Files.list(Path.of("/proc"))) {
       for (Path process : processes.toList()) {
