@@ -111,7 +111,15 @@ final class GatewayStreams implements AutoCloseable {
   private final Window window;
   // Guarded by this; in the order the streams opened.
   private final Map<String, Stream> streams = new LinkedHashMap<>();
+  // Guarded by this: the ended streams in the order they ended, and the bytes they hold, so that a
+  // sweep looks only at the oldest (one pass over every stream per new stream was quadratic under
+  // load: thousands of calls a second keep hundreds of thousands of ended streams).
+  private final ArrayDeque<Ended> endedOrder = new ArrayDeque<>();
+  private long endedBytes;
   private boolean closed;
+
+  /** A stream that ended, when, and the bytes it holds. */
+  private record Ended(Stream stream, long at, long bytes) {}
 
   GatewayStreams(Window window) {
     this.window = Objects.requireNonNull(window, "window");
@@ -274,21 +282,25 @@ final class GatewayStreams implements AutoCloseable {
     long keep = window.keepAfterEnd().toNanos();
     List<Stream> gone = new ArrayList<>();
     synchronized (this) {
-      long held = 0;
-      for (Stream stream : streams.values()) {
-        held += stream.endedBytes();
-      }
-      for (Iterator<Stream> all = streams.values().iterator(); all.hasNext(); ) {
-        Stream stream = all.next();
-        long ended = stream.endedAt();
-        if (ended != 0 && (now - ended >= keep || held > window.maxHeldBytes())) {
-          held -= stream.endedBytes();
-          gone.add(stream);
-          all.remove();
+      while (!endedOrder.isEmpty()) {
+        Ended oldest = endedOrder.peekFirst();
+        if (now - oldest.at() < keep && endedBytes <= window.maxHeldBytes()) {
+          break;
+        }
+        endedOrder.removeFirst();
+        endedBytes -= oldest.bytes();
+        if (streams.remove(oldest.stream().id, oldest.stream())) {
+          gone.add(oldest.stream());
         }
       }
     }
     gone.forEach(Stream::abandon);
+  }
+
+  /** Notes a stream that ended, for {@link #sweep}. */
+  private synchronized void ended(Stream stream, long at, long bytes) {
+    endedOrder.addLast(new Ended(stream, at, bytes));
+    endedBytes += bytes;
   }
 
   private static void refuse(HttpServletRequest request, HttpServletResponse response, String why)
@@ -364,11 +376,20 @@ final class GatewayStreams implements AutoCloseable {
     }
 
     /** Ends the stream: the SDK has written all of it. */
-    synchronized void end() {
-      if (endedAt == 0) {
+    void end() {
+      long at;
+      long bytes;
+      synchronized (this) {
+        if (endedAt != 0) {
+          return;
+        }
         endedAt = Math.max(1, System.nanoTime());
+        at = endedAt;
+        bytes = heldBytes;
         notifyAll();
       }
+      // Outside this stream's lock: a sweep takes the streams' lock, then a stream's.
+      ended(this, at, bytes);
     }
 
     /** Ends the stream and its connection, the stream forgotten. */
