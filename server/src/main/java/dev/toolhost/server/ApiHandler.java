@@ -300,7 +300,10 @@ final class ApiHandler extends Handler.Abstract {
     request.addIdleTimeoutListener(timeout -> false);
     request.addFailureListener(failure -> cancel.run());
     ClientWatch.Watch watch = null;
+    // HTTP/1 only: an HTTP/2 connection's socket carries other streams' frames, and its streams
+    // are reset, which Jetty sees.
     if (clients != null
+        && request.getConnectionMetaData().getHttpVersion().getVersion() < 20
         && request.getConnectionMetaData().getConnection().getEndPoint()
             instanceof SocketChannelEndPoint endPoint) {
       watch = clients.watch(endPoint.getChannel(), cancel);
