@@ -254,23 +254,45 @@ final class TurnsRoute implements ConversationInbox, AutoCloseable {
   /** The input of one turn, checked. */
   private record Input(String agent, String message, Optional<String> sessionId) {}
 
-  Route.Answer answer(Route.Request request) {
+  /** Whether a principal may talk to an agent: the host's agents, or the answer saying why not. */
+  private sealed interface Check permits Usable, Refused {}
+
+  /** The host's agents, among them the one asked for, whose profile the principal may use. */
+  private record Usable(Agents agents) implements Check {}
+
+  /** The answer to a request for an agent the principal may not talk to now. */
+  private record Refused(Route.Answer answer) implements Check {}
+
+  private Check usable(String name, Principal principal) {
     Optional<Agents> ready = agents.get();
     if (ready.isEmpty()) {
-      return Route.Answer.error(ApiError.UNAVAILABLE, "The host's agents are not ready yet.");
+      return new Refused(
+          Route.Answer.error(ApiError.UNAVAILABLE, "The host's agents are not ready yet."));
     }
     Agents all = ready.get();
-    String name = route.variable(request.path()).orElseThrow();
     if (!all.names().contains(name)) {
-      return Route.Answer.error(
-          ApiError.NOT_FOUND,
-          "There is no agent '" + name + "'. Agents: " + String.join(", ", all.names()) + ".");
+      return new Refused(
+          Route.Answer.error(
+              ApiError.NOT_FOUND,
+              "There is no agent '" + name + "'. Agents: " + String.join(", ", all.names()) + "."));
     }
-    Principal principal = request.principal();
     String profile = all.agent(name).definition().profile();
     if (!principal.mayUse(profile)) {
       // The agent runs under its profile: a principal that may not use it may not talk to it.
-      return Route.Answer.error(ApiError.FORBIDDEN, principal.profileRefusal(profile));
+      return new Refused(Route.Answer.error(ApiError.FORBIDDEN, principal.profileRefusal(profile)));
+    }
+    return new Usable(all);
+  }
+
+  Route.Answer answer(Route.Request request) {
+    String name = route.variable(request.path()).orElseThrow();
+    Principal principal = request.principal();
+    Agents all;
+    switch (usable(name, principal)) {
+      case Refused refused -> {
+        return refused.answer();
+      }
+      case Usable usable -> all = usable.agents();
     }
     Input input;
     try {
@@ -586,23 +608,16 @@ final class TurnsRoute implements ConversationInbox, AutoCloseable {
    * oldest messages, and its compactions.
    */
   Route.Answer transcript(Route.Request request) {
-    Optional<Agents> ready = agents.get();
-    if (ready.isEmpty()) {
-      return Route.Answer.error(ApiError.UNAVAILABLE, "The host's agents are not ready yet.");
-    }
-    Agents all = ready.get();
     Map<String, String> variables = sessionRoute.variables(request.path()).orElseThrow();
     String name = variables.get("name");
     String sessionId = variables.get("id");
-    if (!all.names().contains(name)) {
-      return Route.Answer.error(
-          ApiError.NOT_FOUND,
-          "There is no agent '" + name + "'. Agents: " + String.join(", ", all.names()) + ".");
-    }
     Principal principal = request.principal();
-    String profile = all.agent(name).definition().profile();
-    if (!principal.mayUse(profile)) {
-      return Route.Answer.error(ApiError.FORBIDDEN, principal.profileRefusal(profile));
+    Agents all;
+    switch (usable(name, principal)) {
+      case Refused refused -> {
+        return refused.answer();
+      }
+      case Usable usable -> all = usable.agents();
     }
     int from;
     int limit;
@@ -694,23 +709,16 @@ final class TurnsRoute implements ConversationInbox, AutoCloseable {
 
   /** Follows a conversation: its events as server-sent events, until the client goes. */
   Route.Answer follow(Route.Request request) {
-    Optional<Agents> ready = agents.get();
-    if (ready.isEmpty()) {
-      return Route.Answer.error(ApiError.UNAVAILABLE, "The host's agents are not ready yet.");
-    }
-    Agents all = ready.get();
     Map<String, String> variables = eventsRoute.variables(request.path()).orElseThrow();
     String name = variables.get("name");
     String sessionId = variables.get("id");
-    if (!all.names().contains(name)) {
-      return Route.Answer.error(
-          ApiError.NOT_FOUND,
-          "There is no agent '" + name + "'. Agents: " + String.join(", ", all.names()) + ".");
-    }
     Principal principal = request.principal();
-    String profile = all.agent(name).definition().profile();
-    if (!principal.mayUse(profile)) {
-      return Route.Answer.error(ApiError.FORBIDDEN, principal.profileRefusal(profile));
+    Agents all;
+    switch (usable(name, principal)) {
+      case Refused refused -> {
+        return refused.answer();
+      }
+      case Usable usable -> all = usable.agents();
     }
     Session session;
     Follower follower = new Follower();
