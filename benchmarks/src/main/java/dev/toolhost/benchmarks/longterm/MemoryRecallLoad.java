@@ -56,21 +56,25 @@ import org.apache.lucene.store.FSDirectory;
  *
  * <p>Then, for each size, <b>recall beside saves</b>: hybrid recall, one after another for a given
  * number of seconds (long enough to take in the store's once-a-minute write of recall counts),
- * while another thread saves memories with the real model at a fixed rate; it prints recall's p50,
- * p99, p99/p50, its longest, and how many recalls took over twice the p50, with the saves' p50 and
- * p99, and as a control the model's embedding of the same query alone, timed after each recall
- * (what the machine's load does to a few milliseconds of CPU with no index in it). Usage: {@code
- * MemoryRecallLoad [sizes] [queries] [saves] [beside-seconds] [beside-saves-per-second]}, defaults
- * {@code 1000,10000,100000 200 300 75 10}; a {@code queries} of 0 skips the one-after-another table
- * and the save rate. With {@code -Dmemory.index.cache=DIR}, each size's built index is kept in
- * {@code DIR/SIZE} and copied for the next run instead of built again (building 100,000 memories
- * takes minutes).
+ * while another thread saves memories with the real model at a fixed rate, after 20 s of the same
+ * unmeasured while the JIT compiles both paths ({@code -Dmemory.beside.warmup=SECONDS}); it prints
+ * recall's p50, p99, p99/p50, its longest, and how many recalls took over twice the p50, with the
+ * saves' p50 and p99, and as a control the model's embedding of the same query alone, timed after
+ * each recall (what the machine's load does to a few milliseconds of CPU with no index in it).
+ * Usage: {@code MemoryRecallLoad [sizes] [queries] [saves] [beside-seconds]
+ * [beside-saves-per-second]}, defaults {@code 1000,10000,100000 200 300 75 10}; a {@code queries}
+ * of 0 skips the one-after-another table and the save rate. With {@code -Dmemory.index.cache=DIR},
+ * each size's built index is kept in {@code DIR/SIZE} and copied for the next run instead of built
+ * again (building 100,000 memories takes minutes).
  */
 public final class MemoryRecallLoad {
 
   private static final String USER = "bench";
   private static final Owner OWNER = Owner.of(USER);
   private static final int DIMENSION = 384;
+  // How long recalls and saves run together before the measured window.
+  private static final Duration WARM_UP =
+      Duration.ofSeconds(Long.getLong("memory.beside.warmup", 20));
 
   private MemoryRecallLoad() {}
 
@@ -253,7 +257,7 @@ public final class MemoryRecallLoad {
 
   /**
    * Hybrid recall one after another for the given seconds while another thread saves at the given
-   * rate: a row of the second table.
+   * rate, after {@link #WARM_UP} of the same unmeasured: a row of the second table.
    */
   private static String besideSaves(
       Path directory,
@@ -276,7 +280,11 @@ public final class MemoryRecallLoad {
         memory.recall(
             OWNER, texts.get(i % texts.size()), 10, Optional.empty(), LongTermMemory.Mode.HYBRID);
       }
-      long end = System.nanoTime() + seconds * 1_000_000_000L;
+      // Recalls and saves run together unmeasured first, until the JIT has compiled both paths
+      // (its compiler threads take most of a core for the first several seconds): the figures are
+      // of the steady state a long-running host is in.
+      long measureFrom = System.nanoTime() + WARM_UP.toNanos();
+      long end = measureFrom + seconds * 1_000_000_000L;
       List<Long> saveTimes = Collections.synchronizedList(new ArrayList<>());
       Thread saver =
           Thread.ofPlatform()
@@ -288,7 +296,9 @@ public final class MemoryRecallLoad {
                     for (int i = 0; System.nanoTime() < end; i++) {
                       long start = System.nanoTime();
                       save(memory, contents.get(i % contents.size()));
-                      saveTimes.add(System.nanoTime() - start);
+                      if (start >= measureFrom) {
+                        saveTimes.add(System.nanoTime() - start);
+                      }
                       next += every;
                       LockSupport.parkNanos(next - System.nanoTime());
                     }
@@ -299,11 +309,13 @@ public final class MemoryRecallLoad {
         long start = System.nanoTime();
         memory.recall(
             OWNER, texts.get(i % texts.size()), 10, Optional.empty(), LongTermMemory.Mode.HYBRID);
-        recallTimes.add(System.nanoTime() - start);
+        long recalled = System.nanoTime();
         // The control: the model's embedding of the same query alone, in the same conditions.
-        start = System.nanoTime();
         shared.embed(List.of(texts.get(i % texts.size())));
-        embedTimes.add(System.nanoTime() - start);
+        if (start >= measureFrom) {
+          recallTimes.add(recalled - start);
+          embedTimes.add(System.nanoTime() - recalled);
+        }
       }
       saver.join();
       long[] recalls = recallTimes.stream().mapToLong(Long::longValue).sorted().toArray();
