@@ -20,9 +20,10 @@ import java.util.List;
  *
  * <p>Each embedding runs on its caller's thread alone (ONNX Runtime's intra-op threads: one), so
  * that embeddings made at once (a recall beside a save, two users' recalls) run side by side on the
- * machine's cores instead of each asking for all of them. With the runtime's default, a pool of a
- * thread per core that spins while it waits for work, a recall's p99 was three times its p50 beside
- * saves on a quiet machine of two cores (BENCHMARKS.md, "Recall beside saves").
+ * machine's cores instead of each asking for all of them. The runtime's default, a pool of threads
+ * that spin while they wait for work, kept one thread at 65% of a core beside recalls and saves on
+ * a machine of two cores, and recall's p50 was half as high again (BENCHMARKS.md, "Recall beside
+ * saves on a quiet machine").
  *
  * <p>Present only when {@code toolhost-longterm-minilm} is on the class path ({@link #available}).
  * The model is loaded once per process, on first use, in about a second.
