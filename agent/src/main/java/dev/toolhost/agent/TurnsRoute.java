@@ -122,6 +122,7 @@ final class TurnsRoute implements ConversationInbox, AutoCloseable {
   private static final Pattern TAG_TEXT =
       Pattern.compile("</?\\s*" + RESULT_TAG, Pattern.CASE_INSENSITIVE);
   private static final Set<String> FIELDS = Set.of("message", "session_id");
+  private static final String A_TURN_STARTS_ONE = "a turn without session_id starts one.";
   private static final String EVENT_STREAM = "text/event-stream";
   private static final JsonMapper MAPPER = JsonMapper.shared();
   private static final Logger LOG = LoggerFactory.getLogger(TurnsRoute.class);
@@ -301,24 +302,16 @@ final class TurnsRoute implements ConversationInbox, AutoCloseable {
       return Route.Answer.error(ApiError.INVALID_REQUEST, e.getMessage());
     }
     String sessionId = input.sessionId().orElseGet(() -> UUID.randomUUID().toString());
-    ConversationStore.Key key = key(principal, name, sessionId);
     Session session;
-    try {
-      session =
-          input.sessionId().isPresent()
-              ? known(all, principal, key).orElse(null)
-              : started(all, principal, key);
-    } catch (SQLException e) {
-      return unreachable(e);
-    }
-    if (session == null) {
-      return Route.Answer.error(
-          ApiError.NOT_FOUND,
-          "There is no session '"
-              + sessionId
-              + "' with agent '"
-              + name
-              + "' (it may have been forgotten); leave session_id out to start one.");
+    if (input.sessionId().isPresent()) {
+      switch (lookup(all, principal, name, sessionId, "leave session_id out to start one.")) {
+        case Missing missing -> {
+          return missing.answer();
+        }
+        case Found found -> session = found.session();
+      }
+    } else {
+      session = started(all, principal, key(principal, name, sessionId));
     }
     synchronized (sessions) {
       if (session.busy) {
@@ -379,6 +372,45 @@ final class TurnsRoute implements ConversationInbox, AutoCloseable {
             finish(running, turn);
           }
         });
+  }
+
+  /** A session asked for by id: the session, or the answer saying why there is none. */
+  private sealed interface Lookup permits Found, Missing {}
+
+  /** The session asked for. */
+  private record Found(Session session) implements Lookup {}
+
+  /** The answer to a request for a session there is none of (404), or none of now (503). */
+  private record Missing(Route.Answer answer) implements Lookup {}
+
+  /**
+   * The principal's session of that id with the agent, {@linkplain #known from memory or the
+   * store}; when there is none, 404 saying what to do instead ({@code instead}), and 503 when the
+   * store cannot be reached.
+   */
+  private Lookup lookup(
+      Agents all, Principal principal, String name, String sessionId, String instead) {
+    Optional<Session> found;
+    try {
+      found =
+          SESSION_ID.matcher(sessionId).matches()
+              ? known(all, principal, key(principal, name, sessionId))
+              : Optional.empty();
+    } catch (SQLException e) {
+      return new Missing(unreachable(e));
+    }
+    if (found.isPresent()) {
+      return new Found(found.get());
+    }
+    return new Missing(
+        Route.Answer.error(
+            ApiError.NOT_FOUND,
+            "There is no session '"
+                + sessionId
+                + "' with agent '"
+                + name
+                + "' (it may have been forgotten); "
+                + instead));
   }
 
   private static Route.Answer unreachable(SQLException e) {
@@ -627,25 +659,13 @@ final class TurnsRoute implements ConversationInbox, AutoCloseable {
     } catch (IllegalArgumentException e) {
       return Route.Answer.error(ApiError.INVALID_REQUEST, e.getMessage());
     }
-    Optional<Session> found;
-    try {
-      found =
-          SESSION_ID.matcher(sessionId).matches()
-              ? known(all, principal, key(principal, name, sessionId))
-              : Optional.empty();
-    } catch (SQLException e) {
-      return unreachable(e);
+    Session session;
+    switch (lookup(all, principal, name, sessionId, A_TURN_STARTS_ONE)) {
+      case Missing missing -> {
+        return missing.answer();
+      }
+      case Found found -> session = found.session();
     }
-    if (found.isEmpty()) {
-      return Route.Answer.error(
-          ApiError.NOT_FOUND,
-          "There is no session '"
-              + sessionId
-              + "' with agent '"
-              + name
-              + "' (it may have been forgotten); a turn without session_id starts one.");
-    }
-    Session session = found.get();
     Redactor redactor = all.redactor();
     Conversation conversation = session.conversation;
     List<ChatMessage> history = conversation.history();
@@ -721,25 +741,14 @@ final class TurnsRoute implements ConversationInbox, AutoCloseable {
       case Usable usable -> all = usable.agents();
     }
     Session session;
-    Follower follower = new Follower();
-    try {
-      session =
-          SESSION_ID.matcher(sessionId).matches()
-              ? known(all, principal, key(principal, name, sessionId)).orElse(null)
-              : null;
-    } catch (SQLException e) {
-      return unreachable(e);
-    }
-    synchronized (sessions) {
-      if (session == null) {
-        return Route.Answer.error(
-            ApiError.NOT_FOUND,
-            "There is no session '"
-                + sessionId
-                + "' with agent '"
-                + name
-                + "' (it may have been forgotten); a turn without session_id starts one.");
+    switch (lookup(all, principal, name, sessionId, A_TURN_STARTS_ONE)) {
+      case Missing missing -> {
+        return missing.answer();
       }
+      case Found found -> session = found.session();
+    }
+    Follower follower = new Follower();
+    synchronized (sessions) {
       if (session.followers.size() >= MAX_FOLLOWERS) {
         return Route.Answer.error(
             ApiError.CONFLICT,
