@@ -35,13 +35,18 @@ public final class MiniLmEmbedder implements Embedder {
 
   private static final String MODEL_FILE = "all-minilm-l6-v2-q.onnx";
   private static final String TOKENIZER_FILE = "all-minilm-l6-v2-q-tokenizer.json";
-  private static final String CLASS =
-      "dev.langchain4j.model.embedding.onnx.allminilml6v2q.AllMiniLmL6V2QuantizedEmbeddingModel";
+  private static final String ENCODER = "dev.langchain4j.model.embedding.onnx.OnnxBertBiEncoder";
 
-  /** Whether the bundled model is on the class path. */
+  /**
+   * Whether the bundled model is on the class path: its two files and the encoder that runs them.
+   */
   public static boolean available() {
+    ClassLoader loader = MiniLmEmbedder.class.getClassLoader();
+    if (loader.getResource(MODEL_FILE) == null || loader.getResource(TOKENIZER_FILE) == null) {
+      return false;
+    }
     try {
-      Class.forName(CLASS, false, MiniLmEmbedder.class.getClassLoader());
+      Class.forName(ENCODER, false, loader);
       return true;
     } catch (ClassNotFoundException | LinkageError e) {
       return false;
