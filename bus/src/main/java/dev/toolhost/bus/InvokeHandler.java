@@ -52,8 +52,6 @@ import org.slf4j.LoggerFactory;
 public final class InvokeHandler implements MessageBus.DeliveryHandler, AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(InvokeHandler.class);
-  // The W3C header that carries a caller's trace.
-  private static final String TRACE_PARENT = "traceparent";
   private static final ThreadFactory THREADS =
       Thread.ofVirtual().name("toolhost-invoke-", 0).factory();
   // A request waiting for another execution of its call asks the store again after a pause that
@@ -265,13 +263,8 @@ public final class InvokeHandler implements MessageBus.DeliveryHandler, AutoClos
               result = cancelledBeforeRun(call);
             } else {
               boolean stopped = false;
-              // The caller's trace, in the request's headers, is the parent of the tool's span. An
-              // untraced request carries none, and the handler's thread has no context to reset.
-              Map<String, String> headers = delivery.message().headers();
-              try (Scope ignored =
-                  headers.containsKey(TRACE_PARENT)
-                      ? TraceContext.parentFrom(headers).makeCurrent()
-                      : Scope.noop()) {
+              // The caller's trace, in the request's headers, is the parent of the tool's span.
+              try (Scope ignored = TraceContext.continueFrom(delivery.message().headers())) {
                 result = dispatcher.dispatch(tools, call);
               } catch (RuntimeException e) {
                 held.remove(key);

@@ -2,6 +2,7 @@ package dev.toolhost.core;
 
 import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
 import io.opentelemetry.context.Context;
+import io.opentelemetry.context.Scope;
 import io.opentelemetry.context.propagation.TextMapGetter;
 import io.opentelemetry.context.propagation.TextMapPropagator;
 import java.util.HashMap;
@@ -19,6 +20,9 @@ import java.util.Map;
  * plain maps, for which the API has no getter.
  */
 public final class TraceContext {
+
+  // The W3C header that names the remote span.
+  private static final String TRACE_PARENT = "traceparent";
 
   private static final TextMapPropagator W3C = W3CTraceContextPropagator.getInstance();
 
@@ -48,5 +52,14 @@ public final class TraceContext {
    */
   public static Context parentFrom(Map<String, ?> carrier) {
     return W3C.extract(Context.root(), carrier, MAP);
+  }
+
+  /**
+   * Makes the remote span the carrier names the parent of what this thread does until the scope
+   * closes, as {@link #parentFrom} does; a carrier with no {@code traceparent} (an untraced call)
+   * changes nothing and costs nothing, for a thread of a consumer or a pool that holds no context.
+   */
+  public static Scope continueFrom(Map<String, ?> carrier) {
+    return carrier.containsKey(TRACE_PARENT) ? parentFrom(carrier).makeCurrent() : Scope.noop();
   }
 }

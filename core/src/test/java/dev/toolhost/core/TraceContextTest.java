@@ -55,4 +55,25 @@ class TraceContextTest {
                 .isValid())
         .isFalse();
   }
+
+  @Test
+  void continuingACarrierMakesItsSpanTheParentAndAnUntracedOneChangesNothing() {
+    SpanContext span =
+        SpanContext.create(TRACE_ID, SPAN_ID, TraceFlags.getSampled(), TraceState.getDefault());
+    Map<String, String> carried;
+    try (Scope ignored = Span.wrap(span).makeCurrent()) {
+      carried = TraceContext.current();
+    }
+
+    try (Scope ignored = TraceContext.continueFrom(carried)) {
+      assertThat(Span.current().getSpanContext().getSpanId()).isEqualTo(SPAN_ID);
+      assertThat(Span.current().getSpanContext().isRemote()).isTrue();
+    }
+    assertThat(Span.current().getSpanContext().isValid()).isFalse();
+    try (Scope outer = Span.wrap(span).makeCurrent();
+        Scope ignored = TraceContext.continueFrom(Map.of("tracestate", "vendor=value"))) {
+      assertThat(Span.current().getSpanContext().getSpanId()).isEqualTo(SPAN_ID);
+      assertThat(Span.current().getSpanContext().isRemote()).isFalse();
+    }
+  }
 }
