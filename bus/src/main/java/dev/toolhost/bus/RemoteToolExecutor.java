@@ -33,10 +33,12 @@ import tools.jackson.databind.JsonNode;
  * (same call key) again once the bus is back, as often as it takes until the deadline, instead of
  * answering that the call may or may not have run. A bus that is not reachable when the call starts
  * is waited for at most {@link #RECONNECT_WAIT} (the call never left, so {@code unavailable} is the
- * truth); one lost after the request went out is waited for until the deadline, and only then
- * answers {@code unavailable}. A bus closed by its owner is not waited for: {@code unavailable} at
- * once. A request over the bus's maximum message size is not sent: {@code invalid_arguments}. It
- * never throws.
+ * truth), and once it is back, the group's workers are waited for as long again (the broker that
+ * dropped this host's connection dropped theirs too, and they may consume again a little later);
+ * one lost after the request went out is waited for until the deadline, and only then answers
+ * {@code unavailable}. A bus closed by its owner is not waited for: {@code unavailable} at once. A
+ * request over the bus's maximum message size is not sent: {@code invalid_arguments}. It never
+ * throws.
  *
  * <p>A call whose waiting thread is interrupted after its request went out is cancelled on the
  * workers too: the executor publishes a {@link CallCancel} on {@code toolhost.cancel.{group}} and
@@ -134,6 +136,10 @@ public final class RemoteToolExecutor implements ToolExecutor {
     // deadline ends the waiting.
     boolean sent = false;
     BusException lost = null;
+    // When this call last found the bus not connected before its request went out: a broker that
+    // dropped this host's connection dropped the workers' too, and they may consume again a little
+    // after this host is back.
+    Instant unreachable = null;
     Duration pause = FIRST_PAUSE;
     // Whether a request went to the bus: a cancel must reach the workers then.
     boolean published = false;
@@ -148,7 +154,9 @@ public final class RemoteToolExecutor implements ToolExecutor {
         } catch (BusClosedException e) {
           return closed(call, sent, e);
         } catch (NoRouteException e) {
-          if (!sent) {
+          if (!sent
+              && (unreachable == null
+                  || !Instant.now().isBefore(unreachable.plus(RECONNECT_WAIT)))) {
             return noWorker(call);
           }
           // The workers lost their connections too, and have not consumed again yet.
@@ -162,6 +170,9 @@ public final class RemoteToolExecutor implements ToolExecutor {
                     + call.toolName()
                     + "' is unavailable: the message bus is not reachable. You may retry later.",
                 e.getMessage());
+          }
+          if (!sent) {
+            unreachable = Instant.now();
           }
           lost = e;
           replies = null;

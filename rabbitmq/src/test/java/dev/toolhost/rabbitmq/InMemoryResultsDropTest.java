@@ -206,7 +206,8 @@ class InMemoryResultsDropTest {
             finishedTwice);
     System.out.println(line);
     assertThat(drops).hasValue(closes);
-    assertThat(lost).as(line).isZero();
+    // What each lost call answered, so that a failure says how it was lost.
+    assertThat(lost).as(line + " " + examples.stream().limit(10).toList()).isZero();
     if (workerCount > 1) {
       return;
     }

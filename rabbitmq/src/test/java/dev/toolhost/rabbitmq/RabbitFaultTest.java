@@ -7,6 +7,7 @@ import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
+import dev.toolhost.bus.BusException;
 import dev.toolhost.bus.InMemoryResultStore;
 import dev.toolhost.bus.InvokeReply;
 import dev.toolhost.bus.InvokeRequest;
@@ -168,6 +169,48 @@ class RabbitFaultTest {
       assertThat(sample.runs).as("the slow call ran once, though it was sent again").hasValue(1);
       assertThat(call("echo", "{\"text\":\"back\"}", Duration.ofSeconds(10)).text())
           .isEqualTo("echo: back");
+    }
+  }
+
+  @Test
+  void aCallStartedWhileTheHostReconnectsWaitsForItsWorkersToReconnectToo() throws Exception {
+    // The host reaches the broker through a proxy that drops its connection and keeps it down; its
+    // worker is away too (a broker that drops one connection drops them all), and comes back a
+    // while after the host, as a worker with more to recover does.
+    try (CuttableProxy proxy = new CuttableProxy(RabbitBusTest.BROKER);
+        RabbitBus proxied = RabbitBus.connect(proxy.uri(RabbitBusTest.BROKER))) {
+      proxy.cut();
+      waitFor(() -> !connected(proxied));
+      ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
+      closing.add(threads::shutdownNow);
+      ToolCall call =
+          ToolCall.of("echo", "{\"text\":\"back\"}").withTimeout(Duration.ofSeconds(30));
+      Future<ToolResult> inFlight =
+          threads.submit(
+              () ->
+                  new RemoteToolExecutor(proxied, group)
+                      .execute(call, JsonMapper.shared().readTree(call.arguments())));
+      // The call's first try finds the bus down; then the host reconnects.
+      Thread.sleep(500);
+      proxy.restore();
+      waitFor(() -> connected(proxied));
+      // Longer than the call's longest pause between tries: it asks for workers at least once
+      // before one consumes again.
+      Thread.sleep(1_500);
+      assertThat(inFlight).as("still waiting for a worker").isNotDone();
+      Sample sample = new Sample();
+      worker(workerBus(), sample, new InMemoryResultStore());
+      assertThat(inFlight.get(20, TimeUnit.SECONDS)).isEqualTo(ToolResult.success("echo: back"));
+      assertThat(sample.runs).hasValue(1);
+    }
+  }
+
+  private boolean connected(RabbitBus bus) {
+    try {
+      bus.consumerCount(ToolWorker.queue(group));
+      return true;
+    } catch (BusException e) {
+      return false;
     }
   }
 
