@@ -19,7 +19,6 @@ import io.modelcontextprotocol.server.transport.HttpServletStreamableServerTrans
 import io.modelcontextprotocol.server.transport.ServerHttpHeaderValidator;
 import io.modelcontextprotocol.server.transport.StdioServerTransportProvider;
 import io.modelcontextprotocol.spec.McpSchema;
-import io.opentelemetry.context.Context;
 import io.opentelemetry.context.Scope;
 import jakarta.servlet.http.HttpServlet;
 import java.io.InputStream;
@@ -374,20 +373,19 @@ public final class McpGateway implements AutoCloseable {
                 call = call.withPrincipal(principal.name());
               }
               // A client's trace, sent in _meta (SEP-414), is the parent of the tool's span.
-              Context parent =
-                  TraceContext.parentFrom(request.meta() == null ? Map.of() : request.meta());
+              Map<String, Object> meta = request.meta() == null ? Map.of() : request.meta();
               Object token = request.progressToken();
               // A client's notifications/cancelled that names this call interrupts this thread.
               Object id = exchange.transportContext().get(GatewayCalls.REQUEST_ID);
               if (token == null) {
-                try (Scope ignored = parent.makeCurrent();
+                try (Scope ignored = TraceContext.continueFrom(meta);
                     GatewayCalls.Call running = calls.running(exchange.sessionId(), id)) {
                   return McpResults.toCallToolResult(dispatcher.dispatch(tools, call));
                 }
               }
               ProgressRelay relay = new ProgressRelay(exchange, token);
               ToolResult result;
-              try (Scope traced = parent.makeCurrent();
+              try (Scope traced = TraceContext.continueFrom(meta);
                   Scope ignored = ToolProgress.listen(relay);
                   GatewayCalls.Call running = calls.running(exchange.sessionId(), id)) {
                 result = dispatcher.dispatch(tools, call);
