@@ -6,6 +6,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.toolhost.core.MethodTools;
 import dev.toolhost.core.spi.ConfigException;
 import dev.toolhost.host.HostConfig;
+import io.modelcontextprotocol.client.McpClient;
+import io.modelcontextprotocol.client.McpSyncClient;
+import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
+import io.modelcontextprotocol.json.jackson3.JacksonMcpJsonMapper;
+import io.modelcontextprotocol.spec.McpSchema;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.proto.metrics.v1.Metric;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
@@ -19,6 +24,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.AfterAll;
@@ -27,6 +33,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Sends a real host's spans and metrics over OTLP/HTTP to a stand-in collector that decodes them
@@ -98,6 +105,48 @@ class HostTelemetryTest {
             "http.server.request.duration");
     assertThat(collector.contentTypes()).containsOnly("application/x-protobuf");
     assertThat(other.spans()).isEmpty();
+  }
+
+  @Test
+  void anMcpClientsTraceInTheCallsMetaIsTheParentOfTheToolsSpanAndAnUntracedCallStartsItsOwn()
+      throws Exception {
+    Host host = start(config("otlp_endpoint: " + collector.endpoint()), Map.of());
+    McpSyncClient client =
+        McpClient.sync(
+                HttpClientStreamableHttpTransport.builder("http://127.0.0.1:" + host.port())
+                    .endpoint("/mcp")
+                    .jsonMapper(new JacksonMcpJsonMapper(JsonMapper.shared()))
+                    .build())
+            .requestTimeout(Duration.ofSeconds(30))
+            .build();
+    try {
+      client.initialize();
+      client.callTool(
+          McpSchema.CallToolRequest.builder("echo")
+              .arguments(Map.of("text", "traced"))
+              .meta(Map.of("traceparent", "00-" + TRACE_ID + "-" + PARENT_SPAN_ID + "-01"))
+              .build());
+      client.callTool(
+          McpSchema.CallToolRequest.builder("echo").arguments(Map.of("text", "untraced")).build());
+    } finally {
+      client.closeGracefully();
+    }
+    host.close();
+
+    List<OtlpCollector.ReceivedSpan> tools =
+        collector.spans().stream().filter(span -> span.name().equals("execute_tool echo")).toList();
+    assertThat(tools).hasSize(2);
+    assertThat(tools)
+        .filteredOn(tool -> hex(tool.span().getTraceId().toByteArray()).equals(TRACE_ID))
+        .singleElement()
+        .satisfies(
+            tool ->
+                assertThat(hex(tool.span().getParentSpanId().toByteArray()))
+                    .isEqualTo(PARENT_SPAN_ID));
+    assertThat(tools)
+        .filteredOn(tool -> !hex(tool.span().getTraceId().toByteArray()).equals(TRACE_ID))
+        .singleElement()
+        .satisfies(tool -> assertThat(tool.span().getParentSpanId().isEmpty()).isTrue());
   }
 
   @Test
