@@ -12,6 +12,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.databind.JsonNode;
@@ -22,8 +23,9 @@ import tools.jackson.databind.JsonNode;
  * <p>It publishes an {@link InvokeRequest} to {@code toolhost.invoke.{group}} (confirmed, expiring
  * at the call's deadline) and waits for the reply until the deadline; the broker's confirm is
  * awaited alongside the reply, not before it, and a refused request fails the call as soon as the
- * broker says so. A tool no worker hosts answers {@code unavailable} at once; no reply by the
- * deadline answers {@code timeout}, and a reply that comes later is dropped.
+ * broker says so. A tool no worker hosts answers {@code unavailable} without its request being sent
+ * (once the waits for reconnecting workers below are over); no reply by the deadline answers {@code
+ * timeout}, and a reply that comes later is dropped.
  *
  * <p>Each call gets a {@linkplain CallKey call key} of its own, minted here, and that is the
  * request's idempotency key (the caller's call id is only a label: two callers' {@code call_0} are
@@ -34,11 +36,13 @@ import tools.jackson.databind.JsonNode;
  * answering that the call may or may not have run. A bus that is not reachable when the call starts
  * is waited for at most {@link #RECONNECT_WAIT} (the call never left, so {@code unavailable} is the
  * truth), and once it is back, the group's workers are waited for as long again (the broker that
- * dropped this host's connection dropped theirs too, and they may consume again a little later);
- * one lost after the request went out is waited for until the deadline, and only then answers
- * {@code unavailable}. A bus closed by its owner is not waited for: {@code unavailable} at once. A
- * request over the bus's maximum message size is not sent: {@code invalid_arguments}. It never
- * throws.
+ * dropped this host's connection dropped theirs too, and they may consume again a little later). So
+ * is a worker of the group that reconnects on its own, when the executor is told that the group's
+ * workers are alive (their heartbeats, in {@link RemoteTools}): nobody consuming then means a
+ * worker reconnecting, and only after that wait does the call answer that none runs. A connection
+ * lost after the request went out is waited for until the deadline, and only then answers {@code
+ * unavailable}. A bus closed by its owner is not waited for: {@code unavailable} at once. A request
+ * over the bus's maximum message size is not sent: {@code invalid_arguments}. It never throws.
  *
  * <p>A call whose waiting thread is interrupted after its request went out is cancelled on the
  * workers too: the executor publishes a {@link CallCancel} on {@code toolhost.cancel.{group}} and
@@ -63,6 +67,7 @@ public final class RemoteToolExecutor implements ToolExecutor {
   private final MessageBus bus;
   private final String group;
   private final Optional<String> mcpServer;
+  private final BooleanSupplier workersKnown;
 
   /** An executor for tools of the given worker group. */
   public RemoteToolExecutor(MessageBus bus, String group) {
@@ -74,9 +79,21 @@ public final class RemoteToolExecutor implements ToolExecutor {
    * workers bridge, with that server's name.
    */
   public RemoteToolExecutor(MessageBus bus, String group, Optional<String> mcpServer) {
+    this(bus, group, mcpServer, () -> false);
+  }
+
+  /**
+   * An executor for tools of the given worker group, as above, that knows whether the group has
+   * workers that announced themselves and whose heartbeats have not lapsed: while it has, a call
+   * that finds nobody consuming the group's queue waits up to {@link #RECONNECT_WAIT} for a worker
+   * that is reconnecting, instead of answering at once that none runs.
+   */
+  public RemoteToolExecutor(
+      MessageBus bus, String group, Optional<String> mcpServer, BooleanSupplier workersKnown) {
     this.bus = Objects.requireNonNull(bus, "bus");
     this.group = Objects.requireNonNull(group, "group");
     this.mcpServer = Objects.requireNonNull(mcpServer, "mcpServer");
+    this.workersKnown = Objects.requireNonNull(workersKnown, "workersKnown");
   }
 
   /** The source of tools run by workers of a group: {@code remote:{group}}. */
@@ -136,10 +153,13 @@ public final class RemoteToolExecutor implements ToolExecutor {
     // deadline ends the waiting.
     boolean sent = false;
     BusException lost = null;
-    // When this call last found the bus not connected before its request went out: a broker that
-    // dropped this host's connection dropped the workers' too, and they may consume again a little
-    // after this host is back.
+    // A call not sent yet that finds nobody consuming waits for workers to consume again, up to
+    // RECONNECT_WAIT: from when it last found the bus not connected (a broker that dropped this
+    // host's connection dropped the workers' too, and they may consume again a little after this
+    // host is back), or from when it first found nobody while the group's workers are known to live
+    // (a worker reconnecting on its own).
     Instant unreachable = null;
+    Instant unconsumed = null;
     Duration pause = FIRST_PAUSE;
     // Whether a request went to the bus: a cancel must reach the workers then.
     boolean published = false;
@@ -154,12 +174,20 @@ public final class RemoteToolExecutor implements ToolExecutor {
         } catch (BusClosedException e) {
           return closed(call, sent, e);
         } catch (NoRouteException e) {
-          if (!sent
-              && (unreachable == null
-                  || !Instant.now().isBefore(unreachable.plus(RECONNECT_WAIT)))) {
-            return noWorker(call);
+          if (!sent) {
+            Instant now = Instant.now();
+            boolean known = workersKnown.getAsBoolean();
+            if (known && unconsumed == null) {
+              unconsumed = now;
+            }
+            boolean hostReconnected =
+                unreachable != null && now.isBefore(unreachable.plus(RECONNECT_WAIT));
+            boolean workerReconnecting = known && now.isBefore(unconsumed.plus(RECONNECT_WAIT));
+            if (!hostReconnected && !workerReconnecting) {
+              return noWorker(call);
+            }
           }
-          // The workers lost their connections too, and have not consumed again yet.
+          // The workers lost their connections, and have not consumed again yet.
           lost = e;
           replies = null;
         } catch (BusException e) {

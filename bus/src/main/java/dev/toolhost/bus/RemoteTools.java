@@ -446,7 +446,9 @@ public final class RemoteTools implements AutoCloseable {
     // The remote executor bounds every wait by the call's deadline: no thread hop needed.
     ExecutableTool tool =
         ExecutableTool.of(
-                spec, new RemoteToolExecutor(bus, group, McpServerState.server(spec.source())))
+                spec,
+                new RemoteToolExecutor(
+                    bus, group, McpServerState.server(spec.source()), () -> hasWorkers(group)))
             .runInline();
     return timeout == null ? tool : tool.withTimeout(timeout);
   }
@@ -554,6 +556,20 @@ public final class RemoteTools implements AutoCloseable {
     hostsOf.remove(tool);
     groupOf.remove(tool);
     return registry.unregister(tool);
+  }
+
+  /**
+   * Whether a worker of the group announced itself and its heartbeats have not lapsed: one that is
+   * not consuming now is reconnecting, or died less than three heartbeats ago.
+   */
+  synchronized boolean hasWorkers(String group) {
+    long now = System.nanoTime();
+    for (Worker worker : workers.values()) {
+      if (worker.group().equals(group) && now - worker.lapsesAtNanos() <= 0) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private synchronized void reap() {

@@ -22,6 +22,7 @@ import dev.toolhost.bus.ResultStore;
 import dev.toolhost.bus.ToolServices;
 import dev.toolhost.bus.ToolWorker;
 import dev.toolhost.core.ErrorCode;
+import dev.toolhost.core.ExecutableTool;
 import dev.toolhost.core.MethodTools;
 import dev.toolhost.core.ToolCall;
 import dev.toolhost.core.ToolDispatcher;
@@ -203,6 +204,72 @@ class RabbitFaultTest {
       assertThat(inFlight.get(20, TimeUnit.SECONDS)).isEqualTo(ToolResult.success("echo: back"));
       assertThat(sample.runs).hasValue(1);
     }
+  }
+
+  @Test
+  void aCallToAWorkerThatIsReconnectingOnItsOwnWaitsForItAndRunsOnce() throws Exception {
+    // The worker reaches the broker through a proxy that drops its connection and keeps it down,
+    // while the host stays connected and the worker's heartbeats (every 5 s) have not lapsed.
+    try (CuttableProxy proxy = new CuttableProxy(RabbitBusTest.BROKER)) {
+      RabbitBus workerBus = RabbitBus.connect(proxy.uri(RabbitBusTest.BROKER));
+      closing.add(workerBus);
+      Sample sample = new Sample();
+      ToolRegistry tools = new ToolRegistry();
+      tools.registerAll(MethodTools.of(sample, "builtin:sample"));
+      closing.add(
+          new ToolWorker(
+                  workerBus,
+                  group,
+                  tools,
+                  ToolDispatcher.create(),
+                  new InMemoryResultStore(),
+                  16,
+                  Duration.ofSeconds(5))
+              .start());
+      waitFor(() -> registry.find("echo").isPresent());
+      assertThat(call("echo", "{\"text\":\"first\"}", Duration.ofSeconds(10)).text())
+          .isEqualTo("echo: first");
+      proxy.cut();
+      waitFor(() -> host.consumerCount(ToolWorker.queue(group)) == 0);
+      // The host trusts a count above zero for a second (RabbitBus): the call counts afresh.
+      Thread.sleep(1_100);
+      ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
+      closing.add(threads::shutdownNow);
+      Future<ToolResult> inFlight =
+          threads.submit(() -> call("echo", "{\"text\":\"back\"}", Duration.ofSeconds(30)));
+      Thread.sleep(1_000);
+      assertThat(inFlight).as("waiting for the worker, not answered that none runs").isNotDone();
+      proxy.restore();
+      assertThat(inFlight.get(20, TimeUnit.SECONDS)).isEqualTo(ToolResult.success("echo: back"));
+      assertThat(sample.runs).hasValue(2);
+    }
+  }
+
+  @Test
+  void aCallToAWorkerWhoseHeartbeatsLapsedIsAnsweredAtOnceThatNoneRuns() throws Exception {
+    // A worker that died: the broker drops its consumer, and once its heartbeats lapse the call
+    // does not wait for it.
+    Sample sample = new Sample();
+    RabbitBus dyingBus = workerBus();
+    worker(dyingBus, sample, new InMemoryResultStore());
+    waitFor(() -> registry.find("echo").isPresent());
+    ExecutableTool echo = registry.find("echo").orElseThrow();
+    dyingBus.abort();
+    waitFor(() -> registry.find("echo").isEmpty());
+    Instant start = Instant.now();
+    ToolResult result =
+        dispatcher.dispatch(
+            ToolSet.of(registry(echo), ToolProfiles.MAIN),
+            ToolCall.of("echo", "{\"text\":\"gone\"}").withTimeout(Duration.ofSeconds(30)));
+    assertThat(result.text()).contains("no worker of group '" + group + "' is running");
+    assertThat(Duration.between(start, Instant.now()))
+        .isLessThan(RemoteToolExecutor.RECONNECT_WAIT);
+  }
+
+  private static ToolRegistry registry(ExecutableTool tool) {
+    ToolRegistry kept = new ToolRegistry();
+    kept.register(tool);
+    return kept;
   }
 
   private boolean connected(RabbitBus bus) {
