@@ -192,12 +192,7 @@ public final class RemoteToolExecutor implements ToolExecutor {
           replies = null;
         } catch (BusException e) {
           if (!sent && !Instant.now().isBefore(start.plus(RECONNECT_WAIT))) {
-            return ToolResult.failure(
-                ErrorCode.UNAVAILABLE,
-                "Tool '"
-                    + call.toolName()
-                    + "' is unavailable: the message bus is not reachable. You may retry later.",
-                e.getMessage());
+            return unreachable(call, e);
           }
           if (!sent) {
             unreachable = Instant.now();
@@ -239,6 +234,10 @@ public final class RemoteToolExecutor implements ToolExecutor {
         }
         Instant now = Instant.now();
         if (!now.plus(pause).isBefore(call.deadline())) {
+          if (!sent) {
+            // Never sent: it did not run, and the answer says why.
+            return lost instanceof NoRouteException ? noWorker(call) : unreachable(call, lost);
+          }
           Thread.sleep(Math.max(0, now.until(call.deadline(), ChronoUnit.MILLIS)));
           return ToolResult.failure(
               ErrorCode.UNAVAILABLE,
@@ -320,6 +319,15 @@ public final class RemoteToolExecutor implements ToolExecutor {
             + " bytes, over the message bus's limit of "
             + e.limit()
             + " bytes.",
+        e.getMessage());
+  }
+
+  private static ToolResult unreachable(ToolCall call, BusException e) {
+    return ToolResult.failure(
+        ErrorCode.UNAVAILABLE,
+        "Tool '"
+            + call.toolName()
+            + "' is unavailable: the message bus is not reachable. You may retry later.",
         e.getMessage());
   }
 

@@ -344,6 +344,28 @@ public abstract class RemotePathContractTest {
   protected abstract MessageBus smallHostBus(int maxMessageSize);
 
   @Test
+  void aCallWaitingForAWorkerToReconnectPastItsDeadlineIsAnsweredThatNoneRuns() {
+    // The group's workers are known to live (their heartbeats), but none consumes: the call waits
+    // for one until its deadline, 2 s, shorter than the reconnect wait, and says it did not run.
+    registry.register(
+        new dev.toolhost.core.ToolSpec(
+            "reconnecting",
+            "Its worker is reconnecting.",
+            tools.jackson.databind.json.JsonMapper.shared()
+                .createObjectNode()
+                .put("type", "object"),
+            RemoteToolExecutor.source(group)),
+        new RemoteToolExecutor(host, group, java.util.Optional.empty(), () -> true));
+    Instant start = Instant.now();
+    ToolResult result = call("reconnecting", "{}", Duration.ofSeconds(2));
+    assertThat(((ToolResult.Failure) result).error().code()).isEqualTo(ErrorCode.UNAVAILABLE);
+    assertThat(result.text()).contains("no worker of group '" + group + "' is running");
+    assertThat(Duration.between(start, Instant.now()))
+        .isGreaterThan(Duration.ofMillis(500))
+        .isLessThan(RemoteToolExecutor.RECONNECT_WAIT);
+  }
+
+  @Test
   void aToolNoWorkerHostsIsUnavailableAtOnce() {
     registry.register(
         new dev.toolhost.core.ToolSpec(
