@@ -320,13 +320,7 @@ public abstract class RemotePathContractTest {
       closeLater(small);
     }
     registry.register(
-        new dev.toolhost.core.ToolSpec(
-            "big_echo",
-            "Echoes through a bus with a small limit.",
-            tools.jackson.databind.json.JsonMapper.shared()
-                .createObjectNode()
-                .put("type", "object"),
-            RemoteToolExecutor.source(group)),
+        remoteSpec("big_echo", "Echoes through a bus with a small limit."),
         (call, arguments) ->
             new RemoteToolExecutor(small, group)
                 .execute(
@@ -340,6 +334,15 @@ public abstract class RemotePathContractTest {
     assertThat(Duration.between(start, Instant.now())).isLessThan(Duration.ofSeconds(2));
   }
 
+  /** A spec of the test group's remote tool, taking any object. */
+  private dev.toolhost.core.ToolSpec remoteSpec(String name, String description) {
+    return new dev.toolhost.core.ToolSpec(
+        name,
+        description,
+        tools.jackson.databind.json.JsonMapper.shared().createObjectNode().put("type", "object"),
+        RemoteToolExecutor.source(group));
+  }
+
   /** A host bus with the given maximum message size, reaching the same queues. */
   protected abstract MessageBus smallHostBus(int maxMessageSize);
 
@@ -348,13 +351,7 @@ public abstract class RemotePathContractTest {
     // The group's workers are known to live (their heartbeats), but none consumes: the call waits
     // for one until its deadline, 2 s, shorter than the reconnect wait, and says it did not run.
     registry.register(
-        new dev.toolhost.core.ToolSpec(
-            "reconnecting",
-            "Its worker is reconnecting.",
-            tools.jackson.databind.json.JsonMapper.shared()
-                .createObjectNode()
-                .put("type", "object"),
-            RemoteToolExecutor.source(group)),
+        remoteSpec("reconnecting", "Its worker is reconnecting."),
         new RemoteToolExecutor(host, group, java.util.Optional.empty(), () -> true));
     Instant start = Instant.now();
     ToolResult result = call("reconnecting", "{}", Duration.ofSeconds(2));
@@ -368,14 +365,7 @@ public abstract class RemotePathContractTest {
   @Test
   void aToolNoWorkerHostsIsUnavailableAtOnce() {
     registry.register(
-        new dev.toolhost.core.ToolSpec(
-            "nobody",
-            "Nobody runs this.",
-            tools.jackson.databind.json.JsonMapper.shared()
-                .createObjectNode()
-                .put("type", "object"),
-            RemoteToolExecutor.source(group)),
-        new RemoteToolExecutor(host, group));
+        remoteSpec("nobody", "Nobody runs this."), new RemoteToolExecutor(host, group));
     Instant start = Instant.now();
     ToolResult result = call("nobody", "{}", Duration.ofSeconds(30));
     assertThat(((ToolResult.Failure) result).error().code()).isEqualTo(ErrorCode.UNAVAILABLE);
