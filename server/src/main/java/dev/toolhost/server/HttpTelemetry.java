@@ -185,8 +185,10 @@ final class HttpTelemetry extends Handler.Wrapper {
             span.setAttribute(ERROR_TYPE, type);
             span.setStatus(StatusCode.ERROR);
           });
-      span.end();
+      // Measured before the span ends: a host closed as the last response goes out flushes the
+      // spans before the metrics, so the measurement of every exported span is flushed too.
       duration.record((System.nanoTime() - start) / 1e9, tags.build());
+      span.end();
     }
   }
 }
