@@ -94,12 +94,14 @@ class RabbitFaultTest {
   }
 
   private ToolWorker worker(RabbitBus bus, Sample sample, ResultStore store) {
+    return worker(bus, sample, store, Duration.ofMillis(200));
+  }
+
+  private ToolWorker worker(RabbitBus bus, Sample sample, ResultStore store, Duration heartbeat) {
     ToolRegistry tools = new ToolRegistry();
     tools.registerAll(MethodTools.of(sample, "builtin:sample"));
     ToolWorker worker =
-        new ToolWorker(
-                bus, group, tools, ToolDispatcher.create(), store, 16, Duration.ofMillis(200))
-            .start();
+        new ToolWorker(bus, group, tools, ToolDispatcher.create(), store, 16, heartbeat).start();
     closing.add(worker);
     return worker;
   }
@@ -214,18 +216,7 @@ class RabbitFaultTest {
       RabbitBus workerBus = RabbitBus.connect(proxy.uri(RabbitBusTest.BROKER));
       closing.add(workerBus);
       Sample sample = new Sample();
-      ToolRegistry tools = new ToolRegistry();
-      tools.registerAll(MethodTools.of(sample, "builtin:sample"));
-      closing.add(
-          new ToolWorker(
-                  workerBus,
-                  group,
-                  tools,
-                  ToolDispatcher.create(),
-                  new InMemoryResultStore(),
-                  16,
-                  Duration.ofSeconds(5))
-              .start());
+      worker(workerBus, sample, new InMemoryResultStore(), Duration.ofSeconds(5));
       waitFor(() -> registry.find("echo").isPresent());
       assertThat(call("echo", "{\"text\":\"first\"}", Duration.ofSeconds(10)).text())
           .isEqualTo("echo: first");
