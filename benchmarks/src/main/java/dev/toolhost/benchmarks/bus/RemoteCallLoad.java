@@ -7,7 +7,9 @@ import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.DefaultConsumer;
 import com.rabbitmq.client.Envelope;
 import dev.toolhost.bus.InMemoryResultStore;
+import dev.toolhost.bus.Message;
 import dev.toolhost.bus.RemoteToolExecutor;
+import dev.toolhost.bus.Replies;
 import dev.toolhost.bus.ToolWorker;
 import dev.toolhost.core.ExecutableTool;
 import dev.toolhost.core.MethodTools;
@@ -24,6 +26,7 @@ import dev.toolhost.rabbitmq.RabbitBus;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
@@ -45,7 +48,10 @@ import java.util.function.ToDoubleFunction;
  * consumer, no confirms) with the same arguments, against a Toolhost remote call ({@link
  * RemoteToolExecutor} through the {@link ToolDispatcher} to a {@link ToolWorker}). A third side,
  * the raw client asking of the broker what Toolhost's protocol asks (publisher confirms among
- * them), shows how much of the gap is the broker's work rather than Toolhost's.
+ * them), shows how much of the gap is the broker's work rather than Toolhost's; a fourth,
+ * Toolhost's own transport alone (a {@link RabbitBus} request answered by a bare echo consumer of
+ * another {@code RabbitBus}: no dispatch path, no worker, no JSON of the protocol), splits what is
+ * left between the transport and the layers above it.
  *
  * <p>It measures sequential latency (p50, p99) and throughput with 16 and 64 calls in flight, each
  * in-flight call a virtual thread calling in a loop. Both sides are set up first and warmed up with
@@ -70,6 +76,10 @@ public final class RemoteCallLoad {
 
   /** What one side measured. */
   record Measured(double p50Micros, double p99Micros, double perSecond16, double perSecond64) {}
+
+  /** The rounds of each side, in the order the table prints them. */
+  record Sides(
+      List<Measured> raw, List<Measured> matched, List<Measured> bus, List<Measured> toolhost) {}
 
   /** Calls per second in a window, and the CPU this process and the broker spent per call. */
   record Throughput(double perSecond, double jvmMicrosPerCall, double brokerMicrosPerCall) {}
@@ -110,33 +120,40 @@ public final class RemoteCallLoad {
     }
     try (Raw raw = new Raw(broker, EnumSet.noneOf(Feature.class));
         Raw matched = new Raw(broker, Feature.workerProtocol());
+        Bus bus = new Bus(broker);
         Remote remote = new Remote(broker)) {
       // Every side warms up fully first: the Toolhost side has far more code for the JIT to
       // compile, and on two cores the compiler threads would otherwise eat into its measurement.
       measure("warm-up, raw amqp-client", raw::call, calls, window);
       measure("warm-up, raw with Toolhost's broker features", matched::call, calls, window);
+      measure("warm-up, Toolhost's bus alone", bus::call, calls, window);
       measure("warm-up, toolhost remote", remote::call, calls, window);
-      List<Measured> raws = new ArrayList<>();
-      List<Measured> matcheds = new ArrayList<>();
-      List<Measured> toolhosts = new ArrayList<>();
+      Sides sides =
+          new Sides(new ArrayList<>(), new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
       // Rounds alternate the sides, so that a change in the machine's load hits all alike.
       for (int round = 1; round <= rounds; round++) {
         String name = "round " + round + ", ";
-        raws.add(measure(name + "raw amqp-client", raw::call, calls, window));
-        matcheds.add(
-            measure(name + "raw with Toolhost's broker features", matched::call, calls, window));
-        toolhosts.add(measure(name + "toolhost remote", remote::call, calls, window));
+        sides.raw().add(measure(name + "raw amqp-client", raw::call, calls, window));
+        sides
+            .matched()
+            .add(
+                measure(
+                    name + "raw with Toolhost's broker features", matched::call, calls, window));
+        sides.bus().add(measure(name + "Toolhost's bus alone", bus::call, calls, window));
+        sides.toolhost().add(measure(name + "toolhost remote", remote::call, calls, window));
       }
       System.out.println();
       System.out.println(
           "Medians over the rounds; each ratio is of the medians, then each round's own ratio.");
       System.out.println();
       System.out.println(
-          "| measure | raw amqp-client | raw, Toolhost's broker features | Toolhost remote call"
-              + " | Toolhost / raw | per round | Toolhost / raw with its broker features"
-              + " | target (Toolhost / raw) |");
-      System.out.println("| --- | ---: | ---: | ---: | ---: | --- | ---: | --- |");
-      Table table = new Table(raws, matcheds, toolhosts);
+          "| measure | raw amqp-client | raw, Toolhost's broker features | Toolhost's bus alone"
+              + " | Toolhost remote call | Toolhost / raw | per round"
+              + " | Toolhost / raw with its broker features | bus alone / raw with the features"
+              + " | Toolhost / its bus alone | target (Toolhost / raw) |");
+      System.out.println(
+          "| --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | --- |");
+      Table table = new Table(sides);
       table.row("sequential p50 (µs)", Measured::p50Micros, "≤ 1.15x");
       table.row("sequential p99 (µs)", Measured::p99Micros, "");
       table.row("throughput, 16 in flight (calls/s)", Measured::perSecond16, "≥ 0.95x");
@@ -145,31 +162,36 @@ public final class RemoteCallLoad {
   }
 
   /** The rounds each side measured, printed as rows of medians and ratios. */
-  private record Table(List<Measured> raws, List<Measured> matcheds, List<Measured> toolhosts) {
+  private record Table(Sides sides) {
     void row(String measure, ToDoubleFunction<Measured> value, String target) {
-      double raw = median(raws, value);
-      double matched = median(matcheds, value);
-      double toolhost = median(toolhosts, value);
+      double raw = median(sides.raw(), value);
+      double matched = median(sides.matched(), value);
+      double bus = median(sides.bus(), value);
+      double toolhost = median(sides.toolhost(), value);
       StringBuilder perRound = new StringBuilder();
-      for (int i = 0; i < raws.size(); i++) {
+      for (int i = 0; i < sides.raw().size(); i++) {
         perRound
             .append(i == 0 ? "" : " / ")
             .append(
                 String.format(
                     Locale.ROOT,
                     "%.2fx",
-                    value.applyAsDouble(toolhosts.get(i)) / value.applyAsDouble(raws.get(i))));
+                    value.applyAsDouble(sides.toolhost().get(i))
+                        / value.applyAsDouble(sides.raw().get(i))));
       }
       System.out.printf(
           Locale.ROOT,
-          "| %s | %.0f | %.0f | %.0f | %.2fx | %s | %.2fx | %s |%n",
+          "| %s | %.0f | %.0f | %.0f | %.0f | %.2fx | %s | %.2fx | %.2fx | %.2fx | %s |%n",
           measure,
           raw,
           matched,
+          bus,
           toolhost,
           toolhost / raw,
           perRound,
           toolhost / matched,
+          bus / matched,
+          toolhost / bus,
           target);
     }
   }
@@ -380,6 +402,45 @@ public final class RemoteCallLoad {
       }
       client.close();
       server.close();
+    }
+  }
+
+  /**
+   * Toolhost's transport alone: a {@link RabbitBus} request to a durable queue that dead-letters
+   * (as a worker's is declared), published as a remote call's is (confirmed, {@code mandatory},
+   * expiring at its deadline), answered by a bare echo consumer of a second {@code RabbitBus} that
+   * replies then acknowledges as a worker does. What the remote call adds over it is the dispatch
+   * path on both sides, the protocol's JSON, the call key and the result store.
+   */
+  static final class Bus implements AutoCloseable {
+    private final RabbitBus host;
+    private final RabbitBus echoBus;
+    private final String queue = "bench.bus.echo." + UUID.randomUUID();
+
+    Bus(URI broker) {
+      host = RabbitBus.connect(broker);
+      echoBus = RabbitBus.connect(broker);
+      echoBus.declareQueue(queue);
+      echoBus.consume(
+          queue,
+          64,
+          delivery -> echoBus.replyThenAck(delivery, Message.of(delivery.message().body())));
+    }
+
+    void call() throws InterruptedException {
+      Instant deadline = Instant.now().plus(TIMEOUT);
+      try (Replies replies = host.request(queue, Message.of(ARGUMENTS), deadline)) {
+        if (replies.next(deadline).isEmpty()) {
+          throw new IllegalStateException("no reply before the deadline");
+        }
+      }
+    }
+
+    @Override
+    public void close() {
+      host.deleteQueue(queue);
+      echoBus.close();
+      host.close();
     }
   }
 
