@@ -9,18 +9,23 @@ import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
+import java.io.BufferedReader;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InputStreamReader;
 import java.io.SequenceInputStream;
+import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.core.JacksonException;
+import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The gateway's calls are the tool calls an MCP gateway runs now, by session and JSON-RPC request
@@ -37,15 +42,31 @@ import tools.jackson.databind.json.JsonMapper;
  * SDK, which answers it as before). A client can only cancel calls of a session whose id it holds.
  * The same front makes the event streams of the SDK's answers resumable ({@link GatewayStreams}):
  * it hands the SDK a POSTed request's answer as one of the streams, answers a GET that carries
- * {@code Last-Event-ID} itself, and forgets a closed session's streams. Thread-safe.
+ * {@code Last-Event-ID} itself, and forgets a closed session's streams.
+ *
+ * <p>Over stdio, {@link #stdin} is a stream in front of the SDK's transport that reads each message
+ * line before the SDK does: a tool call's id goes into the call's {@code _meta} under {@link
+ * #REQUEST_ID} (set there whatever the client sent under that key), where the gateway reads it, and
+ * a {@code notifications/cancelled} that names a running call interrupts it and goes no further.
+ * The stdio client is the gateway's one session ({@link #STDIO_SESSION}). Thread-safe.
  */
 final class GatewayCalls {
 
-  /** The request attribute that carries a tool call's JSON-RPC id to the SDK's context. */
+  /**
+   * The request attribute that carries a tool call's JSON-RPC id to the SDK's context over HTTP,
+   * and the {@code _meta} key that carries it over stdio.
+   */
   static final String REQUEST_ID = "toolhost/mcp-request-id";
+
+  /** The session the calls of a stdio gateway's one client are noted under. */
+  static final String STDIO_SESSION = "stdio";
 
   private static final Logger LOG = LoggerFactory.getLogger(GatewayCalls.class);
   private static final JsonMapper JSON = JsonMapper.shared();
+  // A tool call's line is written again with its id in _meta: decimals are read as BigDecimal so
+  // that the arguments' numbers go on as the client wrote them, not rounded through a double.
+  private static final JsonMapper EXACT =
+      JsonMapper.builder().enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS).build();
   private static final String SESSION_HEADER = "Mcp-Session-Id";
   private static final String LAST_EVENT_ID = "Last-Event-ID";
   // The SDK's own bound on a request body (16 MiB): a longer one is the SDK's to refuse.
@@ -90,8 +111,7 @@ final class GatewayCalls {
 
   /**
    * Notes that the calling thread runs the call with this request id in this session until the
-   * returned scope closes; with no id (a stdio client, or one the front did not read) nothing is
-   * noted.
+   * returned scope closes; with no id (a message a front did not read) nothing is noted.
    */
   Call running(String session, Object requestId) {
     if (session == null || requestId == null) {
@@ -111,6 +131,105 @@ final class GatewayCalls {
     }
     call.cancel();
     return true;
+  }
+
+  /**
+   * A stream in front of the SDK's stdio transport, which reads the client's newline-delimited
+   * messages from it: it passes each line on as it came, but a tool call's, which gets the call's
+   * id in its {@code _meta}, and a {@code notifications/cancelled} that names a running call, which
+   * interrupts that call and is not passed on (one that names none goes on to the SDK, which
+   * ignores it).
+   */
+  InputStream stdin(InputStream in) {
+    return new Stdin(Objects.requireNonNull(in, "in"));
+  }
+
+  /** The stdio client's messages, a line at a time, as {@link #stdin} passes them on. */
+  private final class Stdin extends InputStream {
+    private final BufferedReader lines;
+    private byte[] line = new byte[0];
+    private int at;
+
+    Stdin(InputStream in) {
+      this.lines = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
+    }
+
+    @Override
+    public int read() throws IOException {
+      return fill() ? line[at++] & 0xff : -1;
+    }
+
+    @Override
+    public int read(byte[] buffer, int offset, int length) throws IOException {
+      Objects.checkFromIndexSize(offset, length, buffer.length);
+      if (length == 0) {
+        return 0;
+      }
+      if (!fill()) {
+        return -1;
+      }
+      int n = Math.min(length, line.length - at);
+      System.arraycopy(line, at, buffer, offset, n);
+      at += n;
+      return n;
+    }
+
+    @Override
+    public void close() throws IOException {
+      lines.close();
+    }
+
+    // Whether a line is there to read, reading the next one the client sends when none is left.
+    private boolean fill() throws IOException {
+      while (at >= line.length) {
+        String next = lines.readLine();
+        if (next == null) {
+          return false;
+        }
+        String passed = pass(next);
+        if (passed != null) {
+          line = (passed + "\n").getBytes(StandardCharsets.UTF_8);
+          at = 0;
+        }
+      }
+      return true;
+    }
+  }
+
+  /** The line as the SDK gets it; null for a cancel this front took. */
+  private String pass(String line) {
+    // Only these two methods are read: every other line goes on untouched and unparsed.
+    if (!line.contains("tools/call") && !line.contains("notifications/cancelled")) {
+      return line;
+    }
+    JsonNode message;
+    try {
+      message = EXACT.readTree(line);
+    } catch (JacksonException e) {
+      // Not JSON: the SDK answers it.
+      return line;
+    }
+    String called = message.path("method").asString("");
+    if (called.equals("tools/call")
+        && message.has("id")
+        && message.get("params") instanceof ObjectNode params) {
+      JsonNode meta = params.get("_meta");
+      if (meta == null || meta.isNull()) {
+        meta = params.putObject("_meta");
+      }
+      if (meta instanceof ObjectNode fields) {
+        fields.put(REQUEST_ID, message.get("id").asString());
+        return EXACT.writeValueAsString(message);
+      }
+    } else if (called.equals("notifications/cancelled")
+        && !message.has("id")
+        && cancel(STDIO_SESSION, message.at("/params/requestId").asString(""))) {
+      LOG.debug(
+          "MCP gateway: the stdio client cancelled request {}",
+          message.at("/params/requestId").asString(""));
+      return null;
+    }
+    return line;
   }
 
   /**

@@ -52,12 +52,12 @@ import tools.jackson.databind.json.JsonMapper;
  * list follows and clients are sent {@code notifications/tools/list_changed}. Calls run on virtual
  * threads, many at once. Over HTTP it checks the {@code Host} and {@code Origin} headers against
  * the allowed lists (DNS-rebinding protection); authentication is the embedder's (the server checks
- * the bearer token before the servlet). Over HTTP a client's {@code notifications/cancelled}
- * cancels the call it names ({@link GatewayCalls}): the tool's thread is interrupted and the call
- * answers {@code cancelled}. Over HTTP its event streams resume ({@link GatewayStreams}): each
- * event has an id, and a client whose connection dropped mid-call sends a GET with {@code
- * Last-Event-ID} and gets the events it missed and the call's answer. {@link #close()} stops
- * serving.
+ * the bearer token before the servlet). Over HTTP and over stdio a client's {@code
+ * notifications/cancelled} cancels the call it names ({@link GatewayCalls}): the tool's thread is
+ * interrupted and the call answers {@code cancelled}. Over HTTP its event streams resume ({@link
+ * GatewayStreams}): each event has an id, and a client whose connection dropped mid-call sends a
+ * GET with {@code Last-Event-ID} and gets the events it missed and the call's answer. {@link
+ * #close()} stops serving.
  */
 public final class McpGateway implements AutoCloseable {
 
@@ -125,13 +125,13 @@ public final class McpGateway implements AutoCloseable {
       ToolDispatcher dispatcher,
       InputStream in,
       OutputStream out) {
+    GatewayCalls calls = new GatewayCalls();
     McpGateway gateway =
-        new McpGateway(
-            registry, tools, dispatcher, Optional.empty(), new GatewayCalls(), Optional.empty());
+        new McpGateway(registry, tools, dispatcher, Optional.empty(), calls, Optional.empty());
     gateway.serve(
         McpServer.async(
             new SerialServerTransportProvider(
-                new StdioServerTransportProvider(McpConnection.JSON, in, out))));
+                new StdioServerTransportProvider(McpConnection.JSON, calls.stdin(in), out))));
     return gateway;
   }
 
@@ -376,10 +376,18 @@ public final class McpGateway implements AutoCloseable {
               Map<String, Object> meta = request.meta() == null ? Map.of() : request.meta();
               Object token = request.progressToken();
               // A client's notifications/cancelled that names this call interrupts this thread.
-              Object id = exchange.transportContext().get(GatewayCalls.REQUEST_ID);
+              // Over
+              // HTTP the front put the call's id in the transport context; over stdio, where the
+              // one client is the one session, in the call's _meta.
+              Object id =
+                  servlet.isPresent()
+                      ? exchange.transportContext().get(GatewayCalls.REQUEST_ID)
+                      : meta.get(GatewayCalls.REQUEST_ID);
+              String session =
+                  servlet.isPresent() ? exchange.sessionId() : GatewayCalls.STDIO_SESSION;
               if (token == null) {
                 try (Scope ignored = TraceContext.continueFrom(meta);
-                    GatewayCalls.Call running = calls.running(exchange.sessionId(), id)) {
+                    GatewayCalls.Call running = calls.running(session, id)) {
                   return McpResults.toCallToolResult(dispatcher.dispatch(tools, call));
                 }
               }
@@ -387,7 +395,7 @@ public final class McpGateway implements AutoCloseable {
               ToolResult result;
               try (Scope traced = TraceContext.continueFrom(meta);
                   Scope ignored = ToolProgress.listen(relay);
-                  GatewayCalls.Call running = calls.running(exchange.sessionId(), id)) {
+                  GatewayCalls.Call running = calls.running(session, id)) {
                 result = dispatcher.dispatch(tools, call);
               }
               // Every notification goes out before the result that ends the request.

@@ -91,6 +91,24 @@ public final class NpmPackages {
   }
 
   /**
+   * The command line that runs our cancel client over stdio: it starts the server command given,
+   * calls the tool with no arguments and aborts the call after the milliseconds given.
+   */
+  public static List<String> cancelClientOverStdio(
+      List<String> server, String tool, long afterMillis) {
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                "node",
+                directory().resolve("cancel-client.mjs").toString(),
+                "stdio",
+                tool,
+                String.valueOf(afterMillis)));
+    command.addAll(server);
+    return command;
+  }
+
+  /**
    * The command line that runs our resume client ({@code resume-client.mjs}): it calls the first
    * tool at the URL, its stream cut after the first message, and then the second.
    */
