@@ -612,7 +612,11 @@ final class McpManagementTools {
 
   /**
    * A management call to a worker of the group: the invoke protocol, with the server's name in
-   * header {@code toolhost_mcp_server} and the caller's call id as the request's.
+   * header {@code toolhost_mcp_server} and the caller's call id as the request's. While a worker of
+   * the group that lets a model register servers is alive (its heartbeats, as {@code
+   * remoteRegistration} reports them), nobody consuming the group's queue means a worker
+   * reconnecting, and the call waits for it as a remote tool's call does ({@link
+   * RemoteToolExecutor}).
    */
   private ToolResult remoteCall(
       ToolCall call, String group, String serverName, String tool, ObjectNode arguments) {
@@ -626,7 +630,11 @@ final class McpManagementTools {
     ToolResult result;
     try {
       result =
-          new RemoteToolExecutor(bus.orElseThrow(), group, Optional.of(serverName))
+          new RemoteToolExecutor(
+                  bus.orElseThrow(),
+                  group,
+                  Optional.of(serverName),
+                  () -> remoteRegistration.get().containsKey(group))
               .execute(request, arguments);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

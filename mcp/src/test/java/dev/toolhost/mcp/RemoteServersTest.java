@@ -3,7 +3,13 @@ package dev.toolhost.mcp;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolhost.bus.InMemoryBus;
+import dev.toolhost.bus.InvokeReply;
+import dev.toolhost.bus.InvokeRequest;
+import dev.toolhost.bus.Message;
 import dev.toolhost.bus.RemoteMcpServer;
+import dev.toolhost.bus.RemoteToolExecutor;
+import dev.toolhost.bus.Subscription;
+import dev.toolhost.bus.ToolWorker;
 import dev.toolhost.core.ErrorCode;
 import dev.toolhost.core.ExecutableTool;
 import dev.toolhost.core.ToolAnnotations;
@@ -18,6 +24,7 @@ import dev.toolhost.core.ToolSpec;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -133,6 +140,81 @@ class RemoteServersTest {
             "mcp_invoke_tool",
             "{\"server_name\": \"far\", \"tool_name\": \"echo\", \"arguments\": {}}");
     assertThat(hidden.text()).contains("There is no MCP server named 'far'");
+  }
+
+  /** A worker of the group as the management calls see it: it answers every request at once. */
+  private Subscription worker(String group, String answer) {
+    String queue = ToolWorker.queue(group);
+    bus.declareQueue(queue);
+    return bus.consume(
+        queue,
+        4,
+        delivery -> {
+          InvokeRequest request = InvokeRequest.parse(delivery.message().body());
+          bus.replyThenAck(
+              delivery,
+              Message.of(
+                  new InvokeReply(
+                          request.call().callId(),
+                          request.call().toolName(),
+                          ToolResult.success(answer))
+                      .toJson()));
+        });
+  }
+
+  @Test
+  void aManagementCallWaitsForALiveGroupsWorkerThatIsReconnecting() throws Exception {
+    Map<String, String> registering = new ConcurrentHashMap<>(Map.of("tools-a", "http"));
+    start(registering);
+    remote.add(
+        new RemoteMcpServer(
+            "far", "tools-a", "connected", "mcp-far --stdio", "", 1, Map.of("far_echo", "echo")));
+    // The group's worker announced itself and lives, but consumes nothing now: it is reconnecting.
+    bus.declareQueue(ToolWorker.queue("tools-a"));
+    Thread.ofVirtual()
+        .start(
+            () -> {
+              try {
+                Thread.sleep(1_000);
+                worker("tools-a", "Unregistered 'far'.");
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            });
+
+    ToolResult result = call("mcp_unregister_server", "{\"server_name\": \"far\"}");
+
+    assertThat(result.text()).isEqualTo("Unregistered 'far'.");
+  }
+
+  @Test
+  void aManagementCallToAGroupWhoseWorkersLapsedAnswersThatNoneRuns() throws Exception {
+    Map<String, String> registering = new ConcurrentHashMap<>(Map.of("tools-a", "http"));
+    start(registering);
+    remote.add(
+        new RemoteMcpServer(
+            "far", "tools-a", "connected", "mcp-far --stdio", "", 1, Map.of("far_echo", "echo")));
+    bus.declareQueue(ToolWorker.queue("tools-a"));
+    // The group's last worker misses its heartbeats while the call waits for it.
+    Thread.ofVirtual()
+        .start(
+            () -> {
+              try {
+                Thread.sleep(500);
+                registering.clear();
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            });
+    long start = System.nanoTime();
+
+    ToolResult result = call("mcp_unregister_server", "{\"server_name\": \"far\"}");
+
+    assertThat(code(result)).isEqualTo(ErrorCode.UNAVAILABLE);
+    assertThat(result.text()).contains("no worker of group 'tools-a' is running");
+    assertThat(Duration.ofNanos(System.nanoTime() - start))
+        .as("answered once the workers lapsed, not after the whole wait for a reconnecting one")
+        .isLessThan(RemoteToolExecutor.RECONNECT_WAIT);
   }
 
   @Test
