@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -53,28 +54,36 @@ class GatewayCancellationTest {
     }
   }
 
+  /**
+   * The tool {@code sleep}: it sleeps 60 s, telling the listener when it started and when it was
+   * interrupted ({@code started}, {@code interrupted}, each with the epoch milliseconds).
+   */
+  static ExecutableTool sleep(BiConsumer<String, Long> events) {
+    return ExecutableTool.of(
+        new ToolSpec(
+            "sleep",
+            "Sleeps 60 s.",
+            JSON.createObjectNode().put("type", "object"),
+            "test",
+            ToolAnnotations.UNSPECIFIED),
+        (call, arguments) -> {
+          events.accept("started", System.currentTimeMillis());
+          try {
+            Thread.sleep(60_000);
+          } catch (InterruptedException e) {
+            events.accept("interrupted", System.currentTimeMillis());
+            throw e;
+          }
+          return ToolResult.success("slept 60 s");
+        });
+  }
+
   @Test
   void aClientsCancellationInterruptsTheHostsToolWithinASecond() throws Exception {
     CompletableFuture<Long> started = new CompletableFuture<>();
     CompletableFuture<Long> interrupted = new CompletableFuture<>();
     registry.register(
-        ExecutableTool.of(
-            new ToolSpec(
-                "sleep",
-                "Sleeps 60 s.",
-                JSON.createObjectNode().put("type", "object"),
-                "test",
-                ToolAnnotations.UNSPECIFIED),
-            (call, arguments) -> {
-              started.complete(System.currentTimeMillis());
-              try {
-                Thread.sleep(60_000);
-              } catch (InterruptedException e) {
-                interrupted.complete(System.currentTimeMillis());
-                throw e;
-              }
-              return ToolResult.success("slept 60 s");
-            }));
+        sleep((event, at) -> (event.equals("started") ? started : interrupted).complete(at)));
     gateway =
         McpGateway.http(
             registry,
@@ -143,24 +152,7 @@ class GatewayCancellationTest {
     public static void main(String[] args) throws Exception {
       Path record = Path.of(args[0]);
       ToolRegistry registry = new ToolRegistry();
-      registry.register(
-          ExecutableTool.of(
-              new ToolSpec(
-                  "sleep",
-                  "Sleeps 60 s.",
-                  JSON.createObjectNode().put("type", "object"),
-                  "test",
-                  ToolAnnotations.UNSPECIFIED),
-              (call, arguments) -> {
-                note(record, "started");
-                try {
-                  Thread.sleep(60_000);
-                } catch (InterruptedException e) {
-                  note(record, "interrupted");
-                  throw e;
-                }
-                return ToolResult.success("slept 60 s");
-              }));
+      registry.register(sleep((event, at) -> note(record, event + " " + at)));
       McpGateway.stdio(
           registry,
           ToolSet.of(registry, ToolProfiles.MAIN),
@@ -170,13 +162,10 @@ class GatewayCancellationTest {
       new CountDownLatch(1).await();
     }
 
-    private static void note(Path record, String event) {
+    private static void note(Path record, String line) {
       try {
         Files.writeString(
-            record,
-            event + " " + System.currentTimeMillis() + "\n",
-            StandardOpenOption.CREATE,
-            StandardOpenOption.APPEND);
+            record, line + "\n", StandardOpenOption.CREATE, StandardOpenOption.APPEND);
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }

@@ -162,25 +162,34 @@ class RemoteServersTest {
         });
   }
 
-  @Test
-  void aManagementCallWaitsForALiveGroupsWorkerThatIsReconnecting() throws Exception {
-    Map<String, String> registering = new ConcurrentHashMap<>(Map.of("tools-a", "http"));
+  /**
+   * Server {@code far} on group {@code tools-a}, whose live workers let a model register servers
+   * (while the map says so) and whose queue nobody consumes; after the given delay, the action.
+   */
+  private void farWhileNobodyConsumes(
+      Map<String, String> registering, long afterMillis, Runnable then) {
     start(registering);
     remote.add(
         new RemoteMcpServer(
             "far", "tools-a", "connected", "mcp-far --stdio", "", 1, Map.of("far_echo", "echo")));
-    // The group's worker announced itself and lives, but consumes nothing now: it is reconnecting.
     bus.declareQueue(ToolWorker.queue("tools-a"));
     Thread.ofVirtual()
         .start(
             () -> {
               try {
-                Thread.sleep(1_000);
-                worker("tools-a", "Unregistered 'far'.");
+                Thread.sleep(afterMillis);
+                then.run();
               } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
               }
             });
+  }
+
+  @Test
+  void aManagementCallWaitsForALiveGroupsWorkerThatIsReconnecting() {
+    // The group's worker announced itself and lives, but consumes nothing now: it is reconnecting.
+    farWhileNobodyConsumes(
+        Map.of("tools-a", "http"), 1_000, () -> worker("tools-a", "Unregistered 'far'."));
 
     ToolResult result = call("mcp_unregister_server", "{\"server_name\": \"far\"}");
 
@@ -188,24 +197,10 @@ class RemoteServersTest {
   }
 
   @Test
-  void aManagementCallToAGroupWhoseWorkersLapsedAnswersThatNoneRuns() throws Exception {
+  void aManagementCallToAGroupWhoseWorkersLapsedAnswersThatNoneRuns() {
     Map<String, String> registering = new ConcurrentHashMap<>(Map.of("tools-a", "http"));
-    start(registering);
-    remote.add(
-        new RemoteMcpServer(
-            "far", "tools-a", "connected", "mcp-far --stdio", "", 1, Map.of("far_echo", "echo")));
-    bus.declareQueue(ToolWorker.queue("tools-a"));
     // The group's last worker misses its heartbeats while the call waits for it.
-    Thread.ofVirtual()
-        .start(
-            () -> {
-              try {
-                Thread.sleep(500);
-                registering.clear();
-              } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-              }
-            });
+    farWhileNobodyConsumes(registering, 500, registering::clear);
     long start = System.nanoTime();
 
     ToolResult result = call("mcp_unregister_server", "{\"server_name\": \"far\"}");
