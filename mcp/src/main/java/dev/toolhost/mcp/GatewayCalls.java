@@ -196,12 +196,12 @@ final class GatewayCalls {
     }
   }
 
-  /** The line as the SDK gets it; null for a cancel this front took. */
+  /**
+   * The line as the SDK gets it; null for a cancel this front took. Every line is parsed (a
+   * method's name may be written with escapes, {@code "tools\/call"}), and only a tool call's is
+   * written again.
+   */
   private String pass(String line) {
-    // Only these two methods are read: every other line goes on untouched and unparsed.
-    if (!line.contains("tools/call") && !line.contains("notifications/cancelled")) {
-      return line;
-    }
     JsonNode message;
     try {
       message = EXACT.readTree(line);

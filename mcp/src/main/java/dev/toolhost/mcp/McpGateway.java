@@ -375,9 +375,8 @@ public final class McpGateway implements AutoCloseable {
               // A client's trace, sent in _meta (SEP-414), is the parent of the tool's span.
               Map<String, Object> meta = request.meta() == null ? Map.of() : request.meta();
               Object token = request.progressToken();
-              // A client's notifications/cancelled that names this call interrupts this thread.
-              // Over
-              // HTTP the front put the call's id in the transport context; over stdio, where the
+              // A client's notifications/cancelled that names this call interrupts this thread. The
+              // front put the call's id in the transport context over HTTP; over stdio, where the
               // one client is the one session, in the call's _meta.
               Object id =
                   servlet.isPresent()

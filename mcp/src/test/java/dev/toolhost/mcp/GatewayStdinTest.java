@@ -64,6 +64,18 @@ class GatewayStdinTest {
   }
 
   @Test
+  void aToolCallWhoseMethodIsWrittenWithEscapesGetsItsIdToo() throws IOException {
+    String call =
+        "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools\\/c\\u0061ll\","
+            + "\"params\":{\"name\":\"sleep\"}}";
+
+    JsonNode passed = JSON.readTree(lines(calls.stdin(of(call))).getFirst());
+
+    assertThat(passed.at("/params/_meta/" + jsonPointer(GatewayCalls.REQUEST_ID)).asString())
+        .isEqualTo("4");
+  }
+
+  @Test
   void aClientCannotNameAnotherCallsIdInItsMeta() throws IOException {
     String call =
         "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"sleep\","
