@@ -13,7 +13,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -54,11 +53,10 @@ class GatewayStdinTest {
         "{\"jsonrpc\":\"2.0\",\"id\":\"c-7\",\"method\":\"tools/call\",\"params\":{\"name\":\"add\","
             + "\"arguments\":{\"a\":0.1000000000000000055511151231257827,\"b\":12345678901234567890123}}}";
 
-    JsonNode passed = JSON.readTree(lines(calls.stdin(of(call))).getFirst());
+    String passed = passed(call);
 
-    assertThat(passed.at("/params/_meta/" + jsonPointer(GatewayCalls.REQUEST_ID)).asString())
-        .isEqualTo("c-7");
-    assertThat(lines(calls.stdin(of(call))).getFirst())
+    assertThat(idIn(passed)).isEqualTo("c-7");
+    assertThat(passed)
         .contains("\"a\":0.1000000000000000055511151231257827")
         .contains("\"b\":12345678901234567890123");
   }
@@ -69,10 +67,7 @@ class GatewayStdinTest {
         "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools\\/c\\u0061ll\","
             + "\"params\":{\"name\":\"sleep\"}}";
 
-    JsonNode passed = JSON.readTree(lines(calls.stdin(of(call))).getFirst());
-
-    assertThat(passed.at("/params/_meta/" + jsonPointer(GatewayCalls.REQUEST_ID)).asString())
-        .isEqualTo("4");
+    assertThat(idIn(passed(call))).isEqualTo("4");
   }
 
   @Test
@@ -83,11 +78,10 @@ class GatewayStdinTest {
             + GatewayCalls.REQUEST_ID
             + "\":\"someone-else\"}}}";
 
-    JsonNode passed = JSON.readTree(lines(calls.stdin(of(call))).getFirst());
+    String passed = passed(call);
 
-    assertThat(passed.at("/params/_meta/" + jsonPointer(GatewayCalls.REQUEST_ID)).asString())
-        .isEqualTo("3");
-    assertThat(passed.at("/params/_meta/progressToken").asInt()).isEqualTo(9);
+    assertThat(idIn(passed)).isEqualTo("3");
+    assertThat(JSON.readTree(passed).at("/params/_meta/progressToken").asInt()).isEqualTo(9);
   }
 
   @Test
@@ -122,7 +116,15 @@ class GatewayStdinTest {
     call.join();
   }
 
-  private static String jsonPointer(String key) {
-    return key.replace("~", "~0").replace("/", "~1");
+  /** The one line the front passes on for the client's line. */
+  private String passed(String line) throws IOException {
+    return lines(calls.stdin(of(line))).getFirst();
+  }
+
+  /** The call id the front put in the passed line's {@code _meta}. */
+  private static String idIn(String passed) {
+    return JSON.readTree(passed)
+        .at("/params/_meta/" + GatewayCalls.REQUEST_ID.replace("~", "~0").replace("/", "~1"))
+        .asString();
   }
 }

@@ -3,12 +3,10 @@ package dev.toolhost.mcp;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolhost.bus.InMemoryBus;
-import dev.toolhost.bus.InvokeReply;
-import dev.toolhost.bus.InvokeRequest;
-import dev.toolhost.bus.Message;
+import dev.toolhost.bus.InMemoryResultStore;
+import dev.toolhost.bus.McpServerState;
 import dev.toolhost.bus.RemoteMcpServer;
 import dev.toolhost.bus.RemoteToolExecutor;
-import dev.toolhost.bus.Subscription;
 import dev.toolhost.bus.ToolWorker;
 import dev.toolhost.core.ErrorCode;
 import dev.toolhost.core.ExecutableTool;
@@ -45,12 +43,14 @@ class RemoteServersTest {
   private final ToolRegistry registry = new ToolRegistry();
   private final ToolDispatcher dispatcher = ToolDispatcher.create();
   private final InMemoryBus bus = new InMemoryBus();
+  private final List<ToolWorker> workers = new CopyOnWriteArrayList<>();
   private final List<RemoteMcpServer> remote = new CopyOnWriteArrayList<>();
   private final McpBridge bridge =
       McpBridge.builder(registry).connectTimeout(Duration.ofSeconds(2)).build();
 
   @AfterEach
   void stop() {
+    workers.forEach(ToolWorker::close);
     bridge.close();
     bus.close();
   }
@@ -142,24 +142,31 @@ class RemoteServersTest {
     assertThat(hidden.text()).contains("There is no MCP server named 'far'");
   }
 
-  /** A worker of the group as the management calls see it: it answers every request at once. */
-  private Subscription worker(String group, String answer) {
-    String queue = ToolWorker.queue(group);
-    bus.declareQueue(queue);
-    return bus.consume(
-        queue,
-        4,
-        delivery -> {
-          InvokeRequest request = InvokeRequest.parse(delivery.message().body());
-          bus.replyThenAck(
-              delivery,
-              Message.of(
-                  new InvokeReply(
-                          request.call().callId(),
-                          request.call().toolName(),
-                          ToolResult.success(answer))
-                      .toJson()));
-        });
+  /**
+   * A worker of the group, started on the bus: it hosts a management tool of that name, which
+   * answers at once.
+   */
+  private void worker(String group, String tool, String answer) {
+    ToolRegistry hosted = new ToolRegistry();
+    hosted.register(
+        ExecutableTool.of(
+            new ToolSpec(
+                tool,
+                "Answers at once.",
+                JSON.createObjectNode().put("type", "object"),
+                McpServerState.MANAGEMENT_SOURCE,
+                ToolAnnotations.UNSPECIFIED),
+            (call, arguments) -> ToolResult.success(answer)));
+    workers.add(
+        new ToolWorker(
+                bus,
+                group,
+                hosted,
+                ToolDispatcher.create(),
+                new InMemoryResultStore(),
+                4,
+                Duration.ofSeconds(5))
+            .start());
   }
 
   /**
@@ -189,7 +196,9 @@ class RemoteServersTest {
   void aManagementCallWaitsForALiveGroupsWorkerThatIsReconnecting() {
     // The group's worker announced itself and lives, but consumes nothing now: it is reconnecting.
     farWhileNobodyConsumes(
-        Map.of("tools-a", "http"), 1_000, () -> worker("tools-a", "Unregistered 'far'."));
+        Map.of("tools-a", "http"),
+        1_000,
+        () -> worker("tools-a", "mcp_unregister_server", "Unregistered 'far'."));
 
     ToolResult result = call("mcp_unregister_server", "{\"server_name\": \"far\"}");
 
