@@ -17,6 +17,8 @@ import java.security.SecureRandom;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -61,6 +63,7 @@ final class FileJournal implements Journal {
   private final byte[] key;
   private OutputStream out;
   private long size;
+  private Instant lastRotated;
 
   private FileJournal(
       Path directory, long maxFileBytes, int keepFiles, FileChannel lockChannel, FileLock lock)
@@ -71,6 +74,7 @@ final class FileJournal implements Journal {
     this.lockChannel = lockChannel;
     this.lock = lock;
     this.key = key(directory.resolve("digest.key"));
+    this.lastRotated = newestRotation(directory);
     open();
   }
 
@@ -167,16 +171,41 @@ final class FileJournal implements Journal {
     }
   }
 
+  // The rotated file's time is strictly after the last one's, so two rotations in one millisecond,
+  // or a clock set back, still give names that are new and sort by age.
   private void rotate() throws IOException {
     out.close();
-    Path rotated =
-        directory.resolve(ROTATED_PREFIX + ROTATED_TIME.format(Instant.now()) + ".jsonl");
-    Files.move(directory.resolve(CURRENT), rotated);
-    open();
+    Instant at = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+    if (!at.isAfter(lastRotated)) {
+      at = lastRotated.plusMillis(1);
+    }
+    try {
+      Files.move(
+          directory.resolve(CURRENT),
+          directory.resolve(ROTATED_PREFIX + ROTATED_TIME.format(at) + ".jsonl"));
+      lastRotated = at;
+    } finally {
+      open(); // A failed rename leaves the current file to be appended to, not a closed stream.
+    }
     List<Path> old = rotated(directory);
     for (int i = keepFiles; i < old.size(); i++) {
       Files.deleteIfExists(old.get(i));
     }
+  }
+
+  // The time in the newest rotated file's name, or the epoch when there is none.
+  private static Instant newestRotation(Path directory) throws IOException {
+    for (Path file : rotated(directory)) {
+      String name = file.getFileName().toString();
+      try {
+        return ROTATED_TIME.parse(
+            name.substring(ROTATED_PREFIX.length(), name.length() - ".jsonl".length()),
+            Instant::from);
+      } catch (DateTimeParseException e) {
+        // Not a name this journal wrote; the next one may be.
+      }
+    }
+    return Instant.EPOCH;
   }
 
   // The rotated files, newest first: their names sort by time.

@@ -146,7 +146,9 @@ final class PostgresJournal implements Journal {
     if (!conditions.isEmpty()) {
       sql.append(" WHERE ").append(String.join(" AND ", conditions));
     }
-    sql.append(" ORDER BY id DESC LIMIT ").append(query.limit());
+    // By the calls' time, not by insertion: hosts sharing the table write their batches when each
+    // host's writer wakes, so one host's earlier call may land after another's later one.
+    sql.append(" ORDER BY at DESC, id DESC LIMIT ").append(query.limit());
     try (Connection connection = DriverManager.getConnection(url, properties);
         PreparedStatement select = connection.prepareStatement(sql.toString())) {
       for (int i = 0; i < values.size(); i++) {

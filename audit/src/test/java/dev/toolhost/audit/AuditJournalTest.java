@@ -132,6 +132,45 @@ class AuditJournalTest {
   }
 
   @Test
+  void rotationsWithinOneMillisecondEachKeepTheirOwnFileInOrder() throws Exception {
+    // A file of one byte rotates on every append: fifty appends take a few milliseconds at most.
+    try (FileJournal journal = FileJournal.open(directory, 1, 100)) {
+      for (int i = 0; i < 50; i++) {
+        journal.append(List.of(entry("call-" + i)));
+      }
+      List<AuditEntry> latest = journal.query(AuditQuery.latest(100));
+
+      assertThat(latest).extracting(AuditEntry::callId).hasSize(50).startsWith("call-0");
+      assertThat(latest.getLast().callId()).isEqualTo("call-49");
+    }
+  }
+
+  @Test
+  void aClockSetBackStillRotatesToANameThatSortsAfterTheRotatedOnes() throws Exception {
+    try (FileJournal journal = FileJournal.open(directory, 1, 100)) {
+      journal.append(List.of(entry("before")));
+    }
+    Path rotated;
+    try (Stream<Path> listed = Files.list(directory)) {
+      rotated =
+          listed
+              .filter(path -> path.getFileName().toString().startsWith("audit-"))
+              .findFirst()
+              .orElseThrow();
+    }
+    // The earlier host's clock ran a year ahead of this one's.
+    Files.move(rotated, directory.resolve("audit-20991231T235959999Z.jsonl"));
+
+    try (FileJournal journal = FileJournal.open(directory, 1, 100)) {
+      journal.append(List.of(entry("after")));
+
+      assertThat(journal.query(AuditQuery.latest(10)))
+          .extracting(AuditEntry::callId)
+          .containsExactly("before", "after");
+    }
+  }
+
+  @Test
   void aSecondHostOnTheSameDirectoryFailsToStartNamingIt() {
     try (TestHost first = host("state_dir: journal")) {
       assertThatThrownBy(() -> host("state_dir: journal"))
@@ -202,12 +241,39 @@ class AuditJournalTest {
     }
   }
 
+  @Test
+  void aSharedPostgresJournalAnswersByTheCallsTimeNotByWhichHostWroteFirst() throws Exception {
+    String marker = "user-" + UUID.randomUUID();
+    Instant now = Instant.now();
+    try (Journal journal =
+        PostgresJournal.open(POSTGRES, Optional.of("postgres"), Optional.empty())) {
+      // One host's writer woke first with the later call; the other's came after with the earlier.
+      journal.append(List.of(entry("later", now, marker)));
+      journal.append(List.of(entry("earlier", now.minusMillis(5), marker)));
+
+      assertThat(
+              journal.query(
+                  new AuditQuery(
+                      Optional.of(marker),
+                      Optional.empty(),
+                      Optional.empty(),
+                      Optional.empty(),
+                      10)))
+          .extracting(AuditEntry::callId)
+          .containsExactly("earlier", "later");
+    }
+  }
+
   private static AuditEntry entry(String callId) {
+    return entry(callId, Instant.now(), "alice");
+  }
+
+  private static AuditEntry entry(String callId, Instant at, String user) {
     return new AuditEntry(
-        Instant.now(),
+        at,
         callId,
         Optional.of("alice-key"),
-        Optional.of("alice"),
+        Optional.of(user),
         "main",
         Optional.empty(),
         Optional.empty(),
