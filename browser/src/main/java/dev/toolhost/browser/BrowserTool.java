@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.TimeoutException;
 import org.jsoup.Jsoup;
 import org.slf4j.Logger;
@@ -903,7 +904,8 @@ final class BrowserTool {
               + "/browser-tab"
               + tab.number
               + "-"
-              + System.currentTimeMillis();
+              // Random, not the time: two reads of a tab in one millisecond keep their own chunks.
+              + UUID.randomUUID().toString().substring(0, 8);
       ResultChunker.Stored stored =
           ResultChunker.store(memory.get(), base, chunks, config.chunkTtl(), CATEGORY);
       return ToolResult.success(
