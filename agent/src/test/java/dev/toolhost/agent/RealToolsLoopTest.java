@@ -148,7 +148,7 @@ class RealToolsLoopTest {
                 ToolDispatcher.create(),
                 new InMemoryResultStore(),
                 4,
-                Duration.ofMillis(200))
+                Duration.ofSeconds(1))
             .start());
     await("the worker's announcement")
         .atMost(Duration.ofSeconds(10))

@@ -79,13 +79,14 @@ class InMemoryResultStoreTest {
   void aRenewedClaimOutlivesItsFirstLeaseAndAnUnrenewedOneLapsesToTheNextClaimant()
       throws InterruptedException {
     try (InMemoryResultStore store = new InMemoryResultStore()) {
-      // A lease of 600 ms renewed every 200 ms: a renewal is late only after a 400 ms stall, and
-      // the four pauses (800 ms) outlast the unrenewed lease.
-      Duration lease = Duration.ofMillis(600);
+      // A lease of 1.5 s renewed every 500 ms: a renewal is late only after a second's stall (a
+      // busy
+      // machine's pause is less), and the four pauses (2 s) outlast the unrenewed lease.
+      Duration lease = Duration.ofMillis(1_500);
       ResultStore.Granted kept = (ResultStore.Granted) store.claim("g:kept", lease);
       ResultStore.Granted lapsing = (ResultStore.Granted) store.claim("g:lapsing", lease);
       for (int i = 0; i < 4; i++) {
-        Thread.sleep(200);
+        Thread.sleep(500);
         assertThat(store.renew("g:kept", kept, lease)).isTrue();
       }
       assertThat(store.claim("g:kept", lease)).isInstanceOf(ResultStore.Running.class);

@@ -74,7 +74,9 @@ class RemoteMcpServersTest {
                 ToolDispatcher.create(),
                 new InMemoryResultStore(),
                 4,
-                Duration.ofMillis(100))
+                // Short, so that a test sees several; long enough that a busy machine's pause
+                // does not lapse the worker.
+                Duration.ofMillis(250))
             .mcpServers(
                 () ->
                     List.of(
@@ -117,8 +119,11 @@ class RemoteMcpServersTest {
                 1,
                 Map.of("srv_echo", "echo")));
     assertThat(call("srv_echo").text()).isEqualTo("echo {\"x\":1}");
-    // Heard once, when the server appeared: not on every heartbeat.
-    assertThat(heard.get()).isEqualTo(1);
+    // Heard once, when the server appeared: not on any of the heartbeats of the next second.
+    await()
+        .during(Duration.ofSeconds(1))
+        .atMost(Duration.ofSeconds(3))
+        .until(() -> heard.get() == 1);
   }
 
   @Test

@@ -52,6 +52,9 @@ public abstract class RemotePathContractTest {
   /** A bus for a worker, reaching the same queues as the host's. */
   protected abstract MessageBus workerBus();
 
+  /** A lease short enough for a call to outlive it, renewed often enough to survive a pause. */
+  private static final Duration LEASE = Duration.ofSeconds(1);
+
   protected MessageBus host;
   protected final ToolRegistry registry = new ToolRegistry();
   protected final ToolDispatcher dispatcher = ToolDispatcher.create();
@@ -207,7 +210,8 @@ public abstract class RemotePathContractTest {
                 workerDispatcher,
                 store,
                 concurrency,
-                Duration.ofMillis(200),
+                // Long enough that a busy machine's pause does not lapse a live worker.
+                Duration.ofSeconds(1),
                 lease)
             .start());
   }
@@ -413,6 +417,9 @@ public abstract class RemotePathContractTest {
     waitForSample();
     worker.close();
     waitFor(() -> registry.find("echo").isEmpty());
+    // Heard, not polled: the ghost lives only three of its heartbeats, shorter than a busy
+    // machine's pause of the polling thread.
+    List<String> heard = RegistryChanges.of(registry);
     host.publish(
         ToolWorker.ANNOUNCE_TOPIC,
         Message.of(
@@ -420,8 +427,10 @@ public abstract class RemotePathContractTest {
                 + group
                 + "\",\"heartbeat_ms\":100,\"tools\":[{\"name\":\"ghostly\",\"description\":\"d\","
                 + "\"parameters\":{\"type\":\"object\"}}]}"));
-    waitFor(() -> registry.find("ghostly").isPresent());
-    waitFor(() -> registry.find("ghostly").isEmpty());
+    waitFor(() -> heard.contains("-ghostly"));
+    assertThat(heard)
+        .filteredOn(change -> change.endsWith("ghostly"))
+        .containsExactly("+ghostly", "-ghostly");
   }
 
   @Test
@@ -520,7 +529,8 @@ public abstract class RemotePathContractTest {
                       ToolDispatcher.create(),
                       new InMemoryResultStore(),
                       4,
-                      Duration.ofMillis(100))
+                      // Many heartbeats soon, none so close that a pause lapses the worker.
+                      Duration.ofMillis(250))
                   .start());
       try {
         // Many heartbeats of the second group, each announcing the four names that clash.
@@ -816,18 +826,19 @@ public abstract class RemotePathContractTest {
     Sample first = new Sample();
     Sample second = new Sample();
     ResultStore shared = store();
-    // The call runs five leases long: only renewing keeps the second delivery from running it.
-    worker(first, shared, ToolDispatcher.create(), Duration.ofMillis(300));
-    worker(second, shared, ToolDispatcher.create(), Duration.ofMillis(300));
+    // The call runs three leases long: only renewing keeps the second delivery from running it. A
+    // lease of a second is renewed every third of one, so a busy machine's pause does not lapse it.
+    worker(first, shared, ToolDispatcher.create(), LEASE);
+    worker(second, shared, ToolDispatcher.create(), LEASE);
     waitFor(() -> registry.find("slow").isPresent());
-    ToolCall call = ToolCall.of("slow", "{\"millis\":1500}").withTimeout(Duration.ofSeconds(20));
+    ToolCall call = ToolCall.of("slow", "{\"millis\":3000}").withTimeout(Duration.ofSeconds(20));
     Message request = Message.of(new InvokeRequest(call).toJson());
     try (Replies once = host.request(ToolWorker.queue(group), request, call.deadline())) {
       await().atMost(Duration.ofSeconds(10)).until(() -> first.runs.get() + second.runs.get() == 1);
       try (Replies again = host.request(ToolWorker.queue(group), request, call.deadline())) {
         for (Replies replies : List.of(once, again)) {
           assertThat(InvokeReply.parse(replies.next(call.deadline()).orElseThrow().body()).result())
-              .isEqualTo(ToolResult.success("slept 1500"));
+              .isEqualTo(ToolResult.success("slept 3000"));
         }
       }
     }
@@ -840,17 +851,17 @@ public abstract class RemotePathContractTest {
     Sample closed = new Sample();
     Sample next = new Sample();
     ResultStore shared = store();
-    ToolWorker first = worker(closed, shared, ToolDispatcher.create(), Duration.ofMillis(300));
+    ToolWorker first = worker(closed, shared, ToolDispatcher.create(), LEASE);
     waitFor(() -> registry.find("slow").isPresent());
     ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
     closeLater(threads::shutdownNow);
     Future<ToolResult> inFlight =
-        threads.submit(() -> call("slow", "{\"millis\":1500}", Duration.ofSeconds(20)));
+        threads.submit(() -> call("slow", "{\"millis\":3000}", Duration.ofSeconds(20)));
     await().atMost(Duration.ofSeconds(10)).until(() -> closed.runs.get() == 1);
-    worker(next, shared, ToolDispatcher.create(), Duration.ofMillis(300));
+    worker(next, shared, ToolDispatcher.create(), LEASE);
     // The request goes back to the queue and on to the next worker; the run goes on here.
     first.close();
-    assertThat(inFlight.get(20, TimeUnit.SECONDS)).isEqualTo(ToolResult.success("slept 1500"));
+    assertThat(inFlight.get(20, TimeUnit.SECONDS)).isEqualTo(ToolResult.success("slept 3000"));
     assertThat(closed.runs.get() + next.runs.get()).isEqualTo(1);
   }
 

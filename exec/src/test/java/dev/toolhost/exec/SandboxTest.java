@@ -175,7 +175,9 @@ class SandboxTest {
 
       JsonNode json = ExecFixture.structured(result);
       assertThat(json.get("timed_out").asBoolean()).isTrue();
-      assertThat(json.get("elapsed_ms").asLong()).isBetween(1000L, 2000L);
+      // Ended before the caller's deadline, and not at once (a busy machine may take a while to
+      // start it).
+      assertThat(json.get("elapsed_ms").asLong()).isBetween(500L, 2000L);
       await()
           .pollDelay(Duration.ofSeconds(1))
           .atMost(Duration.ofMillis(1500))

@@ -124,9 +124,15 @@ class RabbitBusTest extends MessageBusContractTest {
     bus.deleteQueue(queue);
     Instant start = Instant.now();
     Instant deadline = start.plusSeconds(10);
-    try (Replies replies = bus.request(queue, Message.of("{}"), deadline)) {
-      assertThatThrownBy(() -> replies.next(deadline)).isInstanceOf(NoRouteException.class);
-    }
+    // The broker's return ends the replies; on a machine so busy that the trusted second has
+    // passed, the request's own count answers the same, as it does for any queue gone idle.
+    assertThatThrownBy(
+            () -> {
+              try (Replies replies = bus.request(queue, Message.of("{}"), deadline)) {
+                replies.next(deadline);
+              }
+            })
+        .isInstanceOf(NoRouteException.class);
     assertThat(Duration.between(start, Instant.now())).isLessThan(Duration.ofSeconds(2));
   }
 

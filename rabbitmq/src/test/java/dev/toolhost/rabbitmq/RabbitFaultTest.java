@@ -94,7 +94,9 @@ class RabbitFaultTest {
   }
 
   private ToolWorker worker(RabbitBus bus, Sample sample, ResultStore store) {
-    return worker(bus, sample, store, Duration.ofMillis(200));
+    // Long enough that a busy machine's pause does not lapse a live worker; the test of lapsed
+    // heartbeats waits for the lapse, three of them.
+    return worker(bus, sample, store, Duration.ofSeconds(1));
   }
 
   private ToolWorker worker(RabbitBus bus, Sample sample, ResultStore store, Duration heartbeat) {
@@ -120,7 +122,10 @@ class RabbitFaultTest {
     ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
     closing.add(threads::shutdownNow);
     waitFor(() -> registry.find("slow").isPresent());
-    ToolCall call = ToolCall.of("slow", "{\"millis\":800}").withTimeout(Duration.ofSeconds(20));
+    // The survivor's connection is opened before the call, and the call is long: the survivor
+    // starts consuming while the dying worker still runs it, however busy the machine.
+    RabbitBus survivorBus = workerBus();
+    ToolCall call = ToolCall.of("slow", "{\"millis\":3000}").withTimeout(Duration.ofSeconds(20));
     Callable<List<Message>> caller =
         () -> {
           List<Message> got = new ArrayList<>();
@@ -136,12 +141,13 @@ class RabbitFaultTest {
         };
     Future<List<Message>> replies = threads.submit(caller);
     waitFor(() -> dying.runs.get() == 1);
-    worker(workerBus(), survivor, new InMemoryResultStore());
+    worker(survivorBus, survivor, new InMemoryResultStore());
+    assertThat(dying.slowRunsEnded).as("the dying worker still runs the call").hasValue(0);
     dyingBus.abort();
     List<Message> got = replies.get(30, TimeUnit.SECONDS);
     assertThat(got).hasSize(1);
     assertThat(InvokeReply.parse(got.getFirst().body()).result())
-        .isEqualTo(ToolResult.success("slept 800"));
+        .isEqualTo(ToolResult.success("slept 3000"));
     assertThat(survivor.runs).hasValue(1);
   }
 
@@ -197,12 +203,15 @@ class RabbitFaultTest {
       Thread.sleep(500);
       proxy.restore();
       waitFor(() -> connected(proxied));
+      // The worker's connection is opened now, so that only its consuming falls in the call's
+      // wait for workers (RECONNECT_WAIT), however long a connection takes on a busy machine.
+      RabbitBus workerBus = workerBus();
       // Longer than the call's longest pause between tries: it asks for workers at least once
       // before one consumes again.
       Thread.sleep(1_500);
       assertThat(inFlight).as("still waiting for a worker").isNotDone();
       Sample sample = new Sample();
-      worker(workerBus(), sample, new InMemoryResultStore());
+      worker(workerBus, sample, new InMemoryResultStore());
       assertThat(inFlight.get(20, TimeUnit.SECONDS)).isEqualTo(ToolResult.success("echo: back"));
       assertThat(sample.runs).hasValue(1);
     }
@@ -228,7 +237,9 @@ class RabbitFaultTest {
       closing.add(threads::shutdownNow);
       Future<ToolResult> inFlight =
           threads.submit(() -> call("echo", "{\"text\":\"back\"}", Duration.ofSeconds(30)));
-      Thread.sleep(1_000);
+      // Long enough to see the call wait (no worker would be answered at once), short enough to
+      // leave most of RECONNECT_WAIT to the worker's recovery on a busy machine.
+      Thread.sleep(500);
       assertThat(inFlight).as("waiting for the worker, not answered that none runs").isNotDone();
       proxy.restore();
       assertThat(inFlight.get(20, TimeUnit.SECONDS)).isEqualTo(ToolResult.success("echo: back"));
