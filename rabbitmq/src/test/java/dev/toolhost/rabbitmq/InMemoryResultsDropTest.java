@@ -31,6 +31,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -53,6 +54,8 @@ class InMemoryResultsDropTest {
 
   private final String group = "drop-" + UUID.randomUUID().toString().substring(0, 8);
   private final List<AutoCloseable> closing = new ArrayList<>();
+  // The test's own: its broker closes every connection, and only this test's.
+  private TestVhost vhost;
 
   /**
    * Sleeps, counting how often each call (one token per call, so per call key) started and ended.
@@ -73,21 +76,17 @@ class InMemoryResultsDropTest {
     }
   }
 
+  @BeforeEach
+  void makeVhost() throws InterruptedException {
+    vhost = TestVhost.create();
+  }
+
   @AfterEach
   void stopAll() throws Exception {
     for (AutoCloseable each : closing.reversed()) {
       each.close();
     }
-    await()
-        .atMost(Duration.ofSeconds(30))
-        .ignoreExceptions()
-        .until(
-            () -> {
-              try (RabbitBus admin = RabbitBus.connect(RabbitBusTest.BROKER)) {
-                admin.deleteQueue(ToolWorker.queue(group));
-              }
-              return true;
-            });
+    vhost.close(); // and the group's queue with it
   }
 
   @Test
@@ -95,7 +94,7 @@ class InMemoryResultsDropTest {
       throws Exception {
     int calls = Integer.getInteger("toolhost.drop.calls", 300);
     int closes = Integer.getInteger("toolhost.drop.closes", 2);
-    RabbitBus host = RabbitBus.connect(RabbitBusTest.BROKER);
+    RabbitBus host = RabbitBus.connect(vhost.uri());
     closing.add(host);
     ToolRegistry registry = new ToolRegistry();
     closing.add(new RemoteTools(host, registry, new ToolServices(host, registry)).start());
@@ -104,7 +103,7 @@ class InMemoryResultsDropTest {
     hosted.registerAll(MethodTools.of(work, "builtin:drop"));
     int workerCount = Integer.getInteger("toolhost.drop.workers", 1);
     for (int w = 0; w < workerCount; w++) {
-      RabbitBus workerBus = RabbitBus.connect(RabbitBusTest.BROKER);
+      RabbitBus workerBus = RabbitBus.connect(vhost.uri());
       closing.add(workerBus);
       InMemoryResultStore results = new InMemoryResultStore();
       closing.add(results);
@@ -142,12 +141,7 @@ class InMemoryResultsDropTest {
                   Thread.sleep(2_000);
                   int before = work.finished.size();
                   await().atMost(Duration.ofSeconds(30)).until(() -> work.finished.size() > before);
-                  Process close =
-                      new ProcessBuilder("rabbitmqctl", "close_all_connections", "drop test")
-                          .redirectErrorStream(true)
-                          .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                          .start();
-                  assertThat(close.waitFor(60, TimeUnit.SECONDS)).isTrue();
+                  vhost.closeAllConnections("drop test");
                   drops.incrementAndGet();
                   System.out.println(Instant.now() + " the broker closed every connection");
                 }

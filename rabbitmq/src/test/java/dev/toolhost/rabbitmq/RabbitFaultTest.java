@@ -45,7 +45,9 @@ import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -57,15 +59,28 @@ class RabbitFaultTest {
 
   private static final URI REDIS = URI.create("redis://127.0.0.1:6379");
 
+  // The class's own: its broker closes every connection, and only this class's.
+  private static TestVhost vhost;
+
   private final List<AutoCloseable> closing = new ArrayList<>();
   private final ToolRegistry registry = new ToolRegistry();
   private final ToolDispatcher dispatcher = ToolDispatcher.create();
   private RabbitBus host;
   private String group;
 
+  @BeforeAll
+  static void makeVhost() throws InterruptedException {
+    vhost = TestVhost.create();
+  }
+
+  @AfterAll
+  static void deleteVhost() throws InterruptedException {
+    vhost.close();
+  }
+
   @BeforeEach
   void startHost() {
-    host = RabbitBus.connect(RabbitBusTest.BROKER);
+    host = RabbitBus.connect(vhost.uri());
     group = "fault-" + UUID.randomUUID().toString().substring(0, 8);
     closing.add(new RemoteTools(host, registry, new ToolServices(host, registry)).start());
   }
@@ -88,7 +103,7 @@ class RabbitFaultTest {
   }
 
   private RabbitBus workerBus() {
-    RabbitBus bus = RabbitBus.connect(RabbitBusTest.BROKER);
+    RabbitBus bus = RabbitBus.connect(vhost.uri());
     closing.add(bus);
     return bus;
   }
@@ -165,9 +180,7 @@ class RabbitFaultTest {
       // rabbitmqctl can take seconds to start on a busy machine (20 s seen with two busy loops on
       // two cores): the call must still be running, and the clock starts once the connections
       // are closed.
-      Process close =
-          new ProcessBuilder("rabbitmqctl", "close_all_connections", "test").inheritIO().start();
-      assertThat(close.waitFor(30, TimeUnit.SECONDS)).isTrue();
+      vhost.closeAllConnections("test");
       Instant closed = Instant.now();
       ToolResult result = inFlight.get(30, TimeUnit.SECONDS);
       assertThat(result)
@@ -186,8 +199,8 @@ class RabbitFaultTest {
     // The host reaches the broker through a proxy that drops its connection and keeps it down; its
     // worker is away too (a broker that drops one connection drops them all), and comes back a
     // while after the host, as a worker with more to recover does.
-    try (CuttableProxy proxy = new CuttableProxy(RabbitBusTest.BROKER);
-        RabbitBus proxied = RabbitBus.connect(proxy.uri(RabbitBusTest.BROKER))) {
+    try (CuttableProxy proxy = new CuttableProxy(vhost.uri());
+        RabbitBus proxied = RabbitBus.connect(proxy.uri(vhost.uri()))) {
       proxy.cut();
       waitFor(() -> !connected(proxied));
       ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
@@ -221,8 +234,8 @@ class RabbitFaultTest {
   void aCallToAWorkerThatIsReconnectingOnItsOwnWaitsForItAndRunsOnce() throws Exception {
     // The worker reaches the broker through a proxy that drops its connection and keeps it down,
     // while the host stays connected and the worker's heartbeats (every 5 s) have not lapsed.
-    try (CuttableProxy proxy = new CuttableProxy(RabbitBusTest.BROKER)) {
-      RabbitBus workerBus = RabbitBus.connect(proxy.uri(RabbitBusTest.BROKER));
+    try (CuttableProxy proxy = new CuttableProxy(vhost.uri())) {
+      RabbitBus workerBus = RabbitBus.connect(proxy.uri(vhost.uri()));
       closing.add(workerBus);
       Sample sample = new Sample();
       worker(workerBus, sample, new InMemoryResultStore(), Duration.ofSeconds(5));
@@ -288,7 +301,7 @@ class RabbitFaultTest {
     Sample sample = new Sample();
     worker(workerBus(), sample, new InMemoryResultStore());
     waitFor(() -> registry.find("slow").isPresent());
-    RabbitBus closing = RabbitBus.connect(RabbitBusTest.BROKER);
+    RabbitBus closing = RabbitBus.connect(vhost.uri());
     ToolCall call = ToolCall.of("slow", "{\"millis\":1500}").withTimeout(Duration.ofSeconds(30));
     ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
     this.closing.add(threads::shutdownNow);
@@ -344,8 +357,7 @@ class RabbitFaultTest {
     String queue = ToolWorker.queue(group);
     String marker = "big-" + UUID.randomUUID();
     ConnectionFactory factory = new ConnectionFactory();
-    factory.setUri(RabbitBusTest.BROKER);
-    factory.setVirtualHost("/");
+    factory.setUri(vhost.uri());
     // Large enough to read the request back from the dead-letter queue.
     factory.setMaxInboundMessageBodySize(256 * 1024 * 1024);
     try (Connection raw = factory.newConnection("test-raw-oversized")) {

@@ -37,6 +37,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import redis.clients.jedis.RedisClient;
@@ -67,6 +68,13 @@ class ReliabilityLoadTest {
   private final String group = "load-" + UUID.randomUUID().toString().substring(0, 8);
   private final List<Process> workers = new ArrayList<>();
   private final List<AutoCloseable> closing = new ArrayList<>();
+  // The test's own: its broker closes every connection, and only this test's.
+  private TestVhost vhost;
+
+  @BeforeEach
+  void makeVhost() throws InterruptedException {
+    vhost = TestVhost.create();
+  }
 
   @AfterEach
   void stopAll() throws Exception {
@@ -77,9 +85,7 @@ class ReliabilityLoadTest {
     for (AutoCloseable each : closing.reversed()) {
       each.close();
     }
-    try (RabbitBus admin = RabbitBus.connect(RabbitBusTest.BROKER)) {
-      admin.deleteQueue(ToolWorker.queue(group));
-    }
+    vhost.close(); // and the group's queue with it
     try (RedisClient redis = RedisClient.create(REDIS)) {
       redis.del(LoadWorker.runs(group), LoadWorker.finished(group));
       String cursor = ScanParams.SCAN_POINTER_START;
@@ -100,7 +106,7 @@ class ReliabilityLoadTest {
   @Test
   void callsThroughAKilledWorkerAndClosedConnectionsAreNeitherLostNorRunTwice() throws Exception {
     int calls = Integer.getInteger("toolhost.load.calls", 200);
-    RabbitBus host = RabbitBus.connect(RabbitBusTest.BROKER);
+    RabbitBus host = RabbitBus.connect(vhost.uri());
     closing.add(host);
     ToolRegistry registry = new ToolRegistry();
     closing.add(new RemoteTools(host, registry, new ToolServices(host, registry)).start());
@@ -129,12 +135,7 @@ class ReliabilityLoadTest {
                 log("killed worker a (pid " + first.pid() + ")");
                 startWorker("a2");
                 log("worker a2 started");
-                Process close =
-                    new ProcessBuilder("rabbitmqctl", "close_all_connections", "reliability load")
-                        .redirectErrorStream(true)
-                        .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                        .start();
-                assertThat(close.waitFor(60, TimeUnit.SECONDS)).isTrue();
+                vhost.closeAllConnections("reliability load");
                 log("the broker closed every connection");
                 return null;
               });
@@ -258,7 +259,7 @@ class ReliabilityLoadTest {
             "-cp",
             classpath,
             LoadWorker.class.getName(),
-            RabbitBusTest.BROKER.toString(),
+            vhost.uri().toString(),
             REDIS.toString(),
             group,
             Long.toString(LEASE.toMillis()),
