@@ -149,7 +149,7 @@ class HostLongTermMemoryTest {
 
   @Test
   void thePostgresStoreKeepsMemoriesAcrossARestart() {
-    String table = "toolhost_memory_host_test";
+    String table = PostgresMemoryStoreTest.table("toolhost_memory_host_test");
     PostgresMemoryStoreTest.drop(table);
     try {
       try (TestHost host = host(postgres(table))) {
@@ -226,7 +226,7 @@ class HostLongTermMemoryTest {
 
   @Test
   void aSkillSavedInOneSessionIsReadInAnotherAfterARestartOnPostgres() {
-    String table = "toolhost_memory_skills_test";
+    String table = PostgresMemoryStoreTest.table("toolhost_memory_skills_test");
     PostgresMemoryStoreTest.drop(table);
     try {
       aSkillSavedInOneSessionIsReadInAnotherAfterARestart(postgres(table));

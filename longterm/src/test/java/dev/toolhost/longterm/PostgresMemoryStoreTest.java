@@ -15,7 +15,15 @@ import org.junit.jupiter.api.Test;
 class PostgresMemoryStoreTest extends MemoryStoreContract {
 
   static final String URL = "jdbc:postgresql://127.0.0.1:5432/test";
-  static final String TABLE = "toolhost_memory_contract_test";
+  // This run's: another build's tests on the same database wipe and drop only their own tables.
+  private static final String RUN = java.util.UUID.randomUUID().toString().substring(0, 8);
+
+  static final String TABLE = table("toolhost_memory_contract_test");
+
+  /** The name for this run of a test's table: at most 32 characters of the given name. */
+  static String table(String name) {
+    return name + "_" + RUN;
+  }
 
   static LongTermMemoryConfig.Postgres connection(String table) {
     return new LongTermMemoryConfig.Postgres(URL, "postgres", Optional.empty(), table);
@@ -57,7 +65,7 @@ class PostgresMemoryStoreTest extends MemoryStoreContract {
 
   @Test
   void aTableMadeBeforeMemoriesHadAgentsGainsTheColumnAndItsRowsAreTheUsers() throws SQLException {
-    String table = "toolhost_memory_before_agents_test";
+    String table = table("toolhost_memory_old_table_test");
     drop(table);
     try (Connection connection = DriverManager.getConnection(URL, "postgres", "");
         Statement statement = connection.createStatement()) {
