@@ -1,5 +1,6 @@
 package dev.toolhost.agent;
 
+import dev.toolhost.database.Database;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -12,13 +13,9 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import javax.sql.DataSource;
-import org.h2.jdbcx.JdbcDataSource;
-import org.postgresql.ds.PGSimpleDataSource;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ObjectNode;
@@ -36,9 +33,8 @@ import tools.jackson.databind.node.ObjectNode;
  * <p>A turn's messages are appended after it, never the whole history rewritten, in one transaction
  * that also moves the count on, and only when the count is still what the turn started from: two
  * hosts never both append to one conversation. A write it acknowledges is in the database (H2 with
- * {@code WRITE_DELAY=0}, as {@code ScheduleStore} does it). Thread-safe; connections are opened per
- * operation, and the embedded store keeps one open for its life, so that a second process is
- * refused its file at once.
+ * {@code WRITE_DELAY=0}). Thread-safe; each operation takes a connection from the {@link Database}
+ * (PostgreSQL's pooled) and gives it back.
  */
 public final class ConversationStore implements AutoCloseable {
 
@@ -56,17 +52,10 @@ public final class ConversationStore implements AutoCloseable {
 
   private static final JsonMapper MAPPER = JsonMapper.shared();
 
-  private final DataSource dataSource;
-  private final boolean postgres;
-  private final String description;
-  private final Optional<Connection> keeper;
+  private final Database database;
 
-  private ConversationStore(
-      DataSource dataSource, boolean postgres, String description, Optional<Connection> keeper) {
-    this.dataSource = dataSource;
-    this.postgres = postgres;
-    this.description = description;
-    this.keeper = keeper;
+  private ConversationStore(Database database) {
+    this.database = database;
   }
 
   /**
@@ -76,11 +65,7 @@ public final class ConversationStore implements AutoCloseable {
    * @throws SQLException when the file cannot be opened (another process has it open, say)
    */
   public static ConversationStore embedded(Path directory) throws SQLException {
-    Path file = directory.toAbsolutePath().resolve("conversations");
-    JdbcDataSource h2 = new JdbcDataSource();
-    h2.setURL(durable("jdbc:h2:file:" + file));
-    Connection keeper = h2.getConnection();
-    return withTables(new ConversationStore(h2, false, file + ".mv.db", Optional.of(keeper)));
+    return withTables(Database.embedded(directory.resolve("conversations")));
   }
 
   /**
@@ -93,29 +78,12 @@ public final class ConversationStore implements AutoCloseable {
    */
   public static ConversationStore jdbc(String url, Optional<String> user, Optional<String> password)
       throws SQLException {
-    ConversationStore store;
-    if (url.startsWith("jdbc:postgresql:")) {
-      PGSimpleDataSource pg = new PGSimpleDataSource();
-      pg.setURL(url);
-      user.ifPresent(pg::setUser);
-      password.ifPresent(pg::setPassword);
-      store = new ConversationStore(pg, true, redacted(url), Optional.empty());
-    } else if (url.startsWith("jdbc:h2:")) {
-      JdbcDataSource h2 = new JdbcDataSource();
-      h2.setURL(durable(url));
-      user.ifPresent(h2::setUser);
-      password.ifPresent(h2::setPassword);
-      store = new ConversationStore(h2, false, redacted(url), Optional.of(h2.getConnection()));
-    } else {
-      throw new IllegalArgumentException(
-          "A conversation store is jdbc:postgresql:... or jdbc:h2:..., not '"
-              + redacted(url)
-              + "'");
-    }
-    return withTables(store);
+    return withTables(Database.open(url, user, password, "conversation store"));
   }
 
-  private static ConversationStore withTables(ConversationStore store) throws SQLException {
+  /** The store on the database with its tables created when missing; closed when that fails. */
+  private static ConversationStore withTables(Database database) throws SQLException {
+    ConversationStore store = new ConversationStore(database);
     try {
       store.createTables();
     } catch (SQLException | RuntimeException e) {
@@ -125,24 +93,15 @@ public final class ConversationStore implements AutoCloseable {
     return store;
   }
 
-  private static String durable(String url) {
-    return url.toUpperCase(Locale.ROOT).contains(";WRITE_DELAY=") ? url : url + ";WRITE_DELAY=0";
-  }
-
-  private static String redacted(String url) {
-    int query = url.indexOf('?');
-    return query < 0 ? url : url.substring(0, query);
-  }
-
   /** The database file or URL (without its query), for messages. */
   public String description() {
-    return description;
+    return database.description();
   }
 
   private void createTables() throws SQLException {
-    String text = postgres ? "text" : "clob";
+    String text = database.dialect() == Database.Dialect.POSTGRESQL ? "text" : "clob";
     String time = "timestamp(6) with time zone";
-    try (Connection connection = dataSource.getConnection();
+    try (Connection connection = database.connection();
         Statement statement = connection.createStatement()) {
       statement.execute(
           "create table if not exists "
@@ -272,7 +231,7 @@ public final class ConversationStore implements AutoCloseable {
    */
   long create(Key key, Optional<String> user, Instant until) throws SQLException {
     Instant now = Instant.now();
-    try (Connection connection = dataSource.getConnection();
+    try (Connection connection = database.connection();
         PreparedStatement insert =
             connection.prepareStatement(
                 "insert into "
@@ -297,7 +256,7 @@ public final class ConversationStore implements AutoCloseable {
 
   /** The conversation of that key, whole; empty when the store has none. */
   Optional<Stored> load(Key key) throws SQLException {
-    try (Connection connection = dataSource.getConnection()) {
+    try (Connection connection = database.connection()) {
       long id;
       Optional<String> user;
       String summary;
@@ -374,7 +333,7 @@ public final class ConversationStore implements AutoCloseable {
    */
   Claim claim(long id, int messages, Instant until) throws SQLException {
     Instant now = Instant.now();
-    try (Connection connection = dataSource.getConnection()) {
+    try (Connection connection = database.connection()) {
       try (PreparedStatement update =
           connection.prepareStatement(
               "update "
@@ -410,7 +369,7 @@ public final class ConversationStore implements AutoCloseable {
 
   /** Releases a claim without appending (the turn did not run). */
   void release(long id) throws SQLException {
-    try (Connection connection = dataSource.getConnection();
+    try (Connection connection = database.connection();
         PreparedStatement update =
             connection.prepareStatement(
                 "update " + CONVERSATIONS + " set running_until = null where id = ?")) {
@@ -426,7 +385,7 @@ public final class ConversationStore implements AutoCloseable {
    *     (another host appended meanwhile, after its claim lapsed)
    */
   boolean append(long id, Appended turn) throws SQLException {
-    try (Connection connection = dataSource.getConnection()) {
+    try (Connection connection = database.connection()) {
       connection.setAutoCommit(false);
       try {
         boolean moved;
@@ -511,7 +470,7 @@ public final class ConversationStore implements AutoCloseable {
    * result goes when its conversation is not in memory.
    */
   List<Key> keys(String sessionId, Optional<String> user) throws SQLException {
-    try (Connection connection = dataSource.getConnection();
+    try (Connection connection = database.connection();
         PreparedStatement query =
             connection.prepareStatement(
                 "select principal, agent, session_id, owner_user from "
@@ -556,16 +515,9 @@ public final class ConversationStore implements AutoCloseable {
     };
   }
 
-  /** Closes the embedded database (and its file); a shared one has nothing to close. */
+  /** Closes the embedded database (and its file), or the shared one's pooled connections. */
   @Override
   public void close() {
-    keeper.ifPresent(
-        connection -> {
-          try {
-            connection.close();
-          } catch (SQLException e) {
-            // Closing: nothing left to do with it.
-          }
-        });
+    database.close();
   }
 }

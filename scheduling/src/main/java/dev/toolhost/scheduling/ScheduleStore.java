@@ -1,5 +1,6 @@
 package dev.toolhost.scheduling;
 
+import dev.toolhost.database.Database;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -11,12 +12,9 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import javax.sql.DataSource;
-import org.h2.jdbcx.JdbcDataSource;
-import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * A schedule store is the database scheduled tasks live in: an embedded H2 file (one host) or
@@ -25,8 +23,9 @@ import org.postgresql.ds.PGSimpleDataSource;
  * (one row per fire: a unique key on task and due instant, so that no fire runs twice). Both are
  * created when missing.
  *
- * <p>Connections are opened per operation (db-scheduler's way); the embedded store keeps one open
- * for its whole life, so that the database stays open and a second process is refused at once.
+ * <p>Each operation, db-scheduler's too, takes a connection from the {@link Database} (PostgreSQL's
+ * pooled) and gives it back; the embedded store keeps one open for its whole life, so that the
+ * database stays open and a second process is refused at once.
  *
  * <p>A write it acknowledges is in the database file: an H2 store is opened with {@code
  * WRITE_DELAY=0}, so that each commit is written to the file before it returns (H2's default holds
@@ -41,23 +40,10 @@ public final class ScheduleStore implements AutoCloseable {
   /** The runs table. */
   public static final String RUNS = "toolhost_schedule_runs";
 
-  /** The database behind a store. */
-  public enum Dialect {
-    H2,
-    POSTGRESQL
-  }
+  private final Database database;
 
-  private final DataSource dataSource;
-  private final Dialect dialect;
-  private final String description;
-  private final Optional<Connection> keeper;
-
-  private ScheduleStore(
-      DataSource dataSource, Dialect dialect, String description, Optional<Connection> keeper) {
-    this.dataSource = dataSource;
-    this.dialect = dialect;
-    this.description = description;
-    this.keeper = keeper;
+  private ScheduleStore(Database database) {
+    this.database = database;
   }
 
   /**
@@ -67,11 +53,7 @@ public final class ScheduleStore implements AutoCloseable {
    * @throws SQLException when the file cannot be opened (another process has it open, say)
    */
   public static ScheduleStore embedded(Path directory) throws SQLException {
-    Path file = directory.toAbsolutePath().resolve("schedules");
-    JdbcDataSource h2 = new JdbcDataSource();
-    h2.setURL(durable("jdbc:h2:file:" + file));
-    Connection keeper = h2.getConnection();
-    return withTables(new ScheduleStore(h2, Dialect.H2, file + ".mv.db", Optional.of(keeper)));
+    return withTables(Database.embedded(directory.resolve("schedules")));
   }
 
   /**
@@ -84,28 +66,12 @@ public final class ScheduleStore implements AutoCloseable {
    */
   public static ScheduleStore jdbc(String url, Optional<String> user, Optional<String> password)
       throws SQLException {
-    ScheduleStore store;
-    if (url.startsWith("jdbc:postgresql:")) {
-      PGSimpleDataSource pg = new PGSimpleDataSource();
-      pg.setURL(url);
-      user.ifPresent(pg::setUser);
-      password.ifPresent(pg::setPassword);
-      store = new ScheduleStore(pg, Dialect.POSTGRESQL, redacted(url), Optional.empty());
-    } else if (url.startsWith("jdbc:h2:")) {
-      JdbcDataSource h2 = new JdbcDataSource();
-      h2.setURL(durable(url));
-      user.ifPresent(h2::setUser);
-      password.ifPresent(h2::setPassword);
-      store = new ScheduleStore(h2, Dialect.H2, redacted(url), Optional.of(h2.getConnection()));
-    } else {
-      throw new IllegalArgumentException(
-          "A schedule store is jdbc:postgresql:... or jdbc:h2:..., not '" + redacted(url) + "'");
-    }
-    return withTables(store);
+    return withTables(Database.open(url, user, password, "schedule store"));
   }
 
-  /** The store with its tables created when missing; closed when that fails. */
-  private static ScheduleStore withTables(ScheduleStore store) throws SQLException {
+  /** The store on the database with its tables created when missing; closed when that fails. */
+  private static ScheduleStore withTables(Database database) throws SQLException {
+    ScheduleStore store = new ScheduleStore(database);
     try {
       store.createTables();
     } catch (SQLException | RuntimeException e) {
@@ -115,44 +81,30 @@ public final class ScheduleStore implements AutoCloseable {
     return store;
   }
 
-  /**
-   * The H2 URL with commits written to the file as they happen ({@code WRITE_DELAY=0}), unless it
-   * sets a write delay of its own.
-   */
-  static String durable(String url) {
-    return url.toUpperCase(Locale.ROOT).contains(";WRITE_DELAY=") ? url : url + ";WRITE_DELAY=0";
-  }
-
-  /** The URL without its query, where a password may hide. */
-  private static String redacted(String url) {
-    int query = url.indexOf('?');
-    return query < 0 ? url : url.substring(0, query);
-  }
-
   /** The data source, for db-scheduler. */
   DataSource dataSource() {
-    return dataSource;
+    return database.dataSource();
   }
 
   /** A connection to the store's database, for reports and audits; the caller closes it. */
   public Connection connection() throws SQLException {
-    return dataSource.getConnection();
+    return database.connection();
   }
 
   /** The database behind it. */
-  public Dialect dialect() {
-    return dialect;
+  public Database.Dialect dialect() {
+    return database.dialect();
   }
 
   /** The database file or URL (without its query), for messages. */
   public String description() {
-    return description;
+    return database.description();
   }
 
   private void createTables() throws SQLException {
-    String binary = dialect == Dialect.POSTGRESQL ? "bytea" : "varbinary";
+    String binary = database.dialect() == Database.Dialect.POSTGRESQL ? "bytea" : "varbinary";
     String time = "timestamp(6) with time zone";
-    try (Connection connection = dataSource.getConnection();
+    try (Connection connection = database.connection();
         Statement statement = connection.createStatement()) {
       statement.execute(
           "create table if not exists "
@@ -216,7 +168,7 @@ public final class ScheduleStore implements AutoCloseable {
    * @return whether the run was found
    */
   boolean delivered(String task, Instant due, String delivery) throws SQLException {
-    try (Connection connection = dataSource.getConnection();
+    try (Connection connection = database.connection();
         PreparedStatement update =
             connection.prepareStatement(
                 "update " + RUNS + " set delivery = ? where task_name = ? and due = ?")) {
@@ -235,7 +187,7 @@ public final class ScheduleStore implements AutoCloseable {
    * @return whether this host is to run it: false when the fire already has a run
    */
   boolean begin(String task, Instant due, Instant started, String host) throws SQLException {
-    try (Connection connection = dataSource.getConnection();
+    try (Connection connection = database.connection();
         PreparedStatement insert =
             connection.prepareStatement(
                 "insert into "
@@ -264,7 +216,7 @@ public final class ScheduleStore implements AutoCloseable {
    */
   boolean end(String task, Instant due, Instant ended, TaskRun.Status status, String output)
       throws SQLException {
-    try (Connection connection = dataSource.getConnection();
+    try (Connection connection = database.connection();
         PreparedStatement update =
             connection.prepareStatement(
                 "update "
@@ -309,7 +261,7 @@ public final class ScheduleStore implements AutoCloseable {
       String host,
       String output)
       throws SQLException {
-    try (Connection connection = dataSource.getConnection();
+    try (Connection connection = database.connection();
         PreparedStatement insert =
             connection.prepareStatement(
                 "insert into "
@@ -335,7 +287,7 @@ public final class ScheduleStore implements AutoCloseable {
 
   /** The runs of a task, newest first, at most the limit. */
   List<TaskRun> runs(String task, int limit) throws SQLException {
-    try (Connection connection = dataSource.getConnection();
+    try (Connection connection = database.connection();
         PreparedStatement query =
             connection.prepareStatement(
                 "select task_name, due, started, ended, status, host, output, delivery from "
@@ -355,7 +307,7 @@ public final class ScheduleStore implements AutoCloseable {
 
   /** The latest run of every task that has one, by task name. */
   Map<String, TaskRun> lastRuns() throws SQLException {
-    try (Connection connection = dataSource.getConnection();
+    try (Connection connection = database.connection();
         PreparedStatement query =
             connection.prepareStatement(
                 "select r.task_name, r.due, r.started, r.ended, r.status, r.host, r.output,"
@@ -378,7 +330,7 @@ public final class ScheduleStore implements AutoCloseable {
 
   /** Every run of every task, oldest first: for tests and audits. */
   public List<TaskRun> allRuns() throws SQLException {
-    try (Connection connection = dataSource.getConnection();
+    try (Connection connection = database.connection();
         PreparedStatement query =
             connection.prepareStatement(
                 "select task_name, due, started, ended, status, host, output, delivery from "
@@ -411,16 +363,9 @@ public final class ScheduleStore implements AutoCloseable {
     return "23505".equals(e.getSQLState());
   }
 
-  /** Closes the embedded database (and its file); a shared one has nothing to close. */
+  /** Closes the embedded database (and its file), or the shared one's pooled connections. */
   @Override
   public void close() {
-    keeper.ifPresent(
-        connection -> {
-          try {
-            connection.close();
-          } catch (SQLException e) {
-            // Closing: nothing left to do with it.
-          }
-        });
+    database.close();
   }
 }

@@ -21,6 +21,7 @@ import com.github.kagkarlsson.scheduler.task.TaskInstanceId;
 import com.github.kagkarlsson.scheduler.task.helper.CustomTask;
 import com.github.kagkarlsson.scheduler.task.helper.Tasks;
 import com.github.kagkarlsson.scheduler.task.schedule.Schedule;
+import dev.toolhost.database.Database;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.URI;
@@ -193,7 +194,7 @@ public final class TaskScheduler implements AutoCloseable {
             .shutdownMaxWait(Duration.ofSeconds(5))
             // Never: a task's row lives until it is cancelled, or its one fire is done.
             .deleteUnresolvedAfter(Duration.ofDays(365_000));
-    if (store.dialect() == ScheduleStore.Dialect.POSTGRESQL) {
+    if (store.dialect() == Database.Dialect.POSTGRESQL) {
       // SELECT ... FOR UPDATE SKIP LOCKED: hosts take disjoint batches instead of racing.
       scheduling.pollUsingLockAndFetch(0.5, 1.0);
     } else {
