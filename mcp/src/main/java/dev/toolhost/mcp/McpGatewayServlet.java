@@ -140,11 +140,12 @@ final class McpGatewayServlet extends HttpServlet implements AutoCloseable {
     }
     if (known.isEmpty()) {
       // Closed: the host is stopping.
-      write(response, ApiError.UNAVAILABLE, ApiError.UNAVAILABLE.defaultMessage());
+      refuse(request, response, ApiError.UNAVAILABLE, ApiError.UNAVAILABLE.defaultMessage());
       return;
     }
     if (servlet == null) {
-      write(
+      refuse(
+          request,
           response,
           ApiError.PROFILE_NOT_FOUND,
           "No MCP endpoint at "
@@ -160,11 +161,12 @@ final class McpGatewayServlet extends HttpServlet implements AutoCloseable {
             : Principal.anonymous();
     String profile = path.equals(PATH) ? "main" : path.substring(PATH.length() + 1);
     if (!principal.mayUse(profile)) {
-      write(response, ApiError.FORBIDDEN, principal.profileRefusal(profile));
+      refuse(request, response, ApiError.FORBIDDEN, principal.profileRefusal(profile));
       return;
     }
     if (namesProfile(request.getQueryString())) {
-      write(
+      refuse(
+          request,
           response,
           ApiError.INVALID_REQUEST,
           "The MCP gateway takes its profile from the path, not a query parameter: connect to"
@@ -173,7 +175,7 @@ final class McpGatewayServlet extends HttpServlet implements AutoCloseable {
     }
     String session = request.getHeader(SESSION_HEADER);
     if (session != null && !owns(principal, session)) {
-      write(response, ApiError.NOT_FOUND, message(404));
+      refuse(request, response, ApiError.NOT_FOUND, message(404));
       return;
     }
     ErrorRewriting rewriting =
@@ -238,8 +240,19 @@ final class McpGatewayServlet extends HttpServlet implements AutoCloseable {
     return false;
   }
 
-  private static void write(HttpServletResponse response, ApiError error, String message)
+  /**
+   * Answers a request the gateway refuses before the SDK reads it. Its body is never read: Jetty
+   * closes the connection after the answer, so the answer says so, or a client would send its next
+   * request on a connection that is closing (as the request guard's refusals do).
+   */
+  private static void refuse(
+      HttpServletRequest request, HttpServletResponse response, ApiError error, String message)
       throws IOException {
+    boolean body =
+        request.getContentLengthLong() > 0 || request.getHeader("Transfer-Encoding") != null;
+    if (body && !request.getProtocol().startsWith("HTTP/2")) {
+      response.setHeader("Connection", "close");
+    }
     write(response, error.status(), error, message);
   }
 

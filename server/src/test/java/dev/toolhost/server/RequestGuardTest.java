@@ -376,6 +376,55 @@ class RequestGuardTest {
   }
 
   @Test
+  void theGatewaysOwnRefusalOfABodyClosesItsConnectionAndSaysSo() throws Exception {
+    int port = start();
+    String unknownSession = "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}";
+    Answer refused =
+        send(
+            port,
+            "POST",
+            "/mcp",
+            "127.0.0.1:" + port,
+            List.of(
+                "Content-Type: application/json",
+                "Accept: application/json, text/event-stream",
+                "Mcp-Session-Id: no-such-session"),
+            unknownSession);
+    java.net.http.HttpClient client = java.net.http.HttpClient.newHttpClient();
+    List<Integer> statuses = new java.util.ArrayList<>();
+    for (int round = 0; round < 40; round++) {
+      statuses.add(
+          client
+              .send(
+                  java.net.http.HttpRequest.newBuilder(
+                          java.net.URI.create("http://127.0.0.1:" + port + "/mcp"))
+                      .header("Content-Type", "application/json")
+                      .header("Accept", "application/json, text/event-stream")
+                      .header("Mcp-Session-Id", "no-such-session")
+                      .POST(java.net.http.HttpRequest.BodyPublishers.ofString(unknownSession))
+                      .build(),
+                  java.net.http.HttpResponse.BodyHandlers.discarding())
+              .statusCode());
+      statuses.add(
+          client
+              .send(
+                  java.net.http.HttpRequest.newBuilder(
+                          java.net.URI.create(
+                              "http://127.0.0.1:" + port + "/v1/tools/side_effect/invoke"))
+                      .header("Content-Type", "application/json")
+                      .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{\"arguments\":{}}"))
+                      .build(),
+                  java.net.http.HttpResponse.BodyHandlers.discarding())
+              .statusCode());
+    }
+
+    assertThat(refused.status()).isEqualTo(404);
+    assertThat(refused.headers()).containsEntry("connection", "close");
+    assertThat(statuses).containsOnly(404, 200).hasSize(80);
+    assertThat(sideEffect.runs).hasValue(40);
+  }
+
+  @Test
   void aClientTricklingItsHeadersIsCutOff() throws Exception {
     host =
         Host.builder(HostConfig.defaults().withHttp(HostConfig.Http.defaults().withPort(0)))
