@@ -1,8 +1,8 @@
 package dev.toolhost.longterm;
 
+import dev.toolhost.database.Database;
 import java.sql.Array;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -14,7 +14,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.PriorityQueue;
-import java.util.Properties;
 import java.util.Set;
 
 /**
@@ -27,9 +26,13 @@ import java.util.Set;
  * extension would rank them in the database, but this machine's PostgreSQL (Debian 12) ships none,
  * so it is not used yet. The tables ({@code {prefix}}, {@code {prefix}_meta} and the skills' {@code
  * {prefix}_skill}) are created on first use, under an advisory lock so that hosts starting together
- * do not race. One connection, used by one call at a time, and opened again after a failure.
+ * do not race. Each call takes a connection from the {@link Database}'s pool and gives it back, so
+ * calls of several agents run at once; a broken connection is replaced by the pool.
  */
 public final class PostgresMemoryStore implements MemoryStore {
+
+  // What the database is for, in its pool's name and PostgreSQL's list of connections.
+  private static final String NAME = "long-term memory";
 
   private static final String COLUMNS =
       "id, user_id, memory_type, content, importance, source, created_at, accessed_at,"
@@ -44,11 +47,12 @@ public final class PostgresMemoryStore implements MemoryStore {
 
   private final LongTermMemoryConfig.Postgres config;
   private final String table;
-  private Connection connection;
+  private final Database database;
 
-  private PostgresMemoryStore(LongTermMemoryConfig.Postgres config) {
+  private PostgresMemoryStore(LongTermMemoryConfig.Postgres config, Database database) {
     this.config = config;
     this.table = config.tablePrefix();
+    this.database = database;
   }
 
   /**
@@ -57,61 +61,72 @@ public final class PostgresMemoryStore implements MemoryStore {
    * @throws IllegalStateException when the database cannot be reached
    */
   public static PostgresMemoryStore open(LongTermMemoryConfig.Postgres config) {
-    PostgresMemoryStore store = new PostgresMemoryStore(config);
-    store.run(
-        connection -> {
-          connection.setAutoCommit(false);
-          try (Statement statement = connection.createStatement()) {
-            statement.execute("SELECT pg_advisory_xact_lock(hashtext('" + store.table + "'))");
-            statement.execute(
-                "CREATE TABLE IF NOT EXISTS "
-                    + store.table
-                    + " (id text PRIMARY KEY, user_id text NOT NULL, memory_type text NOT NULL,"
-                    + " content text NOT NULL, importance double precision NOT NULL, source text,"
-                    + " created_at bigint NOT NULL, accessed_at bigint NOT NULL, access_count int"
-                    + " NOT NULL DEFAULT 0, associations text NOT NULL DEFAULT '', links_to"
-                    + " text[] NOT NULL DEFAULT '{}', embedded_with text, embedding real[], tsv"
-                    + " tsvector GENERATED ALWAYS AS (to_tsvector('english', content)) STORED)");
-            // A table made before memories had agents gains the column; its rows are the users'.
-            statement.execute(
-                "ALTER TABLE " + store.table + " ADD COLUMN IF NOT EXISTS agent_id text");
-            statement.execute(
-                "CREATE INDEX IF NOT EXISTS "
-                    + store.table
-                    + "_user ON "
-                    + store.table
-                    + " (user_id, created_at)");
-            statement.execute(
-                "CREATE INDEX IF NOT EXISTS "
-                    + store.table
-                    + "_tsv ON "
-                    + store.table
-                    + " USING gin (tsv)");
-            statement.execute(
-                "CREATE INDEX IF NOT EXISTS "
-                    + store.table
-                    + "_links ON "
-                    + store.table
-                    + " USING gin (links_to)");
-            statement.execute(
-                "CREATE TABLE IF NOT EXISTS "
-                    + store.table
-                    + "_meta (key text PRIMARY KEY, value text NOT NULL)");
-            statement.execute(
-                "CREATE TABLE IF NOT EXISTS "
-                    + store.table
-                    + "_skill (owner text NOT NULL, name text NOT NULL, description text NOT"
-                    + " NULL, content text NOT NULL, saved_at bigint NOT NULL, PRIMARY KEY (owner,"
-                    + " name))");
-            connection.commit();
-          } catch (SQLException e) {
-            connection.rollback();
-            throw e;
-          } finally {
-            connection.setAutoCommit(true);
-          }
-          return null;
-        });
+    Database database;
+    try {
+      database = Database.open(config.url(), Optional.of(config.user()), config.password(), NAME);
+    } catch (SQLException e) {
+      throw failed(config, e);
+    }
+    PostgresMemoryStore store = new PostgresMemoryStore(config, database);
+    try {
+      store.run(
+          connection -> {
+            connection.setAutoCommit(false);
+            try (Statement statement = connection.createStatement()) {
+              statement.execute("SELECT pg_advisory_xact_lock(hashtext('" + store.table + "'))");
+              statement.execute(
+                  "CREATE TABLE IF NOT EXISTS "
+                      + store.table
+                      + " (id text PRIMARY KEY, user_id text NOT NULL, memory_type text NOT NULL,"
+                      + " content text NOT NULL, importance double precision NOT NULL, source text,"
+                      + " created_at bigint NOT NULL, accessed_at bigint NOT NULL, access_count int"
+                      + " NOT NULL DEFAULT 0, associations text NOT NULL DEFAULT '', links_to"
+                      + " text[] NOT NULL DEFAULT '{}', embedded_with text, embedding real[], tsv"
+                      + " tsvector GENERATED ALWAYS AS (to_tsvector('english', content)) STORED)");
+              // A table made before memories had agents gains the column; its rows are the users'.
+              statement.execute(
+                  "ALTER TABLE " + store.table + " ADD COLUMN IF NOT EXISTS agent_id text");
+              statement.execute(
+                  "CREATE INDEX IF NOT EXISTS "
+                      + store.table
+                      + "_user ON "
+                      + store.table
+                      + " (user_id, created_at)");
+              statement.execute(
+                  "CREATE INDEX IF NOT EXISTS "
+                      + store.table
+                      + "_tsv ON "
+                      + store.table
+                      + " USING gin (tsv)");
+              statement.execute(
+                  "CREATE INDEX IF NOT EXISTS "
+                      + store.table
+                      + "_links ON "
+                      + store.table
+                      + " USING gin (links_to)");
+              statement.execute(
+                  "CREATE TABLE IF NOT EXISTS "
+                      + store.table
+                      + "_meta (key text PRIMARY KEY, value text NOT NULL)");
+              statement.execute(
+                  "CREATE TABLE IF NOT EXISTS "
+                      + store.table
+                      + "_skill (owner text NOT NULL, name text NOT NULL, description text NOT"
+                      + " NULL, content text NOT NULL, saved_at bigint NOT NULL, PRIMARY KEY (owner,"
+                      + " name))");
+              connection.commit();
+            } catch (SQLException e) {
+              connection.rollback();
+              throw e;
+            } finally {
+              connection.setAutoCommit(true);
+            }
+            return null;
+          });
+    } catch (RuntimeException e) {
+      store.close(); // the pool's connections, with the tables not made
+      throw e;
+    }
     return store;
   }
 
@@ -430,15 +445,8 @@ public final class PostgresMemoryStore implements MemoryStore {
   }
 
   @Override
-  public synchronized void close() {
-    if (connection != null) {
-      try {
-        connection.close();
-      } catch (SQLException e) {
-        // Nothing more to release.
-      }
-      connection = null;
-    }
+  public void close() {
+    database.close();
   }
 
   // ---- rows ----
@@ -562,21 +570,21 @@ public final class PostgresMemoryStore implements MemoryStore {
     T apply(Connection connection) throws SQLException;
   }
 
-  private synchronized <T> T run(Work<T> work) {
-    try {
-      if (connection == null) {
-        Properties properties = new Properties();
-        properties.setProperty("user", config.user());
-        config.password().ifPresent(password -> properties.setProperty("password", password));
-        properties.setProperty("ApplicationName", "toolhost long-term memory");
-        connection = DriverManager.getConnection(config.url(), properties);
-      }
+  private <T> T run(Work<T> work) {
+    try (Connection connection = database.connection()) {
       return work.apply(connection);
     } catch (SQLException e) {
-      // A broken connection is opened again by the next call.
-      close();
-      throw new IllegalStateException(
-          "long-term memory's database failed (" + config.url() + "): " + e.getMessage(), e);
+      throw failed(config, e);
     }
+  }
+
+  private static IllegalStateException failed(
+      LongTermMemoryConfig.Postgres config, SQLException e) {
+    return new IllegalStateException(
+        "long-term memory's database failed ("
+            + Database.redacted(config.url())
+            + "): "
+            + e.getMessage(),
+        e);
   }
 }
