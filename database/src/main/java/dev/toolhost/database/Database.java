@@ -18,10 +18,11 @@ import org.h2.jdbcx.JdbcDataSource;
  * PostgreSQL by JDBC URL (several hosts sharing it).
  *
  * <p>PostgreSQL's connections come from a pool (HikariCP): opening one costs a TCP connection, a
- * backend process and the driver's start-up queries, about 10 ms on the test machine against 0.1 to
- * 0.3 ms for a statement on an open one, so a store that opened one per operation paid that on
- * every conversation turn and every scheduler poll. The pool keeps one connection when idle and at
- * most {@value #POOL_SIZE}, so that many hosts stay well inside PostgreSQL's default of 100.
+ * backend process and the driver's start-up queries, 2.5 to 10 ms on the test machine (quiet or
+ * loaded) against 0.1 to 0.3 ms for a statement on an open one (BENCHMARKS.md, DatabaseLoad), so a
+ * store that opened one per operation paid that on every conversation turn and every scheduler
+ * poll. The pool keeps one connection when idle and at most {@value #POOL_SIZE}, so that many hosts
+ * stay well inside PostgreSQL's default of 100.
  *
  * <p>An embedded database keeps one connection open for its life: the file stays open, so a second
  * process is refused it at once, and H2's further connections to an open database are sessions,

@@ -75,7 +75,9 @@ class RabbitFaultTest {
 
   @AfterAll
   static void deleteVhost() throws InterruptedException {
-    vhost.close();
+    if (vhost != null) { // null when making it failed, which the tests already said
+      vhost.close();
+    }
   }
 
   @BeforeEach

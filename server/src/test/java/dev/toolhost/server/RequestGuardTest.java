@@ -352,20 +352,10 @@ class RequestGuardTest {
             List.of("Content-Type: text/plain"),
             "{\"arguments\":{}}");
     java.net.http.HttpClient client = java.net.http.HttpClient.newHttpClient();
-    java.net.URI uri = java.net.URI.create("http://127.0.0.1:" + port + invoke);
     List<Integer> statuses = new java.util.ArrayList<>();
     for (int round = 0; round < 40; round++) {
       for (String type : List.of("text/plain", "application/json")) {
-        statuses.add(
-            client
-                .send(
-                    java.net.http.HttpRequest.newBuilder(uri)
-                        .header("Content-Type", type)
-                        .POST(
-                            java.net.http.HttpRequest.BodyPublishers.ofString("{\"arguments\":{}}"))
-                        .build(),
-                    java.net.http.HttpResponse.BodyHandlers.discarding())
-                .statusCode());
+        statuses.add(post(client, port, invoke, "{\"arguments\":{}}", "Content-Type", type));
       }
     }
 
@@ -394,34 +384,46 @@ class RequestGuardTest {
     List<Integer> statuses = new java.util.ArrayList<>();
     for (int round = 0; round < 40; round++) {
       statuses.add(
-          client
-              .send(
-                  java.net.http.HttpRequest.newBuilder(
-                          java.net.URI.create("http://127.0.0.1:" + port + "/mcp"))
-                      .header("Content-Type", "application/json")
-                      .header("Accept", "application/json, text/event-stream")
-                      .header("Mcp-Session-Id", "no-such-session")
-                      .POST(java.net.http.HttpRequest.BodyPublishers.ofString(unknownSession))
-                      .build(),
-                  java.net.http.HttpResponse.BodyHandlers.discarding())
-              .statusCode());
+          post(
+              client,
+              port,
+              "/mcp",
+              unknownSession,
+              "Content-Type",
+              "application/json",
+              "Accept",
+              "application/json, text/event-stream",
+              "Mcp-Session-Id",
+              "no-such-session"));
       statuses.add(
-          client
-              .send(
-                  java.net.http.HttpRequest.newBuilder(
-                          java.net.URI.create(
-                              "http://127.0.0.1:" + port + "/v1/tools/side_effect/invoke"))
-                      .header("Content-Type", "application/json")
-                      .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{\"arguments\":{}}"))
-                      .build(),
-                  java.net.http.HttpResponse.BodyHandlers.discarding())
-              .statusCode());
+          post(
+              client,
+              port,
+              "/v1/tools/side_effect/invoke",
+              "{\"arguments\":{}}",
+              "Content-Type",
+              "application/json"));
     }
 
     assertThat(refused.status()).isEqualTo(404);
     assertThat(refused.headers()).containsEntry("connection", "close");
     assertThat(statuses).containsOnly(404, 200).hasSize(80);
     assertThat(sideEffect.runs).hasValue(40);
+  }
+
+  /** The status of a POST on the client, which reuses its connections as any client would. */
+  private static int post(
+      java.net.http.HttpClient client, int port, String path, String body, String... headers)
+      throws Exception {
+    return client
+        .send(
+            java.net.http.HttpRequest.newBuilder(
+                    java.net.URI.create("http://127.0.0.1:" + port + path))
+                .headers(headers)
+                .POST(java.net.http.HttpRequest.BodyPublishers.ofString(body))
+                .build(),
+            java.net.http.HttpResponse.BodyHandlers.discarding())
+        .statusCode();
   }
 
   @Test

@@ -82,29 +82,12 @@ public final class DatabaseLoad {
               connection.close();
             }
           }
-          double pooled =
-              perSecond(
-                  callers,
-                  operations,
-                  (caller, n) -> {
-                    for (int i = 0; i < n; i++) {
-                      try (Connection connection = database.connection()) {
-                        read(connection, i);
-                      }
-                    }
-                  });
+          double pooled = perSecond(callers, operations, perOperation(database::connection));
           double unpooled =
               perSecond(
                   callers,
                   unpooledOperations,
-                  (caller, n) -> {
-                    for (int i = 0; i < n; i++) {
-                      try (Connection connection =
-                          DriverManager.getConnection(url, "postgres", "")) {
-                        read(connection, i);
-                      }
-                    }
-                  });
+                  perOperation(() -> DriverManager.getConnection(url, "postgres", "")));
           System.out.printf(
               Locale.ROOT,
               "callers=%d round=%d raw=%.0f/s pooled=%.0f/s (%.2fx raw) unpooled=%.0f/s (%.3fx"
@@ -124,6 +107,22 @@ public final class DatabaseLoad {
         statement.execute("DROP TABLE IF EXISTS " + TABLE);
       }
     }
+  }
+
+  /** Where a side gets each operation's connection; the operation closes it. */
+  private interface Connections {
+    Connection get() throws SQLException;
+  }
+
+  // Each operation on a connection of its own from the source, closed after it.
+  private static Side perOperation(Connections connections) {
+    return (caller, n) -> {
+      for (int i = 0; i < n; i++) {
+        try (Connection connection = connections.get()) {
+          read(connection, i);
+        }
+      }
+    };
   }
 
   private static void read(Connection connection, int i) throws SQLException {
